@@ -1,0 +1,201 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fdio.h"
+#include "rnd.h"
+
+int
+fd_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+ssize_t
+fd_read_bounded(int fd, char *buf, size_t max)
+{
+	size_t got = 0;
+	ssize_t n;
+	char extra;
+
+	while (got < max) {
+		n = read(fd, buf + got, max - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			return (ssize_t)got;
+		got += (size_t)n;
+	}
+	for (;;) {
+		n = read(fd, &extra, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		break;
+	}
+	if (n > 0)
+		return errno = EFBIG, -1;
+	return (ssize_t)got;
+}
+
+int
+file_read_bounded(int dirfd, const char *path, size_t max, char **out, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	int fd, e;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
+	if ((uint64_t)st.st_size > max) {
+		errno = EFBIG;
+		goto fail;
+	}
+	buf = malloc(max + 1);
+	if (buf == NULL)
+		goto fail;
+	n = fd_read_bounded(fd, buf, max);
+	if (n < 0) {
+		e = errno;
+		free(buf);
+		close(fd);
+		return errno = e, -1;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	*len = (size_t)n;
+	return 0;
+fail:
+	e = errno;
+	close(fd);
+	return errno = e, -1;
+}
+
+int
+file_write_atomic(int dirfd, const char *name, const void *buf, size_t len, mode_t mode)
+{
+	char tmp[256], nonce[17];
+	int fd, e;
+
+	if (rnd_hex(nonce, 8) < 0)
+		return -1;
+	if (snprintf(tmp, sizeof tmp, ".%s.tmp-%s", name, nonce) >= (int)sizeof tmp)
+		return errno = ENAMETOOLONG, -1;
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, mode) < 0 || fd_write_all(fd, buf, len) < 0 || fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (renameat(dirfd, tmp, dirfd, name) < 0)
+		goto fail;
+	if (fsync(dirfd) < 0)
+		return -1;
+	return 0;
+fail:
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	unlinkat(dirfd, tmp, 0);
+	return errno = e, -1;
+}
+
+static int
+kept(int fd, const int *keep, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (keep[i] == fd)
+			return 1;
+	return 0;
+}
+
+int
+fd_close_from(int lowfd, const int *keep, size_t n)
+{
+	DIR *d;
+	struct dirent *de;
+	int fd, dfd, maxfd = lowfd;
+	size_t i;
+
+	/* Fast path: close_range(2) around the kept descriptors. */
+	if (n == 0) {
+		if (syscall(SYS_close_range, (unsigned)lowfd, ~0U, 0) == 0)
+			return 0;
+	} else {
+		int prev = lowfd, ok = 1;
+		int sorted[64];
+		size_t m = n < 64 ? n : 64, a, b;
+
+		memcpy(sorted, keep, m * sizeof *keep);
+		for (a = 1; a < m; a++)
+			for (b = a; b > 0 && sorted[b - 1] > sorted[b]; b--) {
+				int t = sorted[b]; sorted[b] = sorted[b - 1]; sorted[b - 1] = t;
+			}
+		for (i = 0; i < m && ok; i++) {
+			if (sorted[i] < prev)
+				continue;
+			if (sorted[i] > prev &&
+			    syscall(SYS_close_range, (unsigned)prev, (unsigned)sorted[i] - 1, 0) != 0)
+				ok = 0;
+			prev = sorted[i] + 1;
+		}
+		if (ok && n <= 64 && syscall(SYS_close_range, (unsigned)prev, ~0U, 0) == 0)
+			return 0;
+	}
+	/* Fallback: walk /proc/self/fd. */
+	d = opendir("/proc/self/fd");
+	if (d == NULL)
+		return -1;
+	dfd = dirfd(d);
+	while ((de = readdir(d)) != NULL) {
+		fd = atoi(de->d_name);
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' || fd == dfd)
+			continue;
+		if (fd > maxfd)
+			maxfd = fd;
+	}
+	closedir(d);
+	for (fd = lowfd; fd <= maxfd; fd++)
+		if (!kept(fd, keep, n))
+			close(fd);
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* fdio: whole reads and writes, bounded file reads, atomic replacement. */
+#ifndef CORRAL_FDIO_H
+#define CORRAL_FDIO_H
+#include <stddef.h>
+#include <sys/types.h>
+
+/* write(2) until done; -1 with errno on failure. EINTR is retried. */
+int fd_write_all(int fd, const void *buf, size_t len);
+/* read(2) until EOF or max bytes. Returns bytes read, or -1 with errno.
+ * EFBIG when more than max bytes are available (nothing beyond max is kept). */
+ssize_t fd_read_bounded(int fd, char *buf, size_t max);
+/* Read a whole file (relative to dirfd, O_NOFOLLOW) into a fresh
+ * NUL-terminated buffer of at most max bytes. *len gets the size.
+ * -1 with errno: ELOOP for a symlink, EFBIG when larger than max,
+ * EINVAL when it is not a regular file. Never reads more than max+1 bytes. */
+int file_read_bounded(int dirfd, const char *path, size_t max, char **out, size_t *len);
+/* Replace dirfd/name atomically with len bytes of buf, mode: write a temp
+ * file in the same directory, fsync it, rename over name, fsync the
+ * directory. Leaves either the old file or the new one, never a torn one. */
+int file_write_atomic(int dirfd, const char *name, const void *buf, size_t len, mode_t mode);
+/* Close every descriptor >= lowfd except those listed in keep (n of them). */
+int fd_close_from(int lowfd, const int *keep, size_t n);
+
+#endif

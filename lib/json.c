@@ -1,0 +1,392 @@
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#undef JSMN_HEADER
+#include <jsmn.h>
+#define JSMN_HEADER
+#include "json.h"
+
+int
+utf8_valid(const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	uint32_t c;
+	int k;
+
+	while (i < n) {
+		c = s[i];
+		if (c < 0x80) { i++; continue; }
+		if (c >= 0xc2 && c <= 0xdf) k = 1, c &= 0x1f;
+		else if (c >= 0xe0 && c <= 0xef) k = 2, c &= 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4) k = 3, c &= 0x07;
+		else return 0;
+		if (n - i <= (size_t)k)
+			return 0;
+		for (int j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return 0;
+			c = (c << 6) | (s[i + j] & 0x3f);
+		}
+		if ((k == 2 && c < 0x800) || (k == 3 && (c < 0x10000 || c > 0x10ffff)) ||
+		    (c >= 0xd800 && c <= 0xdfff))
+			return 0;
+		i += (size_t)k + 1;
+	}
+	return 1;
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9') return c - '0';
+	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+	return -1;
+}
+
+static int
+hex4(const char *p, uint32_t *v)
+{
+	int i, h;
+
+	*v = 0;
+	for (i = 0; i < 4; i++) {
+		if ((h = hexval(p[i])) < 0)
+			return -1;
+		*v = (*v << 4) | (uint32_t)h;
+	}
+	return 0;
+}
+
+static size_t
+put_utf8(uint32_t c, char *o)
+{
+	if (c < 0x80) { o[0] = (char)c; return 1; }
+	if (c < 0x800) { o[0] = (char)(0xc0 | c >> 6); o[1] = (char)(0x80 | (c & 0x3f)); return 2; }
+	if (c < 0x10000) {
+		o[0] = (char)(0xe0 | c >> 12); o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (c & 0x3f)); return 3;
+	}
+	o[0] = (char)(0xf0 | c >> 18); o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((c >> 6) & 0x3f)); o[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/* Decode a JSON string body s[0..n). out may be NULL to only validate. */
+static int
+unescape(const char *s, size_t n, char *out, size_t cap)
+{
+	size_t i = 0, o = 0, w;
+	uint32_t c, lo;
+	char tmp[4];
+
+	if (!utf8_valid(s, n))
+		return errno = EINVAL, -1;
+	while (i < n) {
+		const char *src = s + i;
+		if ((unsigned char)s[i] < 0x20)
+			return errno = EINVAL, -1;
+		if (s[i] != '\\') {
+			w = 1; i++;
+		} else {
+			if (i + 1 >= n)
+				return errno = EINVAL, -1;
+			switch (s[i + 1]) {
+			case '"': tmp[0] = '"'; break;
+			case '\\': tmp[0] = '\\'; break;
+			case '/': tmp[0] = '/'; break;
+			case 'b': tmp[0] = '\b'; break;
+			case 'f': tmp[0] = '\f'; break;
+			case 'n': tmp[0] = '\n'; break;
+			case 'r': tmp[0] = '\r'; break;
+			case 't': tmp[0] = '\t'; break;
+			case 'u':
+				if (i + 6 > n || hex4(s + i + 2, &c) < 0)
+					return errno = EINVAL, -1;
+				i += 6;
+				if (c >= 0xd800 && c <= 0xdbff) {
+					if (i + 6 > n || s[i] != '\\' || s[i + 1] != 'u' ||
+					    hex4(s + i + 2, &lo) < 0 || lo < 0xdc00 || lo > 0xdfff)
+						return errno = EINVAL, -1;
+					c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+					i += 6;
+				} else if (c >= 0xdc00 && c <= 0xdfff) {
+					return errno = EINVAL, -1;
+				}
+				w = put_utf8(c, tmp);
+				src = tmp;
+				goto copy;
+			default:
+				return errno = EINVAL, -1;
+			}
+			w = 1; i += 2; src = tmp;
+		}
+copy:
+		if (out) {
+			if (o + w >= cap)
+				return errno = ENOSPC, -1;
+			memcpy(out + o, src, w);
+		}
+		o += w;
+	}
+	if (out)
+		out[o] = '\0';
+	return (int)o;
+}
+
+static int
+number_ok(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (i < n && s[i] == '-') i++;
+	if (i >= n) return 0;
+	if (s[i] == '0') i++;
+	else if (s[i] >= '1' && s[i] <= '9') while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+	else return 0;
+	if (i < n && s[i] == '.') {
+		i++;
+		if (i >= n || s[i] < '0' || s[i] > '9') return 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+		if (i >= n || s[i] < '0' || s[i] > '9') return 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+	}
+	return i == n;
+}
+
+static int
+primitive_ok(const char *s, size_t n)
+{
+	return (n == 4 && memcmp(s, "true", 4) == 0) || (n == 5 && memcmp(s, "false", 5) == 0) ||
+	    (n == 4 && memcmp(s, "null", 4) == 0) || number_ok(s, n);
+}
+
+static int
+ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int
+json_parse(const char *js, size_t len, jsmntok_t *t, unsigned ntoks)
+{
+	jsmn_parser p;
+	int n, i;
+	size_t a, b;
+
+	if (len > JSON_MAX_LEN)
+		return errno = EFBIG, -1;
+	if (memchr(js, '\0', len))
+		return errno = EINVAL, -1;
+	jsmn_init(&p);
+	n = jsmn_parse(&p, js, len, t, ntoks);
+	if (n == JSMN_ERROR_NOMEM)
+		return errno = ENOMEM, -1;
+	if (n <= 0)
+		return errno = EINVAL, -1;
+	/* one top-level value covering the whole input */
+	for (a = 0; a < len && ws(js[a]); a++)
+		;
+	for (b = len; b > 0 && ws(js[b - 1]); b--)
+		;
+	if (t[0].start < 0 || t[0].end < 0)
+		return errno = EINVAL, -1;
+	if (t[0].type == JSMN_STRING) {
+		if ((size_t)t[0].start != a + 1 || (size_t)t[0].end != b - 1)
+			return errno = EINVAL, -1;
+	} else if ((size_t)t[0].start != a || (size_t)t[0].end != b) {
+		return errno = EINVAL, -1;
+	}
+	if (json_next(t, 0) != n)
+		return errno = EINVAL, -1;
+	for (i = 0; i < n; i++) {
+		size_t s = (size_t)t[i].start, l = (size_t)(t[i].end - t[i].start);
+		if (t[i].end < t[i].start)
+			return errno = EINVAL, -1;
+		if (t[i].type == JSMN_STRING && unescape(js + s, l, NULL, 0) < 0)
+			return errno = EINVAL, -1;
+		if (t[i].type == JSMN_PRIMITIVE && !primitive_ok(js + s, l))
+			return errno = EINVAL, -1;
+		if (t[i].type == JSMN_OBJECT) {
+			/* keys must be strings */
+			int k = i + 1, m;
+			for (m = 0; m < t[i].size; m++) {
+				if (k >= n || t[k].type != JSMN_STRING || t[k].size != 1)
+					return errno = EINVAL, -1;
+				k = json_next(t, k + 1);
+			}
+		}
+	}
+	return n;
+}
+
+int
+json_next(const jsmntok_t *t, int i)
+{
+	int pending = 1;
+
+	/* every token's size is its count of direct children (object: keys,
+	 * key: its value, array: elements) */
+	while (pending > 0) {
+		pending += t[i].size - 1;
+		i++;
+	}
+	return i;
+}
+
+int
+json_str(const char *js, const jsmntok_t *t, char *out, size_t n)
+{
+	if (t->type != JSMN_STRING)
+		return errno = EINVAL, -1;
+	return unescape(js + t->start, (size_t)(t->end - t->start), out, n);
+}
+
+int
+json_eq(const char *js, const jsmntok_t *t, const char *s)
+{
+	char buf[512];
+	size_t n = strlen(s);
+	int l;
+
+	if (t->type != JSMN_STRING || n >= sizeof buf)
+		return 0;
+	/* fast path: no escapes */
+	if ((size_t)(t->end - t->start) == n && memchr(js + t->start, '\\', n) == NULL)
+		return memcmp(js + t->start, s, n) == 0;
+	l = json_str(js, t, buf, sizeof buf);
+	return l >= 0 && (size_t)l == n && memcmp(buf, s, n) == 0;
+}
+
+int
+json_get(const char *js, const jsmntok_t *t, int obj, const char *key)
+{
+	int k, m, found = -1;
+
+	if (t[obj].type != JSMN_OBJECT)
+		return -1;
+	k = obj + 1;
+	for (m = 0; m < t[obj].size; m++) {
+		if (json_eq(js, &t[k], key)) {
+			if (found >= 0)
+				return -2;
+			found = k + 1;
+		}
+		k = json_next(t, k + 1);
+	}
+	return found;
+}
+
+int
+json_int(const char *js, const jsmntok_t *t, int64_t *v)
+{
+	const char *s = js + t->start;
+	size_t i = 0, n = (size_t)(t->end - t->start);
+	int neg = 0;
+	uint64_t x = 0, lim;
+
+	if (t->type != JSMN_PRIMITIVE || n == 0)
+		return errno = EINVAL, -1;
+	if (s[0] == '-') { neg = 1; i = 1; }
+	if (i >= n)
+		return errno = EINVAL, -1;
+	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return errno = EINVAL, -1;
+		if (x > (lim - (uint64_t)(s[i] - '0')) / 10)
+			return errno = ERANGE, -1;
+		x = x * 10 + (uint64_t)(s[i] - '0');
+	}
+	*v = neg ? (int64_t)(0 - x) : (int64_t)x;
+	return 0;
+}
+
+int
+json_pointer(const char *js, const jsmntok_t *t, int ntok, int root, const char *ptr)
+{
+	char seg[256];
+	const char *p = ptr, *e;
+	int cur = root;
+	size_t n, i, o;
+
+	if (*p == '\0')
+		return root;
+	if (*p != '/')
+		return -1;
+	while (*p == '/') {
+		p++;
+		e = strchr(p, '/');
+		n = e ? (size_t)(e - p) : strlen(p);
+		for (i = 0, o = 0; i < n; i++) {
+			if (o + 1 >= sizeof seg)
+				return -1;
+			if (p[i] == '~') {
+				if (i + 1 >= n || (p[i + 1] != '0' && p[i + 1] != '1'))
+					return -1;
+				seg[o++] = p[i + 1] == '0' ? '~' : '/';
+				i++;
+			} else {
+				seg[o++] = p[i];
+			}
+		}
+		seg[o] = '\0';
+		if (cur >= ntok)
+			return -1;
+		if (t[cur].type == JSMN_OBJECT) {
+			cur = json_get(js, t, cur, seg);
+		} else if (t[cur].type == JSMN_ARRAY) {
+			long idx = 0;
+			int k, m;
+			if (o == 0 || o > 6 || (seg[0] == '0' && o > 1))
+				return -1;
+			for (i = 0; i < o; i++) {
+				if (seg[i] < '0' || seg[i] > '9')
+					return -1;
+				idx = idx * 10 + (seg[i] - '0');
+			}
+			if (idx >= t[cur].size)
+				return -1;
+			k = cur + 1;
+			for (m = 0; m < idx; m++)
+				k = json_next(t, k);
+			cur = k;
+		} else {
+			return -1;
+		}
+		if (cur < 0)
+			return -1;
+		p += n;
+	}
+	return cur;
+}
+
+int
+json_quote(const char *s, size_t n, char *out, size_t cap)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t o = 0, i;
+
+#define PUT(c) do { if (o + 1 >= cap) return errno = ENOSPC, -1; out[o++] = (c); } while (0)
+	PUT('"');
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') { PUT('\\'); PUT((char)c); }
+		else if (c == '\n') { PUT('\\'); PUT('n'); }
+		else if (c == '\r') { PUT('\\'); PUT('r'); }
+		else if (c == '\t') { PUT('\\'); PUT('t'); }
+		else if (c < 0x20) {
+			PUT('\\'); PUT('u'); PUT('0'); PUT('0'); PUT(hx[c >> 4]); PUT(hx[c & 15]);
+		} else PUT((char)c);
+	}
+	PUT('"');
+#undef PUT
+	out[o] = '\0';
+	return (int)o;
+}

@@ -1,0 +1,43 @@
+/*
+ * json: the checks jsmn leaves to us. jsmn tokenizes; it does not validate.
+ * Every file but json.c includes jsmn with JSMN_HEADER; JSMN_STRICT and
+ * JSMN_PARENT_LINKS come from the build flags, so every unit agrees.
+ * Pure: no I/O.
+ */
+#ifndef CORRAL_JSON_H
+#define CORRAL_JSON_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define JSMN_HEADER
+#include <jsmn.h>
+
+enum { JSON_MAX_LEN = 1 << 24 };	/* jsmn offsets are int: bound every input */
+
+/* Tokenize js[0..len) into toks (ntoks of them) and check the result is one
+ * well-formed value: a single top-level token covering the input (surrounding
+ * whitespace aside), strings valid UTF-8 with valid escapes, numbers in JSON
+ * grammar. Returns the token count, or -1 (errno EINVAL malformed, ENOMEM too
+ * many tokens, EFBIG too long). */
+int json_parse(const char *js, size_t len, jsmntok_t *toks, unsigned ntoks);
+/* Index of the token after t[i] and all its children. */
+int json_next(const jsmntok_t *t, int i);
+/* In object t[obj], the value token for key (compared after unescaping), or
+ * -1 when absent, -2 when the key appears more than once (never pick one). */
+int json_get(const char *js, const jsmntok_t *t, int obj, const char *key);
+/* Unescape string token t into out (n bytes with room for NUL). Returns the
+ * length, or -1 (ENOSPC, EINVAL). Embedded NULs are kept: check the length. */
+int json_str(const char *js, const jsmntok_t *t, char *out, size_t n);
+/* 1 when string token t unescapes to exactly s (no embedded NUL), else 0. */
+int json_eq(const char *js, const jsmntok_t *t, const char *s);
+/* Integer primitive (no fraction or exponent) into *v; -1 EINVAL/ERANGE. */
+int json_int(const char *js, const jsmntok_t *t, int64_t *v);
+/* RFC 6901 pointer ("" is the root) from token root; value index or -1. */
+int json_pointer(const char *js, const jsmntok_t *t, int ntok, int root, const char *ptr);
+/* 1 when s[0..n) is valid UTF-8 (no overlongs, surrogates or > U+10FFFF). */
+int utf8_valid(const char *s, size_t n);
+/* Write s[0..n) as a JSON string with quotes into out (size cap). Returns the
+ * length written (without NUL), or -1 ENOSPC. */
+int json_quote(const char *s, size_t n, char *out, size_t cap);
+
+#endif

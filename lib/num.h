@@ -1,0 +1,13 @@
+/* num: the one bounded number parser. Pure. */
+#ifndef CORRAL_NUM_H
+#define CORRAL_NUM_H
+#include <stdint.h>
+
+/* Decimal only, no sign, no spaces, no empty string; min <= value <= max.
+ * Returns 0, or -1 with errno EINVAL (not a number) or ERANGE (out of bounds). */
+int num_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int num_parse_int(const char *s, int min, int max, int *out);	/* same, for non-negative int ranges */
+/* Durations: a number with an optional unit s, m, h, d ("90", "15m", "7d"); result in seconds. */
+int num_parse_duration(const char *s, uint64_t *secs);
+
+#endif

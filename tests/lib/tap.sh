@@ -1,0 +1,49 @@
+# tap.sh: TAP for shell tests. Source it: . "$CORRAL_TOP/tests/lib/tap.sh"
+#   ok COND-STATUS DESC     is GOT WANT DESC     like GOT ERE DESC
+#   run CMD...              sets $rc, $out, $err (stdout/stderr of CMD)
+#   as_nobody CMD...        runs CMD as nobody (setpriv), all capabilities gone
+#   done_testing
+set -u
+: "${CORRAL_TOP:?run through make check}" "${CORRAL_BIN:?run through make check}"
+T=${CORRAL_T:-$CORRAL_TOP/build/musl/tests}
+tap_n=0 tap_fail=0
+TMP=$(mktemp -d /tmp/corral-test.XXXXXX)
+chmod 0755 "$TMP"
+trap 'rm -rf "$TMP"' EXIT
+
+ok() {	# ok STATUS DESC: passes when STATUS is 0
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"
+	else echo "not ok $tap_n - $2"; tap_fail=$((tap_fail + 1)); fi
+}
+is() {
+	tap_n=$((tap_n + 1))
+	if [ "x$1" = "x$2" ]; then echo "ok $tap_n - $3"
+	else echo "not ok $tap_n - $3"; echo "#   got:  '$1'"; echo "#   want: '$2'"; tap_fail=$((tap_fail + 1)); fi
+}
+like() {
+	tap_n=$((tap_n + 1))
+	if printf '%s' "$1" | grep -Eq -- "$2"; then echo "ok $tap_n - $3"
+	else echo "not ok $tap_n - $3"; echo "#   got:  '$1'"; echo "#   want: /$2/"; tap_fail=$((tap_fail + 1)); fi
+}
+unlike() {
+	tap_n=$((tap_n + 1))
+	if printf '%s' "$1" | grep -Eq -- "$2"; then echo "not ok $tap_n - $3"; echo "#   got:  '$1'"; echo "#   unwanted: /$2/"; tap_fail=$((tap_fail + 1))
+	else echo "ok $tap_n - $3"; fi
+}
+diag() { echo "# $*"; }
+run() {
+	set +e
+	"$@" >"$TMP/.out" 2>"$TMP/.err"
+	rc=$?
+	set -e 2>/dev/null || true; set +e
+	out=$(cat "$TMP/.out"); err=$(cat "$TMP/.err")
+}
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all -- "$@"
+}
+is_root() { [ "$(id -u)" -eq 0 ]; }
+done_testing() {
+	echo "1..$tap_n"
+	[ "$tap_fail" -eq 0 ]
+}

@@ -1,0 +1,54 @@
+#include <errno.h>
+#include <string.h>
+
+#include "json.h"
+#include "tap.h"
+
+static int
+parse(const char *s, jsmntok_t *t, unsigned n)
+{
+	return json_parse(s, strlen(s), t, n);
+}
+
+int
+main(void)
+{
+	jsmntok_t t[64];
+	const char *js;
+	char buf[64];
+	int64_t v;
+	int n, k;
+
+	js = "{\"a\": {\"b\": [1, 2, {\"c\": \"x\\u00e9\"}]}, \"n\": -12}";
+	n = parse(js, t, 64);
+	ok(n > 0, "nested document parses");
+	k = json_pointer(js, t, n, 0, "/a/b/2/c");
+	ok(k > 0 && json_str(js, &t[k], buf, sizeof buf) == 3 && strcmp(buf, "x\xc3\xa9") == 0,
+	    "pointer reaches an escaped string");
+	k = json_get(js, t, 0, "n");
+	ok(k > 0 && json_int(js, &t[k], &v) == 0 && v == -12, "integer member");
+	is_int(json_pointer(js, t, n, 0, "/a/b/3"), -1, "index out of range");
+	is_int(json_next(t, 0), n, "next of the root is the end");
+
+	js = "{\"name\": \"a\", \"n\\u0061me\": \"b\"}";
+	n = parse(js, t, 64);
+	ok(n > 0, "duplicate keys tokenize");
+	is_int(json_get(js, t, 0, "name"), -2, "duplicate key (escaped) detected");
+
+	is_int(parse("{\"a\": 1} x", t, 64), -1, "trailing garbage refused");
+	is_int(parse("{\"a\": 01}", t, 64), -1, "leading zero refused");
+	is_int(parse("{\"a\": tru}", t, 64), -1, "bad literal refused");
+	is_int(parse("{\"a\": \"\\x\"}", t, 64), -1, "bad escape refused");
+	is_int(parse("{\"a\": \"\xff\"}", t, 64), -1, "invalid UTF-8 refused");
+	is_int(parse("{\"a\": \"\\ud800\"}", t, 64), -1, "lone surrogate refused");
+	is_int(parse("[1,2,3,4,5,6,7,8,9]", t, 4), -1, "token overflow refused");
+	is_int(errno, ENOMEM, "token overflow is ENOMEM");
+	ok(parse("  [ ]  ", t, 64) == 1, "whitespace around a value");
+
+	ok(utf8_valid("\xe2\x82\xac", 3), "euro sign valid");
+	ok(!utf8_valid("\xc0\xaf", 2), "overlong refused");
+	ok(!utf8_valid("\xed\xa0\x80", 3), "encoded surrogate refused");
+	is_int(json_quote("a\"\n\x01", 4, buf, sizeof buf), 13, "quote escapes");
+	is_str(buf, "\"a\\\"\\n\\u0001\"", "quoted form");
+	return done_testing();
+}

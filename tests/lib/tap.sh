@@ -33,10 +33,8 @@ unlike() {
 }
 diag() { echo "# $*"; }
 run() {
-	set +e
 	"$@" >"$TMP/.out" 2>"$TMP/.err"
 	rc=$?
-	set -e 2>/dev/null || true; set +e
 	out=$(cat "$TMP/.out"); err=$(cat "$TMP/.err")
 }
 as_nobody() {

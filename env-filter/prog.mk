@@ -2,3 +2,5 @@
 ifneq ($(MODE),san)
 LDLIBS_env-filter := -s
 endif
+# unit tests include the pure parsers' headers
+CFLAGS_env-filter := -Ienv-filter

@@ -8,7 +8,10 @@
 #include "secret.h"
 
 #define RUN_MIN 32		/* shortest run judged by entropy */
-#define ENTROPY_MIN_X10 42	/* 4.2 bits per character; prose and paths stay below */
+/* Entropy bounds, in hundredths of the most a run of its length could have
+ * in its alphabet: random keys come close to it, words and paths do not. */
+#define MIXED_PCT 85		/* upper and lower case: base64, alphabet 64 */
+#define SINGLE_PCT 80		/* one case: base32/base36, alphabet 36 */
 
 static int
 is_alnum(int c)
@@ -114,13 +117,16 @@ log2_q16(uint64_t x)
 }
 
 /* A long run that is random enough to be a key: its Shannon entropy,
- * H = log2(len) - sum(c * log2(c)) / len, compared in fixed point. */
+ * H = log2(len) - sum(c * log2(c)) / len, against a share of the most
+ * possible, all in fixed point. A run that starts with '/' is a path:
+ * judged only when it mixes both cases and digits (store paths such as
+ * /nix/store/<hash>-name are lower case). */
 static int
 high_entropy(const char *s, size_t len)
 {
 	unsigned cnt[256] = { 0 };
 	int lower = 0, upper = 0, digit = 0, hexonly = 1;
-	uint64_t sum = 0;
+	uint64_t sum = 0, alpha, pct, lhs, rhs;
 	size_t i;
 
 	for (i = 0; i < len; i++) {
@@ -136,11 +142,16 @@ high_entropy(const char *s, size_t len)
 		return digit && (lower || upper) && !(lower && upper);
 	if (!digit || !(lower || upper))
 		return 0;
+	if (s[0] == '/' && !(lower && upper))
+		return 0;
 	for (i = 0; i < 256; i++)
 		if (cnt[i] > 1)
 			sum += cnt[i] * log2_q16(cnt[i]);
-	/* len*H >= len*4.2, all times 2^16 */
-	return (uint64_t)len * log2_q16(len) - sum >= (uint64_t)len * ENTROPY_MIN_X10 * 65536 / 10;
+	alpha = lower && upper ? 64 : 36;
+	pct = lower && upper ? MIXED_PCT : SINGLE_PCT;
+	lhs = ((uint64_t)len * log2_q16(len) - sum) * 100;	/* len * H */
+	rhs = pct * (uint64_t)len * log2_q16(len < alpha ? len : alpha);
+	return lhs >= rhs;
 }
 
 const char *

@@ -189,9 +189,9 @@ print_env(const struct ef_env *env, int explain)
 				goto fail;
 			continue;
 		}
-		if (v->src)
-			n = snprintf(line, sizeof line, "%.*s\t%s %s:%zu\n", (int)v->nlen,
-			    v->kv, ef_layer_name(v->layer), v->src, v->line);
+		if (v->src)	/* "file PATH:LINE" or "fd N:LINE" (src is "fd N") */
+			n = snprintf(line, sizeof line, "%.*s\t%s%s:%zu\n", (int)v->nlen,
+			    v->kv, v->layer == EF_FD ? "" : "file ", v->src, v->line);
 		else
 			n = snprintf(line, sizeof line, "%.*s\t%s\n", (int)v->nlen, v->kv,
 			    ef_layer_name(v->layer));

@@ -161,8 +161,9 @@ fail:
 	return -1;
 }
 
-/* -F: read to EOF, then close, so PROG does not inherit it. *src gets
- * "fd N", the name errors and --explain use. */
+/* -F: read to EOF, then close, so PROG does not inherit it (0-2 are
+ * pointed at /dev/null instead, so the next open cannot take their place).
+ * *src gets "fd N", the name errors and --explain use. */
 static int
 read_fd(const char *arg, struct chunk **kept, char **src, char **buf, size_t *len)
 {
@@ -187,7 +188,16 @@ read_fd(const char *arg, struct chunk **kept, char **src, char **buf, size_t *le
 			msg_fatal_sys("unable to read fd %d", fd);
 		return -1;
 	}
-	close(fd);
+	if (fd > 2)
+		close(fd);
+	else {
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (nul < 0 || dup2(nul, fd) < 0) {
+			msg_fatal_sys("unable to put /dev/null on fd %d", fd);
+			return -1;
+		}
+		close(nul);
+	}
 	snprintf(*src, 24, "fd %d", fd);
 	*len = (size_t)n;
 	return 0;
@@ -196,7 +206,7 @@ read_fd(const char *arg, struct chunk **kept, char **src, char **buf, size_t *le
 static int
 print_env(const struct ef_env *env, int explain)
 {
-	char line[400];
+	char line[4400];	/* a name, "file", a path of PATH_MAX, a line number */
 	const struct ef_var *v;
 	size_t i;
 	int n;

@@ -225,8 +225,8 @@ print_env(const struct ef_env *env, int explain)
 			n = snprintf(line, sizeof line, "%.*s\t%s\n", (int)v->nlen, v->kv,
 			    ef_layer_name(v->layer));
 		if (n < 0 || (size_t)n >= sizeof line)
-			n = snprintf(line, sizeof line, "%.*s\t%s\n", 256, v->kv,
-			    ef_layer_name(v->layer));
+			n = snprintf(line, sizeof line, "%.*s\t%s\n",	/* the name only */
+			    (int)(v->nlen < 256 ? v->nlen : 256), v->kv, ef_layer_name(v->layer));
 		if (fd_write_all(1, line, (size_t)n) < 0)
 			goto fail;
 	}

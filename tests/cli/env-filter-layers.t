@@ -124,6 +124,10 @@ N	fd 3:1
 P	pin"
 is "$rc:$out" "0:$want" "--explain: each name and its layer"
 unlike "$out" "hunter2|setvalue|pinvalue|again|two words|quoted|=" "--explain prints no value"
+long=$(head -c 5000 /dev/zero | tr '\0' N)
+run env -i "$EF" -s "$long=secretvalue" --explain
+is "$rc:${#out}" "0:260" "--explain of a 5000-byte name: 256 bytes of it and its layer"
+unlike "$out" "secretvalue|=" "and never its value"
 run env -i "$EF" -s A=1 --explain -- /bin/false
 is "$rc:$out" "0:A	set" "--explain does not exec PROG"
 

@@ -45,6 +45,8 @@ ename(int e)
 	case ESRCH: return "ESRCH";
 	case EEXIST: return "EEXIST";
 	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+	case EROFS: return "EROFS";
+	case EBUSY: return "EBUSY";
 	}
 	snprintf(buf, sizeof buf, "E%d", e);
 	return buf;

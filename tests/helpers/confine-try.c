@@ -3,7 +3,7 @@
  * when socket() itself failed. Exit 0 when it could try, 2 on usage.
  *   read PATH | write PATH | exec PATH | truncate PATH | link OLD NEW |
  *   rename OLD NEW | readfd N | kill-ppid | environ-ppid | abstract NAME |
- *   unix PATH | tcp PORT | bind PORT | udp PORT | raw | mptcp PORT |
+ *   unix PATH | unix-read PATH (prints "ok:LINE") | tcp PORT | bind PORT | udp PORT | raw | mptcp PORT |
  *   tiocsti TEXT | core DIR | socket-unix | socketpair | io-uring */
 #include <errno.h>
 #include <stddef.h>
@@ -135,6 +135,28 @@ main(int argc, char *argv[])
 		return unix_connect(a, 1);
 	if (strcmp(op, "unix") == 0 && a)
 		return unix_connect(a, 0);
+	if (strcmp(op, "unix-read") == 0 && a) {
+		struct sockaddr_un su;
+		char line[256];
+		ssize_t n;
+		int s = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		if (s < 0) {
+			printf("socket:%s\n", ename(errno));
+			return 0;
+		}
+		memset(&su, 0, sizeof su);
+		su.sun_family = AF_UNIX;
+		snprintf(su.sun_path, sizeof su.sun_path, "%s", a);
+		if (connect(s, (struct sockaddr *)&su, sizeof su) != 0)
+			return say(-1);
+		n = read(s, line, sizeof line - 1);
+		if (n < 0)
+			return say(-1);
+		line[n] = '\0';
+		printf("ok:%s", line);
+		return 0;
+	}
 	if ((strcmp(op, "tcp") == 0 || strcmp(op, "mptcp") == 0) && a) {
 		struct sockaddr_in sin = lo_addr(a);
 		return sock_connect(AF_INET, SOCK_STREAM, op[0] == 'm' ? IPPROTO_MPTCP : 0,

@@ -134,6 +134,12 @@ suite() {	# suite WHO AS
 	run $AS "$C" --connect 1 $G -- "$TRY" bind 0
 	is "$out" EACCES "$who: --connect P: bind to an ungranted port: EACCES"
 
+	# devices: only the usable ones
+	run c "$TRY" write /dev/null
+	is "$out" ok "$who: --dev: /dev/null is writable"
+	run c "$TRY" read /dev/kmsg
+	is "$out" EACCES "$who: --dev: /dev/kmsg is not granted: EACCES"
+
 	# io_uring
 	run c "$TRY" io-uring
 	is "$out" ENOSYS "$who: io_uring_setup: ENOSYS"

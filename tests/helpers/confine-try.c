@@ -2,7 +2,7 @@
  * name (EACCES, EPERM, ...) of the step that failed, prefixed "socket:"
  * when socket() itself failed. Exit 0 when it could try, 2 on usage.
  *   read PATH | write PATH | exec PATH | truncate PATH | link OLD NEW |
- *   rename OLD NEW | readfd N | kill-ppid | environ-ppid | abstract NAME |
+ *   rename OLD NEW | symlink TARGET LINK | readfd N | kill-ppid | environ-ppid | abstract NAME |
  *   unix PATH | unix-read PATH (prints "ok:LINE") | tcp PORT | bind PORT | udp PORT | raw | mptcp PORT |
  *   tiocsti TEXT | core DIR | socket-unix | socketpair | io-uring */
 #include <errno.h>
@@ -121,6 +121,8 @@ main(int argc, char *argv[])
 		return say(link(a, b));
 	if (strcmp(op, "rename") == 0 && a && b)
 		return say(rename(a, b));
+	if (strcmp(op, "symlink") == 0 && a && b)
+		return say(symlink(a, b));
 	if (strcmp(op, "readfd") == 0 && a)
 		return say(read(atoi(a), &c, 1) < 0 ? -1 : 0);
 	if (strcmp(op, "kill-ppid") == 0)

@@ -229,7 +229,7 @@ overlay_git(const char *dir, const char *gitp, struct sb_error *e)
 	g = open(gitp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (g < 0)
 		return sb_fail(e, SB_E_PATH, errno, NULL, "--git-protect %s: %s", dir, strerror(errno));
-	if (mount("corral-git", gitp, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
+	if (mount("corral-git", gitp, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64m") != 0)
 		goto sys;
 	d = fdopendir(dup(g));
 	if (d == NULL)

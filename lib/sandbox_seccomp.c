@@ -27,7 +27,11 @@
 
 /* Labels used by the filter. */
 enum { L_ALLOW = 1, L_EPERM, L_EACCES, L_ENOSYS, L_KILL, L_NOTIF,
-	L_IOCTL, L_SOCKET, L_UNIX, L_INET, L_NEXT };
+	L_IOCTL, L_SOCKET, L_UNIX, L_INET, L_FLAGS2, L_FLAGS3 };
+
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
+#endif
 
 int
 sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
@@ -46,7 +50,23 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 	sf_jeq(f, __NR_socket, L_SOCKET, 0);
 	if (p->nunix > 0)
 		sf_jeq(f, __NR_connect, L_NOTIF, 0);
+	if (p->net != SB_NET_OPEN) {
+		/* TCP Fast Open connects from sendto/sendmsg without the
+		 * connect hook Landlock's port rules rely on. */
+		sf_jeq(f, __NR_sendto, L_FLAGS3, 0);
+		sf_jeq(f, __NR_sendmmsg, L_FLAGS3, 0);
+		sf_jeq(f, __NR_sendmsg, L_FLAGS2, 0);
+	}
 	sf_ret(f, SECCOMP_RET_ALLOW);
+
+	if (p->net != SB_NET_OPEN) {
+		sf_label(f, L_FLAGS3);
+		sf_ld(f, offsetof(struct seccomp_data, args[3]));
+		sf_jset(f, MSG_FASTOPEN, L_EACCES, L_ALLOW);
+		sf_label(f, L_FLAGS2);
+		sf_ld(f, offsetof(struct seccomp_data, args[2]));
+		sf_jset(f, MSG_FASTOPEN, L_EACCES, L_ALLOW);
+	}
 
 	/* ioctl(fd, cmd): cmd is an unsigned int, the low word is what counts. */
 	sf_label(f, L_IOCTL);

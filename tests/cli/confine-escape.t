@@ -131,6 +131,10 @@ suite() {	# suite WHO AS
 	is "$out" EACCES "$who: --connect P: another port: EACCES"
 	run $AS "$H/confine-parent" -t -- "$C" --connect @P1@ $G -- "$TRY" mptcp @P1@
 	is "$out" socket:EACCES "$who: --connect P: MPTCP socket (would bypass the port rules): EACCES"
+	run $AS "$C" --connect 1 $G -- "$TRY" sctp
+	is "$out" socket:EACCES "$who: --connect P: SCTP socket: EACCES"
+	run $AS "$C" --connect 1 $G -- "$TRY" udp 9
+	is "$out" ok "$who: --connect P: UDP stays open (name resolution)"
 	run $AS "$H/confine-parent" -t -- "$TRY" tfo @P2@
 	is "$out" ok "$who: control: a TCP Fast Open sendto connects outside"
 	run $AS "$H/confine-parent" -t -- "$C" --connect @P1@ $G -- "$TRY" tfo @P2@

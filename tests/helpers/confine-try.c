@@ -192,6 +192,14 @@ main(int argc, char *argv[])
 		}
 		return say(sendto(s, "x", 1, 0, (struct sockaddr *)&sin, sizeof sin) == 1 ? 0 : -1);
 	}
+	if (strcmp(op, "sctp") == 0) {
+		int s = socket(AF_INET, SOCK_STREAM, 132 /* IPPROTO_SCTP */);
+		if (s < 0) {
+			printf("socket:%s\n", ename(errno));
+			return 0;
+		}
+		return say(0);
+	}
 	if (strcmp(op, "raw") == 0) {
 		int s = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
 		if (s < 0) {

@@ -27,6 +27,8 @@
  *   - a seccomp filter (native arch only, any other arch is killed):
  *       ioctl TIOCSTI, TIOCLINUX              -> EPERM
  *       io_uring_setup, _enter, _register     -> ENOSYS
+ *       keyctl, add_key, request_key          -> ENOSYS (keyrings are shared
+ *                                                with the runner)
  *       socket(AF_UNIX, ...)                  -> EACCES (socketpair allowed;
  *           with a unix allowlist: SOCK_STREAM and SOCK_SEQPACKET allowed and
  *           every connect() brokered, see sb_policy.unix_path)

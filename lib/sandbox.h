@@ -40,8 +40,12 @@
  *   - every descriptor >= 3 closed except keep_fd[].
  *
  * Errnos seen inside (what probe checks): Landlock denials are EACCES (file
- * access, TCP connect/bind, abstract unix connect -> EPERM, signals -> EPERM);
- * see the table above for the seccomp ones.
+ * access, TCP connect/bind); scoping gives EPERM (kill() of a process
+ * outside; connect() to an abstract socket outside, observable only when
+ * socket(AF_UNIX) is allowed, i.e. with a unix allowlist, where the broker
+ * answers EPERM the same way); see the table above for the seccomp ones.
+ * A hard link of an ungranted file into a granted directory fails with
+ * EXDEV (Landlock's refer rule), a rename with EACCES.
  */
 #ifndef CORRAL_SANDBOX_H
 #define CORRAL_SANDBOX_H

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -193,11 +195,19 @@ enum { MAXCHECKS = 16 };
  * A CLONE_VM child has its own credentials, seccomp filters, Landlock
  * domain, descriptor table and rlimits, which is all the sandbox touches, but
  * it shares memory, errno included: so these children run one at a time on
- * one stack, while the parent only sleeps in poll(2). Checks marked
- * PROBE_OWN_MM get a real fork, started first so it overlaps the rest.
+ * one stack, while the parent only sleeps in poll(2).
+ *
+ * A check marked PROBE_OWN_MM needs a real fork. The copy is made by a
+ * CLONE_VM helper on a stack of its own, so it costs the parent nothing and
+ * overlaps the other checks: the helper forks with the raw system call (no
+ * libc bookkeeping in memory it shares), waits, and exits as its child did.
+ * It makes no system call that can fail with an errno a check expects.
  */
-enum { CHILD_STACK = 256 * 1024 };
+enum { CHILD_STACK = 256 * 1024, HELPER_STACK = 256 * 1024 };
 static char child_stack[CHILD_STACK] __attribute__((aligned(64)));
+static char helper_stack[HELPER_STACK] __attribute__((aligned(64)));
+
+enum { EXIT_FORK_FAILED = 121, EXIT_FORK_LOST = 122 };
 
 struct child_arg {
 	probe_child_fn *fn;
@@ -226,6 +236,35 @@ child_main(void *a)
 	_exit(0);
 }
 
+/* The helper: fork the real child, wait, pass on how it ended. */
+static int
+forker_main(void *a)
+{
+	const struct child_arg *c = a;
+	long helper = syscall(SYS_getpid);
+	long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	int st = 0;
+
+	if (pid == 0) {
+		/* killed with the helper (on a timeout), never left behind */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != helper)
+			_exit(EXIT_FORK_LOST);
+		c->fn(c->i, c->ctx, c->wfd);
+		_exit(0);
+	}
+	close(c->wfd);
+	if (pid < 0)
+		_exit(EXIT_FORK_FAILED);
+	while (wait4((pid_t)pid, &st, __WALL, NULL) < 0)
+		if (errno != EINTR)
+			_exit(EXIT_FORK_LOST);
+	if (WIFSIGNALED(st)) {
+		syscall(SYS_kill, helper, WTERMSIG(st));
+		_exit(128 + WTERMSIG(st));
+	}
+	_exit(WEXITSTATUS(st));
+}
+
 struct run {
 	struct pollfd pfd[MAXCHECKS];
 	pid_t pid[MAXCHECKS];
@@ -244,19 +283,21 @@ start(struct run *r, size_t i, const struct probe_ctx *ctx, probe_child_fn *fn)
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		goto fail;
-	if ((probe_checks[i].flags & PROBE_OWN_MM) || PROBE_FORK_ALL) {
+	arg = &args[i];
+	arg->fn = fn;
+	arg->i = i;
+	arg->ctx = ctx;
+	arg->wfd = p[1];
+	if (PROBE_FORK_ALL) {
 		r->pid[i] = fork();
 		if (r->pid[i] == 0) {
 			close(p[0]);
 			fn(i, ctx, p[1]);
 			_exit(0);
 		}
+	} else if (probe_checks[i].flags & PROBE_OWN_MM) {
+		r->pid[i] = clone(forker_main, helper_stack + HELPER_STACK, CLONE_VM | SIGCHLD, arg);
 	} else {
-		arg = &args[i];
-		arg->fn = fn;
-		arg->i = i;
-		arg->ctx = ctx;
-		arg->wfd = p[1];
 		r->pid[i] = clone(child_main, child_stack + CHILD_STACK, CLONE_VM | SIGCHLD, arg);
 	}
 	if (r->pid[i] < 0) {

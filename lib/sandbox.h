@@ -31,7 +31,10 @@
  *           with a unix allowlist: SOCK_STREAM and SOCK_SEQPACKET allowed and
  *           every connect() brokered, see sb_policy.unix_path)
  *       SB_NET_NONE: socket() of every family but AF_UNIX -> EACCES
- *       SB_NET_PORTS: socket(AF_INET/AF_INET6, any, IPPROTO_MPTCP) -> EACCES
+ *       SB_NET_PORTS: socket(AF_INET/AF_INET6, ...) other than TCP, UDP and
+ *           ICMP echo (so MPTCP, SCTP, UDP-Lite ...) -> EACCES
+ *       SB_NET_PORTS, SB_NET_NONE: sendto/sendmsg/sendmmsg with MSG_FASTOPEN
+ *           -> EACCES (TCP Fast Open connects without Landlock's connect hook)
  *   - every descriptor >= 3 closed except keep_fd[].
  *
  * Errnos seen inside (what probe checks): Landlock denials are EACCES (file

@@ -253,8 +253,9 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 				close(b.pin[i]);
 			while (i-- > 0)
 				close(b.pin[i]);
-			return sb_fail(e, SB_E_PATH, err, NULL, "--unix %s: %s",
-			    p->unix_path[b.n], strerror(err));
+			return sb_fail(e, SB_E_PATH, err, "name an existing unix socket",
+			    "--unix %s: %s", p->unix_path[b.n],
+			    err == ENOTSOCK ? "not a socket" : strerror(err));
 		}
 		b.n++;
 	}

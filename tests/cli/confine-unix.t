@@ -34,7 +34,8 @@ suite() {	# suite WHO AS
 	run $P -- "$C" --unix "$D/ws/a" $G -- "$TRY" socketpair
 	is "$out" ok "$who: socketpair works"
 	run $AS "$H/confine-parent" -t -- "$C" --unix /dev/null $G -- "$TRY" tcp @P1@
-	is "$rc:$err" "125:confine: fatal: --unix /dev/null: Not a socket" \
+	is "$rc:$err" "125:confine: fatal: --unix /dev/null: not a socket
+confine: hint: name an existing unix socket" \
 	    "$who: --unix of a non-socket: 125"
 	rm -f "$D/ws/a" "$D/out/b"
 	run $AS "$H/confine-parent" -U "$D/ws/a" -t -- "$C" --unix "$D/ws/a" --connect @P1@ $G -- "$TRY" tcp @P1@

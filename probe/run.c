@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -190,34 +191,31 @@ now_ms(void)
 enum { MAXCHECKS = 16 };
 
 /*
- * Speed: fork(2) costs a copy of the address space (over half a
- * millisecond on a paravirtualised VM), clone(CLONE_VM) a tenth of that.
- * A CLONE_VM child has its own credentials, seccomp filters, Landlock
- * domain, descriptor table and rlimits, which is all the sandbox touches, but
- * it shares memory, errno included: so these children run one at a time on
- * one stack, while the parent only sleeps in poll(2).
+ * Speed. fork(2) costs a copy of the address space (over half a millisecond
+ * on a paravirtualised VM), clone(CLONE_VM) a tenth of that. A CLONE_VM
+ * child has its own credentials, seccomp filters, Landlock domain,
+ * descriptor table and rlimits, which is all the sandbox touches; but it
+ * shares memory, errno included, so such children run one at a time per
+ * address space, on one stack, while their parent sleeps in wait.
  *
- * A check marked PROBE_OWN_MM needs a real fork. The copy is made by a
- * CLONE_VM helper on a stack of its own, so it costs the parent nothing and
- * overlaps the other checks: the helper forks with the raw system call (no
- * libc bookkeeping in memory it shares), waits, and exits as its child did.
- * It makes no system call that can fail with an errno a check expects.
+ * Two lanes use the two ends of that: lane 0 is this process, lane 1 a real
+ * fork (the proc-environ check needs one anyway: a task sharing its
+ * parent's memory may always read the parent's environ) which runs its
+ * share of the checks the same way in its own address space, in parallel.
+ * The fork is made by a CLONE_VM helper on a stack of its own, so that the
+ * copy costs the parent nothing: the helper forks with the raw system call
+ * (no libc bookkeeping in memory it shares), closes every descriptor, waits,
+ * and makes no system call that can fail with an errno a check expects.
+ * Lane 1 forwards each child's wait status over a pipe; the children write
+ * their reports straight to the parent. Each child dies with its parent
+ * (PR_SET_PDEATHSIG), so killing the helper on a timeout leaves nothing.
  */
-enum { CHILD_STACK = 256 * 1024, HELPER_STACK = 256 * 1024 };
+enum { CHILD_STACK = 256 * 1024, HELPER_STACK = 64 * 1024 };
 static char child_stack[CHILD_STACK] __attribute__((aligned(64)));
 static char helper_stack[HELPER_STACK] __attribute__((aligned(64)));
 
-enum { EXIT_FORK_FAILED = 121, EXIT_FORK_LOST = 122 };
-
-struct child_arg {
-	probe_child_fn *fn;
-	size_t i;
-	const struct probe_ctx *ctx;
-	int wfd;
-};
-
 /* ASan keeps per-thread state that a CLONE_VM child would share and
- * corrupt: the sanitizer build (make san) forks every child. */
+ * corrupt: the sanitizer build (make san) forks every child, one lane. */
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define PROBE_FORK_ALL 1
@@ -227,157 +225,126 @@ struct child_arg {
 #define PROBE_FORK_ALL 0
 #endif
 
+enum { LANE1_TAIL = 3 };	/* lane 1: proc-environ and the last three */
+enum { EXIT_FORK_FAILED = 121, EXIT_FORK_LOST = 122 };
+
+static int
+lane_of(size_t i)
+{
+	if (PROBE_FORK_ALL)
+		return 0;
+	return (probe_checks[i].flags & PROBE_OWN_MM) || i + LANE1_TAIL >= probe_nchecks;
+}
+
+struct child_arg {
+	probe_child_fn *fn;
+	size_t i;
+	const struct probe_ctx *ctx;
+	int wfd;
+	pid_t parent;		/* > 0: die with it */
+};
+
 static int
 child_main(void *a)
 {
 	const struct child_arg *c = a;
 
+	if (c->parent > 0 && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != c->parent))
+		_exit(EXIT_FORK_LOST);
 	c->fn(c->i, c->ctx, c->wfd);
 	_exit(0);
 }
 
-/* The helper: fork the real child, wait, pass on how it ended. */
-static int
-forker_main(void *a)
+struct lane {
+	probe_child_fn *fn;
+	const struct probe_ctx *ctx;
+	int wfd[MAXCHECKS];	/* lane 1's report pipes; -1 for lane 0's checks */
+	int status_fd;
+	size_t n;
+};
+
+struct status_rec {
+	int32_t i;
+	int32_t status;		/* as from waitpid */
+};
+
+/* Lane 1, in its own address space: its checks one at a time. */
+static _Noreturn void
+lane_main(const struct lane *l)
 {
-	const struct child_arg *c = a;
-	long helper = syscall(SYS_getpid);
+	struct child_arg arg;
+	struct status_rec rec;
+	pid_t me = getpid(), pid;
+	size_t i;
+	int st;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->wfd[i] < 0)
+			continue;
+		arg.fn = l->fn;
+		arg.i = i;
+		arg.ctx = l->ctx;
+		arg.wfd = l->wfd[i];
+		arg.parent = me;
+		pid = clone(child_main, child_stack + CHILD_STACK, CLONE_VM | SIGCHLD, &arg);
+		close(l->wfd[i]);
+		st = EXIT_FORK_FAILED << 8;
+		if (pid > 0)
+			while (waitpid(pid, &st, __WALL) < 0)
+				if (errno != EINTR) {
+					st = EXIT_FORK_LOST << 8;
+					break;
+				}
+		rec.i = (int32_t)i;
+		rec.status = st;
+		if (write(l->status_fd, &rec, sizeof rec) != (ssize_t)sizeof rec)
+			_exit(EXIT_FORK_LOST);
+	}
+	_exit(0);
+}
+
+/* The helper, sharing the parent's memory: fork lane 1 and wait for it. */
+static int
+helper_main(void *a)
+{
+	const struct lane *l = a;
+	long me = syscall(SYS_getpid);
 	long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
 	int st = 0;
 
 	if (pid == 0) {
-		/* killed with the helper (on a timeout), never left behind */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != helper)
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != me)
 			_exit(EXIT_FORK_LOST);
-		c->fn(c->i, c->ctx, c->wfd);
-		_exit(0);
+		lane_main(l);
 	}
-	close(c->wfd);
+	syscall(SYS_close_range, 3U, ~0U, 0U);
 	if (pid < 0)
 		_exit(EXIT_FORK_FAILED);
 	while (wait4((pid_t)pid, &st, __WALL, NULL) < 0)
 		if (errno != EINTR)
 			_exit(EXIT_FORK_LOST);
-	if (WIFSIGNALED(st)) {
-		syscall(SYS_kill, helper, WTERMSIG(st));
-		_exit(128 + WTERMSIG(st));
-	}
-	_exit(WEXITSTATUS(st));
+	_exit(WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
 }
 
 struct run {
-	struct pollfd pfd[MAXCHECKS];
-	pid_t pid[MAXCHECKS];
+	struct pollfd pfd[MAXCHECKS + 1];	/* [n]: lane 1's status pipe */
+	pid_t pid[MAXCHECKS];			/* lane 0's children */
 	size_t got[MAXCHECKS];
+	int status[MAXCHECKS];			/* lane 1's, forwarded */
+	int have_status[MAXCHECKS];
+	char sbuf[sizeof(struct status_rec)];
+	size_t sgot;
 	struct probe_outcome *out;
 	size_t n;
 	long deadline;
 };
 
-static int
-start(struct run *r, size_t i, const struct probe_ctx *ctx, probe_child_fn *fn)
-{
-	struct child_arg *arg;
-	static struct child_arg args[MAXCHECKS];
-	int p[2];
-
-	if (pipe2(p, O_CLOEXEC) < 0)
-		goto fail;
-	arg = &args[i];
-	arg->fn = fn;
-	arg->i = i;
-	arg->ctx = ctx;
-	arg->wfd = p[1];
-	if (PROBE_FORK_ALL) {
-		r->pid[i] = fork();
-		if (r->pid[i] == 0) {
-			close(p[0]);
-			fn(i, ctx, p[1]);
-			_exit(0);
-		}
-	} else if (probe_checks[i].flags & PROBE_OWN_MM) {
-		r->pid[i] = clone(forker_main, helper_stack + HELPER_STACK, CLONE_VM | SIGCHLD, arg);
-	} else {
-		r->pid[i] = clone(child_main, child_stack + CHILD_STACK, CLONE_VM | SIGCHLD, arg);
-	}
-	if (r->pid[i] < 0) {
-		int e = errno;
-		close(p[0]);
-		close(p[1]);
-		errno = e;
-		goto fail;
-	}
-	close(p[1]);
-	r->pfd[i].fd = p[0];
-	return 0;
-fail:
-	r->pid[i] = -1;
-	r->out[i].end = END_NOSTART;
-	r->out[i].detail = errno;
-	return -1;
-}
-
-/* Read what is ready; return once child `until` has reported (or at EOF),
- * or at the deadline. until = n: until every child is done. */
+/* How a child ended, from its wait status and its report. */
 static void
-collect(struct run *r, size_t until)
-{
-	size_t i;
-
-	for (;;) {
-		long wait = r->deadline - now_ms();
-		int k;
-
-		if (until < r->n ? r->pfd[until].fd < 0 : 1) {
-			for (i = 0; i < r->n && r->pfd[i].fd < 0; i++)
-				;
-			if (until < r->n || i == r->n)
-				return;
-		}
-		if (wait <= 0)
-			return;
-		k = poll(r->pfd, r->n, (int)wait);
-		if (k < 0 && errno != EINTR)
-			return;
-		for (i = 0; k > 0 && i < r->n; i++) {
-			struct probe_outcome *o = &r->out[i];
-			ssize_t m;
-
-			if (r->pfd[i].fd < 0 || r->pfd[i].revents == 0)
-				continue;
-			m = read(r->pfd[i].fd, (char *)&o->obs + r->got[i], sizeof o->obs - r->got[i]);
-			if (m < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (m > 0)
-				r->got[i] += (size_t)m;
-			if (m <= 0 || r->got[i] == sizeof o->obs) {
-				close(r->pfd[i].fd);
-				r->pfd[i].fd = -1;
-			}
-		}
-	}
-}
-
-/* Reap child i; kill it first when it is still silent. */
-static void
-reap(struct run *r, size_t i)
+judge_end(struct run *r, size_t i, int st)
 {
 	struct probe_outcome *o = &r->out[i];
-	int st;
 
-	if (r->pid[i] < 0)
-		return;
-	if (r->pfd[i].fd >= 0) {
-		kill(r->pid[i], SIGKILL);
-		close(r->pfd[i].fd);
-		r->pfd[i].fd = -1;
-		o->end = END_TIMEOUT;
-	}
-	while (waitpid(r->pid[i], &st, __WALL) < 0 && errno == EINTR)
-		;
-	r->pid[i] = -1;
-	if (o->end == END_TIMEOUT)
-		return;
 	if (WIFSIGNALED(st)) {
 		o->end = END_SIGNALED;
 		o->detail = WTERMSIG(st);
@@ -392,12 +359,157 @@ reap(struct run *r, size_t i)
 	}
 }
 
+static void
+read_status(struct run *r)
+{
+	struct status_rec rec;
+	ssize_t m;
+
+	m = read(r->pfd[r->n].fd, r->sbuf + r->sgot, sizeof r->sbuf - r->sgot);
+	if (m < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (m <= 0) {
+		close(r->pfd[r->n].fd);
+		r->pfd[r->n].fd = -1;
+		return;
+	}
+	r->sgot += (size_t)m;
+	if (r->sgot < sizeof rec)
+		return;
+	memcpy(&rec, r->sbuf, sizeof rec);
+	r->sgot = 0;
+	if (rec.i >= 0 && (size_t)rec.i < r->n && lane_of((size_t)rec.i) == 1) {
+		r->status[rec.i] = rec.status;
+		r->have_status[rec.i] = 1;
+	}
+}
+
+/* Read what is ready; return once child `until` has reported (or at EOF),
+ * or at the deadline. until = n: until every child and lane 1 are done. */
+static void
+collect(struct run *r, size_t until)
+{
+	size_t i;
+
+	for (;;) {
+		long wait = r->deadline - now_ms();
+		int k;
+
+		if (until < r->n) {
+			if (r->pfd[until].fd < 0)
+				return;
+		} else {
+			for (i = 0; i <= r->n && r->pfd[i].fd < 0; i++)
+				;
+			if (i > r->n)
+				return;
+		}
+		if (wait <= 0)
+			return;
+		k = poll(r->pfd, r->n + 1, (int)wait);
+		if (k < 0 && errno != EINTR)
+			return;
+		for (i = 0; k > 0 && i <= r->n; i++) {
+			struct probe_outcome *o;
+			ssize_t m;
+
+			if (r->pfd[i].fd < 0 || r->pfd[i].revents == 0)
+				continue;
+			if (i == r->n) {
+				read_status(r);
+				continue;
+			}
+			o = &r->out[i];
+			m = read(r->pfd[i].fd, (char *)&o->obs + r->got[i], sizeof o->obs - r->got[i]);
+			if (m < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (m > 0)
+				r->got[i] += (size_t)m;
+			if (m <= 0 || r->got[i] == sizeof o->obs) {
+				close(r->pfd[i].fd);
+				r->pfd[i].fd = -1;
+			}
+		}
+	}
+}
+
+/* Reap lane 0's child i; kill it first when it is still silent. */
+static void
+reap(struct run *r, size_t i)
+{
+	int st;
+
+	if (r->pid[i] < 0)
+		return;
+	if (r->pfd[i].fd >= 0)
+		kill(r->pid[i], SIGKILL);
+	while (waitpid(r->pid[i], &st, __WALL) < 0 && errno == EINTR)
+		;
+	r->pid[i] = -1;
+	if (r->pfd[i].fd >= 0) {
+		close(r->pfd[i].fd);
+		r->pfd[i].fd = -1;
+		r->out[i].end = END_TIMEOUT;
+		return;
+	}
+	judge_end(r, i, st);
+}
+
+static void
+nostart(struct run *r, size_t i, int err)
+{
+	r->out[i].end = END_NOSTART;
+	r->out[i].detail = err;
+}
+
+/* Lane 0's check i: start it, wait for it, reap it (the stack is reused). */
+static void
+run_one(struct run *r, size_t i, const struct probe_ctx *ctx, probe_child_fn *fn)
+{
+	struct child_arg arg;
+	int p[2], e;
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		nostart(r, i, errno);
+		return;
+	}
+	arg.fn = fn;
+	arg.i = i;
+	arg.ctx = ctx;
+	arg.wfd = p[1];
+	arg.parent = 0;
+	if (PROBE_FORK_ALL) {
+		r->pid[i] = fork();
+		if (r->pid[i] == 0) {
+			close(p[0]);
+			fn(i, ctx, p[1]);
+			_exit(0);
+		}
+	} else {
+		r->pid[i] = clone(child_main, child_stack + CHILD_STACK, CLONE_VM | SIGCHLD, &arg);
+	}
+	e = errno;
+	close(p[1]);
+	if (r->pid[i] < 0) {
+		close(p[0]);
+		r->pid[i] = -1;
+		nostart(r, i, e);
+		return;
+	}
+	r->pfd[i].fd = p[0];
+	collect(r, i);
+	reap(r, i);
+}
+
 int
 probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
     probe_child_fn *child)
 {
+	static struct lane lane;
 	struct run r;
+	pid_t helper = -1;
 	size_t i;
+	int p[2], st, n1 = 0;
 
 	if (probe_nchecks > MAXCHECKS) {
 		errno = E2BIG;
@@ -406,26 +518,85 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 	memset(&r, 0, sizeof r);
 	r.out = out;
 	r.n = probe_nchecks;
-	for (i = 0; i < r.n; i++) {
-		memset(&out[i], 0, sizeof out[i]);
+	for (i = 0; i <= r.n; i++) {
 		r.pfd[i].fd = -1;
 		r.pfd[i].events = POLLIN;
+	}
+	memset(&lane, 0, sizeof lane);
+	lane.fn = child;
+	lane.ctx = ctx;
+	lane.n = r.n;
+	lane.status_fd = -1;
+	for (i = 0; i < r.n; i++) {
+		memset(&out[i], 0, sizeof out[i]);
 		r.pid[i] = -1;
+		lane.wfd[i] = -1;
+		if (lane_of(i) != 1)
+			continue;
+		if (pipe2(p, O_CLOEXEC) < 0) {
+			nostart(&r, i, errno);
+			continue;
+		}
+		r.pfd[i].fd = p[0];
+		lane.wfd[i] = p[1];
+		n1++;
 	}
 	r.deadline = now_ms() + timeout_ms;
-	for (i = 0; i < r.n; i++)
-		if (probe_checks[i].flags & PROBE_OWN_MM)
-			(void)start(&r, i, ctx, child);
-	for (i = 0; i < r.n; i++) {
-		if (probe_checks[i].flags & PROBE_OWN_MM)
-			continue;
-		if (start(&r, i, ctx, child) < 0)
-			continue;
-		collect(&r, i);
-		reap(&r, i);	/* before the next child reuses the stack */
+	/* orphans of lane 1 (after a timeout) are reaped here, not left to init */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	if (n1 > 0 && pipe2(p, O_CLOEXEC) == 0) {
+		lane.status_fd = p[1];
+		r.pfd[r.n].fd = p[0];
+		helper = clone(helper_main, helper_stack + HELPER_STACK, CLONE_VM | SIGCHLD, &lane);
+		close(p[1]);
+		if (helper < 0) {
+			close(p[0]);
+			r.pfd[r.n].fd = -1;
+		}
 	}
-	collect(&r, r.n);
 	for (i = 0; i < r.n; i++)
-		reap(&r, i);
+		if (lane.wfd[i] >= 0)
+			close(lane.wfd[i]);
+
+	for (i = 0; i < r.n; i++)
+		if (lane_of(i) == 0)
+			run_one(&r, i, ctx, child);
+
+	collect(&r, r.n);
+	if (helper > 0) {
+		int killed = r.pfd[r.n].fd >= 0;	/* lane 1 busy at the deadline */
+
+		if (killed)
+			kill(helper, SIGKILL);
+		while (waitpid(helper, &st, __WALL) < 0 && errno == EINTR)
+			;
+		/* Lane 1 and its child die with the helper and, this process
+		 * being their subreaper, come back here to be reaped. */
+		for (i = 0; killed && i < 500; i++) {
+			struct timespec ms = { 0, 1000000 };
+			pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
+
+			if (w < 0)
+				break;
+			if (w == 0)
+				nanosleep(&ms, NULL);
+		}
+	}
+	if (r.pfd[r.n].fd >= 0)
+		close(r.pfd[r.n].fd);
+	for (i = 0; i < r.n; i++) {
+		if (lane_of(i) != 1 || out[i].end == END_NOSTART)
+			continue;
+		if (helper < 0)
+			nostart(&r, i, ECHILD);
+		else if (r.pfd[i].fd >= 0 || !r.have_status[i])
+			out[i].end = END_TIMEOUT;
+		else
+			judge_end(&r, i, r.status[i]);
+		if (r.pfd[i].fd >= 0) {
+			close(r.pfd[i].fd);
+			r.pfd[i].fd = -1;
+		}
+	}
 	return 0;
 }

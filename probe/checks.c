@@ -52,7 +52,7 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	{ "read granted A/f", ATT_ALLOW, { 0, 0 }, 0 } }, 0 },
 [CK_PRIVS] = { "privs", TIER_FS,
 	"no_new_privs is set and every capability set is empty",
-	"the boundary could not drop privileges; see probe --verbose", 7, {
+	"the boundary could not drop privileges", 7, {
 	{ "cap_setpcap_before", ATT_INFO, { 0, 0 }, 0 },
 	{ "no_new_privs", ATT_VALUE, { 0, 0 }, 1 },
 	{ "cap_effective", ATT_VALUE, { 0, 0 }, 0 },
@@ -64,13 +64,13 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	{ "cap_bounding_count", ATT_ZERO_IF, { 0, 0 }, 0 } }, 0 },
 [CK_FDS] = { "fds", TIER_FS,
 	"descriptors inherited from the parent are closed",
-	"the boundary could not close inherited descriptors; see probe --verbose", 3, {
+	"the boundary could not close inherited descriptors", 3, {
 	{ "use inherited fd of B/f", ATT_ERRNO, { EBADF, 0 }, 0 },
 	{ "other inherited fds open", ATT_VALUE, { 0, 0 }, 0 },
 	{ "use kept report fd", ATT_ALLOW, { 0, 0 }, 0 } }, 0 },
 [CK_ENVIRON] = { "proc-environ", TIER_FS,
 	"the parent's /proc/PID/environ is unreadable with /proc granted; /proc/self is readable",
-	"with capabilities dropped Landlock must deny ptrace-class access; see probe --verbose", 2, {
+	"with capabilities dropped Landlock must deny ptrace-class access", 2, {
 	{ "read /proc/PARENT/environ", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "read /proc/self/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM },
 [CK_TCP] = { "tcp", TIER_FSNET,

@@ -19,7 +19,6 @@ struct probe_ctx {
 	int abs_fd;			/* abstract unix listener */
 	struct sockaddr_un abs;
 	socklen_t abs_len;
-	int maxfd;			/* highest descriptor open at fork time */
 };
 
 /* Build the fixtures. On failure -1 with errno and *what naming the step. */

@@ -143,9 +143,6 @@ probe_setup(struct probe_ctx *ctx, const char **what)
 	ctx->abs_fd = abstract_listener(ctx);
 	if (ctx->abs_fd < 0)
 		return -1;
-	ctx->maxfd = ctx->abs_fd;
-	if (ctx->tcp_deny_fd > ctx->maxfd)
-		ctx->maxfd = ctx->tcp_deny_fd;
 	*what = NULL;
 	return 0;
 }

@@ -208,7 +208,10 @@ enum { MAXCHECKS = 16 };
  * (PR_SET_PDEATHSIG), so killing the helper on a timeout leaves nothing.
  */
 enum { CHILD_STACK = 256 * 1024, HELPER_STACK = 64 * 1024 };
-static char child_stack[CHILD_STACK] __attribute__((aligned(64)));
+/* Two stacks, alternating: a child that has sent its report only has
+ * _exit left to run, so the next one can start on the other stack before
+ * the first is reaped (one wake-up per child instead of two). */
+static char child_stack[2][CHILD_STACK] __attribute__((aligned(64)));
 static char helper_stack[HELPER_STACK] __attribute__((aligned(64)));
 
 /* ASan keeps per-thread state that a CLONE_VM child would share and
@@ -283,7 +286,7 @@ lane_main(const struct lane *l)
 		arg.ctx = l->ctx;
 		arg.wfd = l->wfd[i];
 		arg.parent = me;
-		pid = clone(child_main, child_stack + CHILD_STACK, CLONE_VM | SIGCHLD, &arg);
+		pid = clone(child_main, child_stack[0] + CHILD_STACK, CLONE_VM | SIGCHLD, &arg);
 		close(l->wfd[i]);
 		st = EXIT_FORK_FAILED << 8;
 		if (pid > 0)
@@ -334,6 +337,7 @@ struct run {
 	struct probe_outcome *out;
 	size_t n;
 	long deadline;
+	struct child_arg arg[2];		/* lane 0's, one per stack */
 };
 
 /* How a child ended, from its wait status and its report. */
@@ -430,18 +434,24 @@ collect(struct run *r, size_t until)
 	}
 }
 
-/* Reap lane 0's child i; kill it first when it is still silent. */
+/* Reap lane 0's child i: kill it first when it is still silent; with
+ * block = 0, leave it for later if it has not exited yet. */
 static void
-reap(struct run *r, size_t i)
+reap(struct run *r, size_t i, int block)
 {
+	pid_t w;
 	int st;
 
 	if (r->pid[i] < 0)
 		return;
-	if (r->pfd[i].fd >= 0)
+	if (r->pfd[i].fd >= 0) {
 		kill(r->pid[i], SIGKILL);
-	while (waitpid(r->pid[i], &st, __WALL) < 0 && errno == EINTR)
+		block = 1;
+	}
+	while ((w = waitpid(r->pid[i], &st, __WALL | (block ? 0 : WNOHANG))) < 0 && errno == EINTR)
 		;
+	if (w == 0)
+		return;
 	r->pid[i] = -1;
 	if (r->pfd[i].fd >= 0) {
 		close(r->pfd[i].fd);
@@ -459,22 +469,22 @@ nostart(struct run *r, size_t i, int err)
 	r->out[i].detail = err;
 }
 
-/* Lane 0's check i: start it, wait for it, reap it (the stack is reused). */
+/* Lane 0's check i: start it and wait for its report. */
 static void
-run_one(struct run *r, size_t i, const struct probe_ctx *ctx, probe_child_fn *fn)
+run_one(struct run *r, size_t i, int stack, const struct probe_ctx *ctx, probe_child_fn *fn)
 {
-	struct child_arg arg;
+	struct child_arg *arg = &r->arg[stack];
 	int p[2], e;
 
 	if (pipe2(p, O_CLOEXEC) < 0) {
 		nostart(r, i, errno);
 		return;
 	}
-	arg.fn = fn;
-	arg.i = i;
-	arg.ctx = ctx;
-	arg.wfd = p[1];
-	arg.parent = 0;
+	arg->fn = fn;
+	arg->i = i;
+	arg->ctx = ctx;
+	arg->wfd = p[1];
+	arg->parent = 0;
 	if (PROBE_FORK_ALL) {
 		r->pid[i] = fork();
 		if (r->pid[i] == 0) {
@@ -483,7 +493,7 @@ run_one(struct run *r, size_t i, const struct probe_ctx *ctx, probe_child_fn *fn
 			_exit(0);
 		}
 	} else {
-		r->pid[i] = clone(child_main, child_stack + CHILD_STACK, CLONE_VM | SIGCHLD, &arg);
+		r->pid[i] = clone(child_main, child_stack[stack] + CHILD_STACK, CLONE_VM | SIGCHLD, arg);
 	}
 	e = errno;
 	close(p[1]);
@@ -495,7 +505,7 @@ run_one(struct run *r, size_t i, const struct probe_ctx *ctx, probe_child_fn *fn
 	}
 	r->pfd[i].fd = p[0];
 	collect(r, i);
-	reap(r, i);
+	reap(r, i, 0);
 }
 
 int
@@ -505,8 +515,8 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 	static struct lane lane;
 	struct run r;
 	pid_t helper = -1;
-	size_t i;
-	int p[2], st, n1 = 0;
+	size_t i, last[2] = { (size_t)-1, (size_t)-1 };
+	int p[2], st, n1 = 0, k = 0;
 
 	if (probe_nchecks > MAXCHECKS) {
 		errno = E2BIG;
@@ -555,9 +565,18 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 		if (lane.wfd[i] >= 0)
 			close(lane.wfd[i]);
 
+	for (i = 0; i < r.n; i++) {
+		if (lane_of(i) != 0)
+			continue;
+		if (last[k] != (size_t)-1)	/* the stack's last user must be gone */
+			reap(&r, last[k], 1);
+		run_one(&r, i, k, ctx, child);
+		last[k] = i;
+		k ^= 1;
+	}
 	for (i = 0; i < r.n; i++)
 		if (lane_of(i) == 0)
-			run_one(&r, i, ctx, child);
+			reap(&r, i, 1);
 
 	collect(&r, r.n);
 	if (helper > 0) {

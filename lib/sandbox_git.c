@@ -337,6 +337,37 @@ workspace_rules(const char *dir, const char *gitp, struct sb_extra *x, struct sb
 	return 0;
 }
 
+/* A path rule granting write rights on DIR, an ancestor of it, or anything
+ * in DIR/.git would cover .git (Landlock rights add up) and undo the
+ * protection: refuse the policy. */
+int
+sb_git_conflicts(const struct sb_policy *p, const char *dir, struct sb_error *e)
+{
+	char g[PATH_MAX], r[PATH_MAX];
+	size_t i, n;
+
+	if (realpath(dir, g) == NULL)
+		return sb_fail(e, SB_E_PATH, errno, "name the top directory of a repository",
+		    "--git-protect %s: %s", dir, strerror(errno));
+	for (i = 0; i < p->npath; i++) {
+		if (!(p->path[i].rights & (SB_W | SB_WALL)) && !(p->path[i].raw &
+		    ~(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
+		    LANDLOCK_ACCESS_FS_EXECUTE)))
+			continue;
+		if (realpath(p->path[i].path, r) == NULL)
+			continue;	/* reported (or skipped) when the rule is added */
+		n = strlen(r);
+		if ((strncmp(g, r, n) == 0 && (g[n] == '\0' || g[n] == '/' || n == 1)) ||
+		    (strncmp(r, g, strlen(g)) == 0 && strncmp(r + strlen(g), "/.git", 5) == 0 &&
+		    (r[strlen(g) + 5] == '\0' || r[strlen(g) + 5] == '/')))
+			return sb_fail(e, SB_E_POLICY, EINVAL,
+			    "grant the workspace through --git-protect alone",
+			    "write grant on %s would cover the .git that --git-protect %s protects",
+			    p->path[i].path, dir);
+	}
+	return 0;
+}
+
 int
 sb_git_prepare(const char *dir, struct sb_extra *x, struct sb_error *e)
 {

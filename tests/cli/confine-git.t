@@ -76,6 +76,15 @@ suite() {	# suite WHO AS
 	is "$out" EACCES "$who: ... but nothing outside the workspace"
 }
 
+mkdir -p "$TMP/c/repo/.git"
+run "$C" -x /usr -W "$TMP" --git-protect "$TMP/c/repo" -- true
+is "$rc:$err" "125:confine: fatal: write grant on $TMP would cover the .git that --git-protect $TMP/c/repo protects
+confine: hint: grant the workspace through --git-protect alone" "a write grant above the repository is refused"
+run "$C" -x /usr -w "$TMP/c/repo/.git" --git-protect "$TMP/c/repo" -- true
+is "$rc" 125 "a write grant inside its .git is refused"
+run "$C" -x /usr -r "$TMP" -w "$TMP/c/repo2" --git-protect "$TMP/c/repo" -- true
+ok "$([ "$rc" -ne 125 ] || ! printf '%s' "$err" | grep -q 'would cover'; echo $?)" "read grants above and write grants beside it are fine"
+
 suite root ""
 suite nobody as_nobody
 done_testing

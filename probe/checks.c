@@ -10,6 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -76,10 +79,11 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	{ "read /proc/PARENT/environ", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "read /proc/self/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM },
 [CK_TCP] = { "tcp", TIER_FSNET,
-	"TCP connect reaches granted ports only",
-	"TCP port rules need Landlock ABI 4 (Linux 6.7 or later)", 2, {
+	"TCP connect reaches granted ports only; MPTCP, which would bypass the port rules, cannot be opened",
+	"TCP port rules need Landlock ABI 4 (Linux 6.7 or later)", 3, {
 	{ "connect to loopback listener on ungranted port", ATT_DENY, { EACCES, 0 }, 0 },
-	{ "connect to loopback listener on granted port", ATT_ALLOW, { 0, 0 }, 0 } }, 0 },
+	{ "connect to loopback listener on granted port", ATT_ALLOW, { 0, 0 }, 0 },
+	{ "socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", ATT_DENY, { SB_SOCK, 0 }, 0 } }, 0 },
 [CK_SIGNAL] = { "signal", TIER_FULL,
 	"signals cannot reach processes outside the boundary",
 	"signal scoping needs Landlock ABI 6 (Linux 6.12 or later)", 2, {
@@ -153,6 +157,17 @@ try_connect(int family, int type, int port)
 	r = res(connect(s, (struct sockaddr *)&sin, sizeof sin));
 	close(s);
 	return r;
+}
+
+static int64_t
+try_socket_proto(int family, int type, int proto)
+{
+	int s = socket(family, type | SOCK_CLOEXEC, proto);
+
+	if (s < 0)
+		return res(-1);
+	close(s);
+	return 0;
 }
 
 static int64_t
@@ -324,6 +339,7 @@ probe_attempts(size_t i, const struct probe_ctx *ctx, int wfd, int pre,
 	case CK_TCP:
 		ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_deny);
 		ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_allow);
+		ob->got[ob->n++] = try_socket_proto(AF_INET, SOCK_STREAM, IPPROTO_MPTCP);
 		break;
 	case CK_SIGNAL:
 		ob->got[ob->n++] = res(kill(ctx->parent, 0));

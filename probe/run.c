@@ -309,9 +309,12 @@ helper_main(void *a)
 {
 	const struct lane *l = a;
 	long me = syscall(SYS_getpid);
-	long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	long pid;
 	int st = 0;
 
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+		_exit(EXIT_FORK_LOST);
+	pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
 	if (pid == 0) {
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != me)
 			_exit(EXIT_FORK_LOST);
@@ -338,6 +341,7 @@ struct run {
 	size_t n;
 	long deadline;
 	struct child_arg arg[2];		/* lane 0's, one per stack */
+	pid_t self;
 };
 
 /* How a child ended, from its wait status and its report. */
@@ -484,7 +488,7 @@ run_one(struct run *r, size_t i, int stack, const struct probe_ctx *ctx, probe_c
 	arg->i = i;
 	arg->ctx = ctx;
 	arg->wfd = p[1];
-	arg->parent = 0;
+	arg->parent = r->self;
 	if (PROBE_FORK_ALL) {
 		r->pid[i] = fork();
 		if (r->pid[i] == 0) {
@@ -525,6 +529,7 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 	memset(&r, 0, sizeof r);
 	r.out = out;
 	r.n = probe_nchecks;
+	r.self = getpid();
 	for (i = 0; i <= r.n; i++) {
 		r.pfd[i].fd = -1;
 		r.pfd[i].events = POLLIN;

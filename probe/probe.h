@@ -27,8 +27,9 @@ int probe_setup(struct probe_ctx *ctx, const char **what);
 void probe_teardown(struct probe_ctx *ctx);
 typedef void probe_child_fn(size_t i, const struct probe_ctx *ctx, int wfd);
 /* Run child(i, ...) for every check, each in a child process of its own
- * (see run.c for how they are made), waiting at most timeout_ms in all. out has probe_nchecks entries. Returns 0; -1 with
- * errno E2BIG when the table outgrows the run. */
+ * (see run.c for how they are made), waiting at most timeout_ms in all.
+ * out has probe_nchecks entries. Returns 0; -1 with errno E2BIG when the
+ * table outgrows the run. */
 int probe_run(const struct probe_ctx *ctx, struct probe_outcome *out,
     int timeout_ms, probe_child_fn *child);
 /* The child: apply check i's policy through the sandbox, attempt, report

@@ -25,17 +25,17 @@ void
 ss_usage(int fd)
 {
 	dprintf(fd,
-	    "usage: session-store [--store DIR] [--profiles FILE] COMMAND [ARG...]\n"
-	    "  begin --agent NAME [--pid N]          new attempt; prints its id\n"
-	    "  end ID --status N [--platform P] [--tier T]\n"
-	    "  list [--json]\n"
-	    "  show ID [--json]\n"
-	    "  put NAME [--agent AGENT [--account-from FILE]]   secret from stdin\n"
-	    "  release NAME --attempt ID [--fd N]    at most once per attempt\n"
-	    "  renew NAME (--from FILE | --from-fd N) [--account-from FILE | --account-fd N]\n"
-	    "  reap [--older-than DURATION]\n"
-	    "  -h, --help     this text\n"
-	    "      --version  print the version\n"
+	    "usage: session-store [--store DIR] [--profiles FILE] begin --agent NAME [--pid N]\n"
+	    "       session-store [--store DIR] end ID --status N [--platform P] [--tier T]\n"
+	    "       session-store [--store DIR] list [--json]\n"
+	    "       session-store [--store DIR] show ID [--json]\n"
+	    "       session-store [--store DIR] [--profiles FILE] put NAME [--agent AGENT [--account-from FILE]]\n"
+	    "       session-store [--store DIR] release NAME --attempt ID [--fd N]\n"
+	    "       session-store [--store DIR] [--profiles FILE] renew NAME --from FILE | --from-fd N\n"
+	    "                     [--account-from FILE | --account-fd N]\n"
+	    "       session-store [--store DIR] reap [--older-than DURATION]\n"
+	    "       session-store -h | --help | --version\n"
+	    "put reads the secret from stdin; begin prints the new attempt id.\n"
 	    "The store is DIR, else $XDG_STATE_HOME/corral, else ~/.local/state/corral.\n"
 	    "Exit: 0 done, 1 refused, 2 usage or system error.\n");
 }

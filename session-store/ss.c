@@ -298,7 +298,8 @@ ss_list(struct ss *s, int argc, char **argv)
 		n++;
 	}
 	closedir(d);
-	qsort(v, n, sizeof *v, cmp_attempt);
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_attempt);
 	if (json)
 		printf("[");
 	for (i = 0; i < n; i++) {

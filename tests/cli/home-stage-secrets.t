@@ -7,6 +7,9 @@
 st=$TMP/store ws=$TMP/ws
 mkdir -p "$ws"; cd "$ws"
 t=$(now)
+# LeakSanitizer cannot run under ptrace: in the sanitizer build a traced
+# program's exit status is LSan's, so the effects are checked instead.
+san() { [ "${CORRAL_MODE:-musl}" = san ]; }
 tok=sk-ant-oat01-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 printf '%s' "$tok" >"$TMP/secret"
 claude_account u-1 >"$TMP/acct"
@@ -20,13 +23,15 @@ like "$(cat "$TMP/w")" '^leaks [1-9]' "control: a token in a grandchild's argv i
 
 run "$TR" -o "$TMP/w" watch "$TMP/secret" -- /bin/sh -c 'exec "$0" --store "$1" put claude --agent claude --account-from "$2" <"$3"' \
 	"$SS" "$st" "$TMP/acct" "$TMP/c0"
-ok $rc "put under watch"
+san && rc=0; ok $rc "put under watch"
+like "$(tail -n +2 "$st/creds/claude")" "$tok" "put under watch stored the sign-in"
 like "$(cat "$TMP/w")" '^leaks 0 checks [1-9]' "put: no token in any cmdline or environ"
 
 id=$("$SS" --store "$st" begin --agent claude --pid $$)
 run "$TR" -o "$TMP/w" watch "$TMP/secret" -- /usr/bin/env -i HOME=/nonexistent "$HS" create --state "$st" --attempt "$id" --agent claude
-ok $rc "create under watch"
-d=$out
+d=$(printf '%s\n' "$out" | head -n 1)
+san && [ -d "$d" ] && rc=0; ok $rc "create under watch"
+[ -f "$d/home/.claude/.credentials.json" ]; ok $? "create under watch staged the sign-in"
 like "$(cat "$TMP/w")" '^leaks 0 checks [1-9][0-9]' "create (and the session-store it runs): no token in any cmdline or environ"
 unlike "$err" "$tok" "create: no token on stderr"
 
@@ -35,8 +40,9 @@ printf '%s' "$tok2" >"$TMP/secret2"
 claude_signin "$tok2" $((t + 7200)) >"$d/home/.claude/.credentials.json"
 claude_account u-1 >"$d/home/.claude.json"
 run "$TR" -o "$TMP/w" watch "$TMP/secret2" -- /usr/bin/env -i HOME=/nonexistent "$HS" finish "$d"
-ok $rc "finish under watch"
+san && rc=0 && out=claude; ok $rc "finish under watch"
 is "$out" "claude" "finish took the renewed sign-in back"
+like "$(tail -n +2 "$st/creds/claude")" "$tok2" "the store holds the renewed sign-in"
 like "$(cat "$TMP/w")" '^leaks 0 checks [1-9][0-9]' "finish (and session-store renew): no token in any cmdline or environ"
 unlike "$err" "$tok2" "finish: no token on stderr"
 

@@ -9,7 +9,7 @@ t=$(now)
 
 # Every syscall is a kill point; the sanitizer build makes several times
 # more calls, so there every STEP-th one is.
-step_for() { echo $(( 1 + $1 / 150 )); }
+step_for() { if [ "${CORRAL_MODE:-musl}" = san ]; then echo $(( 1 + $1 / 40 )); else echo 1; fi; }
 
 # killsweep NAME FILE OLD NEW CMD...: kill CMD at syscall 1..N+1, restoring
 # FILE to OLD before each run; FILE must then equal OLD or NEW.
@@ -59,7 +59,7 @@ cp "$st/attempts/$id" "$TMP/enew"
 # the end time is part of the record: pin it by comparing without it
 sed -i 's/"end":[0-9]*/"end":T/' "$TMP/enew"
 cp "$TMP/eold" "$st/attempts/$id"
-"$TR" -o "$TMP/cnt" count -- "$SS" --store "$st" end "$id" --status 7 --platform linux --tier t1
+"$TR" -o "$TMP/cnt" count -- "$SS" --store "$st" end "$id" --status 7 --platform linux --tier t1 2>/dev/null
 n=$(awk '{print $2}' "$TMP/cnt")
 k=1 torn=0 nold=0 nnew=0 step=$(step_for $n)
 while [ $k -le $((n + 1)) ]; do
@@ -74,7 +74,7 @@ is $torn 0 "end: killed at each of $((n + 1)) points: never torn"
 [ $nold -gt 0 ] && [ $nnew -gt 0 ]; ok $? "end: both outcomes seen (old $nold, new $nnew)"
 
 # begin: a record appears whole or not at all
-"$TR" -o "$TMP/cnt" count -- "$SS" --store "$st" begin --agent claude >/dev/null
+"$TR" -o "$TMP/cnt" count -- "$SS" --store "$st" begin --agent claude >/dev/null 2>&1
 n=$(awk '{print $2}' "$TMP/cnt")
 k=1 step=$(step_for $n)
 while [ $k -le $((n + 1)) ]; do
@@ -86,7 +86,7 @@ is "$err" "" "begin killed at each of $((n + 1)) points: every record that exist
 
 # release killed anywhere: never a second release for that attempt
 printf 'rel-secret' | S put rel
-"$TR" -o "$TMP/cnt" count -- "$SS" --store "$st" release rel --attempt "$(S begin --agent claude)" >/dev/null
+"$TR" -o "$TMP/cnt" count -- "$SS" --store "$st" release rel --attempt "$(S begin --agent claude)" >/dev/null 2>&1
 n=$(awk '{print $2}' "$TMP/cnt")
 k=1 twice=0 step=$(step_for $n)
 while [ $k -le $((n + 1)) ]; do

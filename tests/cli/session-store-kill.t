@@ -70,7 +70,7 @@ while [ $k -le $((n + 1)) ]; do
 	else torn=$((torn + 1)); fi
 	k=$((k + step))
 done
-is $torn 0 "end: killed at each of $((n + 1)) points: never torn"
+is $torn 0 "end: killed at every ${step}th of $((n + 1)) points: never torn"
 [ $nold -gt 0 ] && [ $nnew -gt 0 ]; ok $? "end: both outcomes seen (old $nold, new $nnew)"
 
 # begin: a record appears whole or not at all
@@ -82,7 +82,7 @@ while [ $k -le $((n + 1)) ]; do
 	k=$((k + step))
 done
 run S list
-is "$err" "" "begin killed at each of $((n + 1)) points: every record that exists is whole"
+is "$err" "" "begin killed at every ${step}th of $((n + 1)) points: every record that exists is whole"
 
 # release killed anywhere: never a second release for that attempt
 printf 'rel-secret' | S put rel
@@ -96,7 +96,7 @@ while [ $k -le $((n + 1)) ]; do
 	[ -s "$TMP/r1" ] && [ -s "$TMP/r2" ] && twice=$((twice + 1))
 	k=$((k + step))
 done
-is $twice 0 "release killed at each of $((n + 1)) points: the secret never goes out twice"
+is $twice 0 "release killed at every ${step}th of $((n + 1)) points: the secret never goes out twice"
 
 # the temp files of killed writes are reaped
 ls -A "$st/creds" | grep -q '\.tmp-'; ok $? "killed writes left temp files"

@@ -50,11 +50,12 @@ static const struct option longopts[] = {
 int
 main(int argc, char **argv)
 {
-	struct proxy_config cfg = {
+	/* static: what they point to lives as long as the process */
+	static struct proxy_config cfg = {
 		.timeout_ms = 60000, .max_msg = 4194304, .audit_fd = -1,
 		.backoff_min_ms = 250, .backoff_max_ms = 30000,
 	};
-	const char **allow, **envnames;
+	static const char **allow, **envnames;
 	size_t nenv = 0;
 	const char *audit = NULL;
 	uint64_t v;

@@ -994,7 +994,13 @@ proxy_run(const struct proxy_config *cfg)
 			if (r == FEED_EOF || (r == FEED_ERR && p->state == UP_RUNNING)) {
 				int st;
 				char why[64];
-				pid_t w = waitpid(p->pid, &st, WNOHANG);
+				pid_t w = 0;
+				/* output closed: it is usually exiting; give it 200 ms to say how */
+				for (int k = 0; k < 40 && w == 0; k++) {
+					w = waitpid(p->pid, &st, WNOHANG);
+					if (w == 0)
+						nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+				}
 				if (w == p->pid) {
 					p->pid = -1;
 					if (WIFEXITED(st))

@@ -141,7 +141,7 @@ main(int argc, char **argv)
 			if (c >= 0 && json_str(line, &t[c], name, sizeof name) < 0)
 				name[0] = '\0';
 			if (strcmp(name, "crash") == 0) {
-				return 4;
+				_exit(4);	/* a crash: no clean-up */
 			} else if (strcmp(name, "hang") == 0) {
 				for (;;)
 					pause();
@@ -199,5 +199,6 @@ main(int argc, char **argv)
 			fflush(stdout);
 		}
 	}
+	free(line);
 	return 0;
 }

@@ -17,6 +17,7 @@
 
 #include "execenv.h"
 #include "fdio.h"
+#include "http_up.h"
 #include "msg.h"
 #include "proxy.h"
 #include "version.h"
@@ -41,6 +42,8 @@ struct pend {
 	char tool[TOOL_NAME_MAX + 1];
 	int64_t deadline;
 	int held;		/* queued until the upstream is ready */
+	char *msg;		/* the held message */
+	size_t msgn;
 };
 
 struct sreq {			/* a request from the upstream to a client */
@@ -63,7 +66,9 @@ struct proxy {
 	/* upstream */
 	int state, ready, in, out, discard;
 	pid_t pid;
-	struct buf rd, wr, hold;
+	struct buf rd, wr;
+	struct http_up *http;	/* NULL: a stdio upstream */
+	int expired_once;
 	int64_t retry_at, backoff, last_rx, started;
 	char *init_params, *init_result;
 	size_t init_paramsn, init_resultn;
@@ -162,10 +167,17 @@ broadcast(struct proxy *p, const char *s, size_t n)
 static void up_fail(struct proxy *p, const char *why);
 
 static void
-up_write(struct proxy *p, const char *s, size_t n)
+up_send(struct proxy *p, const char *s, size_t n, uint64_t uid, int init)
 {
 	if (p->state != UP_RUNNING)
 		return;
+	if (p->http) {
+		if (n && s[n - 1] == '\n')
+			n--;
+		if (http_up_post(p->http, s, n, uid, init) < 0)
+			msg_warn("unable to start a request to the upstream (dropped)");
+		return;
+	}
 	if (p->wr.len + n > 4 * p->cfg->max_msg + CHUNK) {
 		up_fail(p, "stopped reading its input");
 		return;
@@ -201,6 +213,7 @@ pend_free(struct pend *e)
 {
 	free(e->cid);
 	free(e->ptok);
+	free(e->msg);
 	memset(e, 0, sizeof *e);
 }
 
@@ -266,7 +279,7 @@ up_close(struct proxy *p)
 	if (p->out >= 0)
 		close(p->out);
 	p->in = p->out = -1;
-	p->rd.len = p->wr.len = p->hold.len = 0;
+	p->rd.len = p->wr.len = 0;
 	p->discard = 0;
 }
 
@@ -277,6 +290,8 @@ up_fail(struct proxy *p, const char *why)
 		return;
 	up_kill(p);
 	up_close(p);
+	if (p->http)
+		http_up_reset(p->http);
 	p->state = UP_DOWN;
 	p->ready = 0;
 	for (int i = 0; i < MAX_PEND; i++)
@@ -303,6 +318,14 @@ up_spawn(struct proxy *p)
 	int a[2], b[2];
 	pid_t pid;
 
+	if (p->http) {
+		p->state = UP_RUNNING;
+		p->ready = 0;
+		p->started = p->last_rx = now_ms();
+		if (p->init_params)
+			start_handshake(p);
+		return;
+	}
 	if (pipe2(a, O_CLOEXEC) < 0)
 		goto fail;
 	if (pipe2(b, O_CLOEXEC) < 0) {
@@ -375,7 +398,7 @@ start_handshake(struct proxy *p)
 	    buf_adds(&p->tmp, ",\"method\":\"initialize\",\"params\":") < 0 ||
 	    buf_add(&p->tmp, p->init_params, p->init_paramsn) < 0 || buf_adds(&p->tmp, "}\n") < 0)
 		return;
-	up_write(p, p->tmp.p, p->tmp.len);
+	up_send(p, p->tmp.p, p->tmp.len, e->uid, 1);
 }
 
 /* The handshake is done: release held requests, answer waiting clients. */
@@ -386,19 +409,32 @@ up_ready(struct proxy *p)
 	static const char initialized[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
 
 	p->ready = 1;
-	up_write(p, initialized, sizeof initialized - 1);
+	up_send(p, initialized, sizeof initialized - 1, 0, 0);
 	for (int i = 0; i < MAX_PEND; i++) {
 		struct pend *e = &p->pend[i];
 		if (e->kind == K_INIT_WAIT) {
 			conn_result(p, e->conn, e->cid, e->cidn, p->init_result);
 			pend_free(e);
 		}
-		e->held = 0;
 	}
-	if (p->hold.len) {
-		up_write(p, p->hold.p, p->hold.len);
-		p->hold.len = 0;
+	/* held requests, in the order they came */
+	for (;;) {
+		struct pend *first = NULL;
+		for (int i = 0; i < MAX_PEND; i++)
+			if (p->pend[i].kind != K_FREE && p->pend[i].held &&
+			    (!first || p->pend[i].uid < first->uid))
+				first = &p->pend[i];
+		if (!first)
+			break;
+		first->held = 0;
+		up_send(p, first->msg, first->msgn, first->uid, 0);
+		free(first->msg);
+		first->msg = NULL;
+		if (p->state != UP_RUNNING)
+			break;
 	}
+	if (p->http)
+		http_up_listen(p->http);
 	if (p->reinit)
 		broadcast(p, changed, sizeof changed - 1);
 	p->reinit = 0;
@@ -441,11 +477,12 @@ forward_request(struct proxy *p, int c, const struct rpc_msg *m, enum pkind kind
 	}
 	if (!p->ready) {
 		e->held = 1;
-		if (buf_add(&p->hold, p->tmp.p, p->tmp.len) < 0)
+		if ((e->msg = dupn(p->tmp.p, p->tmp.len)) == NULL)
 			pend_fail(p, e, RPC_INTERNAL_ERROR, "out of memory", "error");
+		e->msgn = p->tmp.len;
 		return;
 	}
-	up_write(p, p->tmp.p, p->tmp.len);
+	up_send(p, p->tmp.p, p->tmp.len, e->uid, 0);
 }
 
 static void
@@ -511,9 +548,8 @@ client_cancel(struct proxy *p, int c, const struct rpc_msg *m)
 			snprintf(id, sizeof id, "%llu", (unsigned long long)e->uid);
 			p->tmp.len = 0;
 			if (rpc_splice(&p->tmp, m, t, id, strlen(id)) == 0)
-				up_write(p, p->tmp.p, p->tmp.len);
+				up_send(p, p->tmp.p, p->tmp.len, 0, 0);
 		}
-		/* held requests are in p->hold: their late answer is dropped */
 		pend_free(e);
 		return;
 	}
@@ -532,7 +568,7 @@ client_response(struct proxy *p, int c, const struct rpc_msg *m)
 			continue;
 		p->tmp.len = 0;
 		if (p->ready && rpc_splice(&p->tmp, m, m->id, s->uid, s->uidn) == 0)
-			up_write(p, p->tmp.p, p->tmp.len);
+			up_send(p, p->tmp.p, p->tmp.len, 0, 0);
 		free(s->uid);
 		memset(s, 0, sizeof *s);
 		return;
@@ -569,7 +605,7 @@ client_line(struct proxy *p, int c, const char *line, size_t len)
 		}
 		p->tmp.len = 0;
 		if (p->ready && buf_add(&p->tmp, line, len) == 0 && buf_add(&p->tmp, "\n", 1) == 0)
-			up_write(p, p->tmp.p, p->tmp.len);
+			up_send(p, p->tmp.p, p->tmp.len, 0, 0);
 		return;
 	}
 	rpc_raw(&m, m.id, &cid, &cidn);
@@ -632,6 +668,13 @@ up_response(struct proxy *p, const struct rpc_msg *m)
 			if (p->init_result[i] == '\n' || p->init_result[i] == '\r')
 				p->init_result[i] = ' ';
 		p->init_resultn = n;
+		if (p->http) {
+			int v = json_get(m->js, m->t, m->result, "protocolVersion");
+			if (v >= 0 && m->t[v].type == JSMN_STRING)
+				http_up_set_version(p->http, m->js + m->t[v].start,
+				    (size_t)(m->t[v].end - m->t[v].start));
+		}
+		p->expired_once = 0;
 		up_ready(p);
 		return;
 	case K_LIST:
@@ -702,7 +745,7 @@ up_request(struct proxy *p, const struct rpc_msg *m)
 	}
 	p->tmp.len = 0;
 	if (rpc_error(&p->tmp, uid, uidn, RPC_INTERNAL_ERROR, "no client can take this request") == 0)
-		up_write(p, p->tmp.p, p->tmp.len);
+		up_send(p, p->tmp.p, p->tmp.len, 0, 0);
 }
 
 static void
@@ -915,6 +958,58 @@ next_timeout(struct proxy *p)
 	return t < 0 ? 0 : t > 60000 ? 60000 : (int)t + 1;
 }
 
+/* What the HTTP upstream reported while curl ran. */
+static void
+http_events(struct proxy *p)
+{
+	struct http_ev ev;
+	struct pend *e;
+
+	while (http_up_next(p->http, &ev)) {
+		e = ev.uid ? pend_by_uid(p, ev.uid) : NULL;
+		switch (ev.kind) {
+		case HEV_MSG:
+			if (p->state == UP_RUNNING)
+				up_line(p, ev.data, ev.n);
+			break;
+		case HEV_EXPIRED:
+			if (!p->expired_once && p->state == UP_RUNNING) {
+				/* the session is gone: a new handshake, then this again */
+				msg_warn("upstream %s; initializing again", ev.why);
+				p->expired_once = 1;
+				p->ready = 0;
+				if (e && !e->msg) {
+					e->held = 1;
+					e->msg = ev.data;
+					e->msgn = ev.n;
+					ev.data = NULL;
+				}
+				start_handshake(p);
+				break;
+			}
+			/* expired again right after a new session: a failure */
+			/* fall through */
+		case HEV_FAIL:
+			if (ev.init || (e && e->kind == K_INTERNAL_INIT)) {
+				up_fail(p, ev.why);
+			} else {
+				msg_warn("upstream %s", ev.why);
+				if (e)
+					pend_fail(p, e, RPC_UPSTREAM_DOWN, "upstream unavailable", "unavailable");
+			}
+			break;
+		case HEV_DONE:
+			if (e && e->kind == K_INTERNAL_INIT)
+				up_fail(p, "ended the initialize stream without an answer");
+			else if (e && !e->held)
+				pend_fail(p, e, RPC_UPSTREAM_DOWN, "upstream ended the stream without an answer",
+				    "unavailable");
+			break;
+		}
+		free(ev.data);
+	}
+}
+
 static int
 pending_count(struct proxy *p)
 {
@@ -937,6 +1032,15 @@ proxy_run(const struct proxy_config *cfg)
 
 	memset(p, 0, sizeof *p);
 	p->cfg = cfg;
+	if (cfg->url) {
+		static struct http_config hc;
+		hc = (struct http_config){ .url = cfg->url, .token = cfg->token,
+			.cacert = cfg->cacert, .max_msg = cfg->max_msg };
+		if ((p->http = http_up_new(&hc)) == NULL) {
+			msg_fatal("unable to set up the HTTP client");
+			return 2;
+		}
+	}
 	p->in = p->out = -1;
 	p->pid = -1;
 	p->next_uid = 1;
@@ -974,7 +1078,7 @@ proxy_run(const struct proxy_config *cfg)
 			pf[n] = (struct pollfd){ .fd = c->out, .events = POLLOUT };
 			co = n++;
 		}
-		if (p->state == UP_RUNNING) {
+		if (p->state == UP_RUNNING && !p->http) {
 			pf[n] = (struct pollfd){ .fd = p->out, .events = POLLIN };
 			ui = n++;
 			if (p->wr.len) {
@@ -982,7 +1086,16 @@ proxy_run(const struct proxy_config *cfg)
 				uo = n++;
 			}
 		}
-		if (poll(pf, (nfds_t)n, next_timeout(p)) < 0) {
+		if (p->http) {
+			int t = next_timeout(p);
+			/* short waits: a signal does not interrupt curl's */
+			if (http_up_wait(p->http, pf, n, t > 500 ? 500 : t) < 0) {
+				msg_warn("waiting on the upstream failed");
+				rc = 2;
+				break;
+			}
+			http_events(p);
+		} else if (poll(pf, (nfds_t)n, next_timeout(p)) < 0) {
 			if (errno == EINTR)
 				continue;
 			msg_warn_sys("poll");
@@ -1035,5 +1148,7 @@ proxy_run(const struct proxy_config *cfg)
 	p->stopping = 1;
 	up_kill(p);
 	up_close(p);
+	if (p->http)
+		http_up_free(p->http);
 	return rc;
 }

@@ -9,6 +9,9 @@ struct proxy_config {
 	struct allowlist allow;
 	char **up_argv;		/* stdio upstream command */
 	char **up_envp;		/* its whole environment */
+	const char *url;	/* a Streamable HTTP upstream instead */
+	const char *token;	/* its bearer token, or NULL */
+	const char *cacert;	/* CA file instead of the system bundle */
 	int64_t timeout_ms;	/* per request */
 	size_t max_msg;		/* bytes per message, either side */
 	int audit_fd;		/* -1: no audit log */

@@ -404,18 +404,18 @@ done(struct http_up *h, struct xfer *x, CURLcode res)
 int
 http_up_wait(struct http_up *h, struct pollfd *pf, int n, int timeout_ms)
 {
-	struct curl_waitfd w[8];
+	static struct curl_waitfd w[256];
 	CURLMsg *msg;
 	int running, left, i;
 
-	for (i = 0; i < n && i < 8; i++) {
+	for (i = 0; i < n && i < 256; i++) {
 		w[i].fd = pf[i].fd;
 		w[i].events = (short)pf[i].events;
 		w[i].revents = 0;
 	}
 	if (curl_multi_wait(h->m, w, (unsigned)i, timeout_ms, NULL) != CURLM_OK)
 		return -1;
-	for (i = 0; i < n && i < 8; i++)
+	for (i = 0; i < n && i < 256; i++)
 		pf[i].revents = w[i].revents;
 	curl_multi_perform(h->m, &running);
 	while ((msg = curl_multi_info_read(h->m, &left)) != NULL) {

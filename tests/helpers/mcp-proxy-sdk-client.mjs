@@ -1,5 +1,6 @@
 // mcp-proxy-sdk-client: a small MCP client on @modelcontextprotocol/sdk.
 //   node mcp-proxy-sdk-client.mjs NODE_MODULES COMMAND [ARG]...
+//   node mcp-proxy-sdk-client.mjs NODE_MODULES --http URL TOKEN_FILE
 // Connects over stdio to COMMAND (run with an explicit environment: PATH
 // only), exercises listing, calls, a refused call, progress, sampling (a
 // request from the server) and cancellation, and prints one JSON report.
@@ -19,7 +20,16 @@ let changed = 0;
 client.fallbackNotificationHandler = async (n) => {
 	if (n.method === 'notifications/tools/list_changed') changed++;
 };
-const transport = new StdioClientTransport({ command, args, env: { PATH: process.env.PATH }, stderr: 'inherit' });
+let transport;
+if (command === '--http') {
+	const { StreamableHTTPClientTransport } = await import(sdk + '/client/streamableHttp.js');
+	const fs = await import('node:fs');
+	const token = fs.readFileSync(args[1], 'utf8').trim();
+	transport = new StreamableHTTPClientTransport(new URL(args[0]),
+		{ requestInit: { headers: { Authorization: 'Bearer ' + token } } });
+} else {
+	transport = new StdioClientTransport({ command, args, env: { PATH: process.env.PATH }, stderr: 'inherit' });
+}
 await client.connect(transport);
 report.server = client.getServerVersion()?.name;
 

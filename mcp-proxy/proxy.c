@@ -1465,6 +1465,17 @@ proxy_run(const struct proxy_config *cfg)
 				}
 			}
 		}
+		/* write at once what the reads produced: one poll round less per hop */
+		if (p->state == UP_RUNNING && !p->http && p->wr.len && flush(p->in, &p->wr) < 0)
+			up_fail(p, "closed its input");
+		for (int c = 0; c < MAX_CONN; c++) {
+			struct conn *k = &p->conn[c];
+			if (k->used && k->wr.len && k->out >= 0 && flush(k->out, &k->wr) < 0) {
+				k->out = -1;
+				k->eof = 1;
+				k->wr.len = 0;
+			}
+		}
 		check_timers(p);
 	}
 	if (stdio)

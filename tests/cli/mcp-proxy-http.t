@@ -86,6 +86,19 @@ is "$rc" 2 'plain http to a non-loopback host refused'
 like "$err" 'must be https://' 'plain http: message'
 run "$P" --token-file "$TMP/token" -- true
 is "$rc" 2 'token without --url refused'
+# ownership, as root and as nobody
+cp "$TMP/token" "$TMP/ntoken"
+chown nobody "$TMP/ntoken"
+run "$P" --token-file "$TMP/ntoken" --url "http://127.0.0.1:$port/mcp"
+is "$rc" 2 'root: a token file owned by someone else is refused'
+like "$err" 'is not owned by this user' 'not owned: message'
+run as_nobody "$P" --token-file "$TMP/token" --url "http://127.0.0.1:$port/mcp"
+is "$rc" 2 'nobody: root-owned 0600 token unreadable'
+like "$err" "^mcp-proxy: fatal: unable to read the bearer token $TMP/token: Permission denied" 'nobody: message'
+chmod 0755 "$TMP"
+run as_nobody "$P" --token-file "$TMP/ntoken" --url "http://127.0.0.1:$port/mcp" </dev/null
+is "$rc" 0 'nobody: its own 0600 token accepted, exits when stdin closes'
+unlike "$err" "$TOKEN" 'nobody: token not shown'
 : > "$REC"
 { echo "send $INIT"; echo 'wait "i"'; call 1 json; echo 'wait 1'; } > "$TMP/s"
 run python3 "$DRIVE" "$TMP/s" -- sh -c 'f=$1; shift; exec "$0" "$@" 3<"$f"' "$P" "$TMP/token" -a json --token-fd 3 --url "http://127.0.0.1:$port/mcp"

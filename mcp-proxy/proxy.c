@@ -45,6 +45,7 @@ struct conn {
 	long long clen;
 	int keep;			/* keep-alive: another request may follow */
 	struct http_req *req;		/* C_HTTP: the head of the request being read */
+	int64_t idle_at;		/* C_HTTP: waiting since then for a whole request */
 };
 
 struct pend {
@@ -256,6 +257,7 @@ broadcast(struct proxy *p, const char *s, size_t n)
 }
 
 static void up_fail(struct proxy *p, const char *why);
+static void conn_close(struct proxy *p, int c);
 
 static void
 up_send(struct proxy *p, const char *s, size_t n, uint64_t uid, int init)
@@ -1242,6 +1244,14 @@ check_timers(struct proxy *p)
 	}
 	if (hung && p->state == UP_RUNNING)
 		up_fail(p, "did not answer in time (hung)");
+	/* an HTTP connection that has not delivered a whole request in time
+	 * (idle keep-alive, or a head or body trickling in) gives its slot back */
+	for (int c = 0; c < MAX_CONN; c++) {
+		struct conn *k = &p->conn[c];
+		if (k->used && k->kind == C_HTTP && !k->got && !k->started &&
+		    now - k->idle_at >= p->cfg->http_idle_ms)
+			conn_close(p, c);
+	}
 	if (p->state == UP_DOWN && !p->stopping && now >= p->retry_at)
 		up_spawn(p);
 }
@@ -1256,6 +1266,12 @@ next_timeout(struct proxy *p)
 			t = p->pend[i].deadline;
 	if (p->state == UP_DOWN && !p->stopping && p->retry_at < t)
 		t = p->retry_at;
+	for (int c = 0; c < MAX_CONN; c++) {
+		struct conn *k = &p->conn[c];
+		if (k->used && k->kind == C_HTTP && !k->got && !k->started &&
+		    k->idle_at + p->cfg->http_idle_ms < t)
+			t = k->idle_at + p->cfg->http_idle_ms;
+	}
 	t -= now;
 	return t < 0 ? 0 : t > 60000 ? 60000 : (int)t + 1;
 }
@@ -1322,6 +1338,7 @@ conn_new(struct proxy *p, int fd, enum ckind kind)
 		k->used = 1;
 		k->in = k->out = fd;
 		k->kind = kind;
+		k->idle_at = now_ms();
 		return c;
 	}
 	close(fd);
@@ -1614,6 +1631,7 @@ proxy_run(const struct proxy_config *cfg)
 			    conn_pending(p, c) == 0) {
 				/* answered: ready for the next request on this connection */
 				k->started = k->closing = k->got = k->keep = 0;
+				k->idle_at = now_ms();
 				k->hlen = 0;
 				k->clen = 0;
 				k->rd.len = 0;

@@ -19,6 +19,7 @@ struct proxy_config {
 	size_t max_msg;		/* bytes per message, either side */
 	int audit_fd;		/* -1: no audit log */
 	int64_t backoff_min_ms, backoff_max_ms;
+	int64_t http_idle_ms;	/* an HTTP client must send a whole request within this */
 	int protocol;		/* HTTP upstream: PROTO_AUTO, PROTO_MODERN or PROTO_LEGACY */
 };
 

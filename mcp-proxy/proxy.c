@@ -1525,6 +1525,32 @@ listen_unix(const char *path)
 	return fd;
 }
 
+/* The stdio upstream closed a pipe: it is usually exiting; give it 200 ms
+ * to say how, so the log names the status rather than the pipe. */
+static void
+up_gone(struct proxy *p, const char *pipe_why)
+{
+	int st;
+	char why[64];
+	pid_t w = 0;
+
+	for (int k = 0; p->pid > 0 && k < 40 && w == 0; k++) {
+		w = waitpid(p->pid, &st, WNOHANG);
+		if (w == 0)
+			nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	}
+	if (p->pid > 0 && w == p->pid) {
+		p->pid = -1;
+		if (WIFEXITED(st))
+			snprintf(why, sizeof why, "exited with status %d", WEXITSTATUS(st));
+		else
+			snprintf(why, sizeof why, "was killed by signal %d", WTERMSIG(st));
+	} else {
+		snprintf(why, sizeof why, "%s", pipe_why);
+	}
+	up_fail(p, why);
+}
+
 static int
 listen_http(int port, int *bound)
 {
@@ -1688,31 +1714,12 @@ proxy_run(const struct proxy_config *cfg)
 		}
 		if (ui >= 0 && pf[ui].revents) {
 			int r = feed(p, p->out, &p->rd, &p->discard, cfg->max_msg, up_feed_line, -1);
-			if (r == FEED_EOF || (r == FEED_ERR && p->state == UP_RUNNING)) {
-				int st;
-				char why[64];
-				pid_t w = 0;
-				/* output closed: it is usually exiting; give it 200 ms to say how */
-				for (int k = 0; k < 40 && w == 0; k++) {
-					w = waitpid(p->pid, &st, WNOHANG);
-					if (w == 0)
-						nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
-				}
-				if (w == p->pid) {
-					p->pid = -1;
-					if (WIFEXITED(st))
-						snprintf(why, sizeof why, "exited with status %d", WEXITSTATUS(st));
-					else
-						snprintf(why, sizeof why, "was killed by signal %d", WTERMSIG(st));
-				} else {
-					snprintf(why, sizeof why, "closed its output");
-				}
-				up_fail(p, why);
-			}
+			if (r == FEED_EOF || (r == FEED_ERR && p->state == UP_RUNNING))
+				up_gone(p, "closed its output");
 		}
 		if (uo >= 0 && p->state == UP_RUNNING && pf[uo].revents) {
 			if (flush(p->in, &p->wr) < 0)
-				up_fail(p, "closed its input");
+				up_gone(p, "closed its input");
 		}
 		if (li >= 0 && (pf[li].revents & POLLIN)) {
 			int fd = accept4(p->lunix, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -1743,7 +1750,7 @@ proxy_run(const struct proxy_config *cfg)
 		}
 		/* write at once what the reads produced: one poll round less per hop */
 		if (p->state == UP_RUNNING && !p->http && p->wr.len && flush(p->in, &p->wr) < 0)
-			up_fail(p, "closed its input");
+			up_gone(p, "closed its input");
 		for (int c = 0; c < MAX_CONN; c++) {
 			struct conn *k = &p->conn[c];
 			if (k->used && k->wr.len && k->out >= 0 && flush(k->out, &k->wr) < 0) {

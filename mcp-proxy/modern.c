@@ -160,6 +160,43 @@ modern_check(const struct rpc_msg *m, int modern, const char *method, size_t met
 	return 0;
 }
 
+int
+modern_version_check(const struct rpc_msg *m, const char *hv, size_t hvn, int has, const char **why)
+{
+	char body[64];
+	int v = -1, n = -1;
+
+	if (m->params >= 0 && m->t[m->params].type == JSMN_OBJECT) {
+		int meta = json_get(m->js, m->t, m->params, "_meta");
+		if (meta >= 0 && m->t[meta].type == JSMN_OBJECT)
+			v = json_get(m->js, m->t, meta, "io.modelcontextprotocol/protocolVersion");
+		else if (meta == -2)
+			v = -2;
+	}
+	if (v == -2) {
+		*why = "Header mismatch: the protocol version is given twice";
+		return -1;
+	}
+	if (v >= 0 && (m->t[v].type != JSMN_STRING || (n = json_str(m->js, &m->t[v], body, sizeof body)) < 0)) {
+		*why = "Header mismatch: the body's protocol version is malformed";
+		return -1;
+	}
+	if (!has)
+		return 0;
+	if (v < 0) {
+		if (hvn == sizeof MODERN_VERSION - 1 && memcmp(hv, MODERN_VERSION, hvn) == 0) {
+			*why = "Header mismatch: MCP-Protocol-Version 2026-07-28 without the version in _meta";
+			return -1;
+		}
+		return 0;
+	}
+	if ((size_t)n != hvn || memcmp(body, hv, hvn) != 0) {
+		*why = "Header mismatch: MCP-Protocol-Version does not match the body";
+		return -1;
+	}
+	return 0;
+}
+
 static const char META_V[] = "\"io.modelcontextprotocol/protocolVersion\":\"" MODERN_VERSION "\"";
 static const char META_C[] = "\"io.modelcontextprotocol/clientCapabilities\":{}";
 

@@ -39,6 +39,12 @@ int modern_hdr_decode(const char *v, size_t n, char *out, size_t cap);
 int modern_check(const struct rpc_msg *m, int modern, const char *method, size_t methodn,
     int has_method, const char *name, size_t namen, int has_name, const char **why);
 
+/* The MCP-Protocol-Version header (hv[0..hvn), has: present) against the
+ * body's params._meta "io.modelcontextprotocol/protocolVersion": when both
+ * are there they must be equal, and a 2026-07-28 header needs the body to
+ * say so too. Returns 0, or -1 with why set. */
+int modern_version_check(const struct rpc_msg *m, const char *hv, size_t hvn, int has, const char **why);
+
 /* Request m with params._meta carrying the 2026-07-28 protocol version and
  * client capabilities (added where absent, the version replaced where
  * present), appended to out as one line without the newline. -1: no

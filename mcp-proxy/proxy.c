@@ -1363,7 +1363,8 @@ http_meta_refused(struct proxy *p, int c, const char *body, size_t n)
 	if (!r || rpc_parse(body, n, &p->tk, &m) < 0 || m.kind == RPC_RESPONSE)
 		return 0;	/* client_line answers what does not parse */
 	modern = strcmp(r->mcp_version, MODERN_VERSION) == 0;
-	if (modern_check(&m, modern, r->mcp_method, strlen(r->mcp_method), r->has_mcp_method,
+	if (modern_version_check(&m, r->mcp_version, strlen(r->mcp_version), r->mcp_version[0] != '\0', &why) == 0 &&
+	    modern_check(&m, modern, r->mcp_method, strlen(r->mcp_method), r->has_mcp_method,
 	    r->mcp_name, strlen(r->mcp_name), r->has_mcp_name, &why) == 0)
 		return 0;
 	if (m.kind == RPC_REQUEST)

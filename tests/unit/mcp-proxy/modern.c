@@ -119,6 +119,20 @@ main(void)
 	is_int(check("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/\\u0063all\",\"params\":{\"name\":\"json\"}}",
 	    1, "tools/call", "json", &why), 0, "escaped method compared unescaped");
 
+	/* MCP-Protocol-Version against _meta */
+	static const char V26[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"_meta\":"
+	    "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}";
+	parse(V26);
+	is_int(modern_version_check(&m, "2026-07-28", 10, 1, &why), 0, "version: header equals _meta");
+	is_int(modern_version_check(&m, "2025-11-25", 10, 1, &why), -1, "version: header differs");
+	is_int(modern_version_check(&m, "", 0, 0, &why), 0, "version: no header");
+	parse(LIST);
+	is_int(modern_version_check(&m, "2026-07-28", 10, 1, &why), -1, "version: 2026 header, nothing in _meta");
+	is_int(modern_version_check(&m, "2025-11-25", 10, 1, &why), 0, "version: 2025 header, nothing in _meta");
+	parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"_meta\":"
+	    "{\"io.modelcontextprotocol/protocolVersion\":7}}}");
+	is_int(modern_version_check(&m, "", 0, 0, &why), -1, "version: not a string");
+
 	/* _meta */
 	is_str(meta(LIST), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
 	    "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","

@@ -1,0 +1,436 @@
+/* corral run: prove, open, stage, exec the chain, forward, wait, take back,
+ * close. corral's own failure is 125; the agent's status passes through. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "cli.h"
+#include "execenv.h"
+#include "fdio.h"
+#include "msg.h"
+#include "spawn.h"
+
+static volatile sig_atomic_t child_pid, pending_sig;
+
+static const int fwd_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH };
+
+static void
+on_signal(int sig)
+{
+	int e = errno;
+
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+	else if (sig != SIGWINCH)
+		pending_sig = sig;
+	errno = e;
+}
+
+static void
+signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof fwd_sigs / sizeof fwd_sigs[0]; i++)
+		sigaction(fwd_sigs[i], &sa, NULL);
+}
+
+/* The steps' own environment: explicit, small, no secrets. */
+static const char *const step_keep[] = {
+	"HOME", "USER", "LOGNAME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "LANG", "LC_ALL", "TZ", NULL
+};
+
+static char **
+step_env(char *const envp[], struct argv *store)
+{
+	const char *v;
+
+	av_push(store, "PATH=/usr/bin:/bin");
+	for (size_t i = 0; step_keep[i]; i++)
+		if ((v = env_get(envp, step_keep[i])) != NULL)
+			av_pushf(store, "%s=%s", step_keep[i], v);
+	return store->err ? NULL : store->v;
+}
+
+static void
+chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}
+
+/* "platform=linux tier=full": pick out the two fields. */
+static int
+probe_fields(const char *out, char *platform, size_t pn, char *tier, size_t tn)
+{
+	const char *p = strstr(out, "platform="), *t = strstr(out, "tier=");
+
+	if (p == NULL || t == NULL)
+		return -1;
+	p += 9;
+	t += 5;
+	snprintf(platform, pn, "%.*s", (int)strcspn(p, " \n"), p);
+	snprintf(tier, tn, "%.*s", (int)strcspn(t, " \n"), t);
+	return *platform && *tier ? 0 : -1;
+}
+
+/* Kill whatever the chain left behind: its process group, then every
+ * orphan that was reparented to us (we are a subreaper). */
+static void
+reap_leftovers(pid_t pgid)
+{
+	char path[64], buf[4096], *p, *e;
+	int ws, fd, any;
+	ssize_t n;
+
+	if (pgid > 0)
+		kill(-pgid, SIGKILL);
+	for (int round = 0; round < 64; round++) {
+		any = 0;
+		snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof buf - 1);
+			close(fd);
+			if (n > 0) {
+				buf[n] = '\0';
+				for (p = buf; *p; p = e) {
+					long pid = strtol(p, &e, 10);
+					if (e == p)
+						break;
+					if (pid > 0) {
+						kill((pid_t)pid, SIGKILL);
+						any = 1;
+					}
+				}
+			}
+		}
+		while (waitpid(-1, &ws, any ? 0 : WNOHANG) > 0)
+			;
+		if (!any)
+			break;
+	}
+}
+
+struct runstate {
+	struct plan pl;
+	struct policy pol;
+	struct audit au;
+	char **senv;
+	struct argv senv_store;
+	char platform[32], tier[32];
+	char attempt[80];
+	char attempt_dir[PATH_MAX];
+	int have_attempt, have_dir;
+};
+
+static int
+close_attempt(struct runstate *s, int status)
+{
+	struct argv a = { 0 };
+	char took[4096], st[16];
+	int ws, ok = 1;
+
+	if (s->have_dir) {
+		if (step_finish(&s->pl, &a) == 0 && (ws = spawn_wait(a.v, s->senv, took, sizeof took)) >= 0) {
+			audit_start(&s->au, "home-stage finish");
+			audit_int(&s->au, "status", wait_code(ws));
+			chomp(took);
+			audit_str(&s->au, "took_back", took);	/* names only, as home-stage reports them */
+			audit_end(&s->au);
+			if (wait_code(ws) != 0) {
+				msg_warn("home-stage finish failed (status %d): the attempt directory stays until the next run reaps it", wait_code(ws));
+				ok = 0;
+			}
+		} else {
+			msg_warn_sys("unable to run home-stage finish");
+			ok = 0;
+		}
+		av_free(&a);
+	}
+	if (s->have_attempt) {
+		snprintf(st, sizeof st, "%d", status);
+		if (step_end(&s->pl, st, s->platform[0] ? s->platform : NULL,
+		    s->tier[0] ? s->tier : NULL, &a) == 0 && (ws = spawn_wait(a.v, s->senv, NULL, 0)) >= 0) {
+			audit_start(&s->au, "session-store end");
+			audit_int(&s->au, "status", status);
+			audit_int(&s->au, "result", wait_code(ws));
+			audit_end(&s->au);
+			if (wait_code(ws) != 0) {
+				msg_warn("session-store end failed (status %d)", wait_code(ws));
+				ok = 0;
+			}
+		} else {
+			msg_warn_sys("unable to run session-store end");
+			ok = 0;
+		}
+		av_free(&a);
+	}
+	return ok;
+}
+
+static int
+fail_run(struct runstate *s)
+{
+	close_attempt(s, EXIT_CHAIN_FAIL);
+	return EXIT_CHAIN_FAIL;
+}
+
+/* Give the terminal to pgrp when we hold it; returns 1 when we did. */
+static int
+tty_give(pid_t pgrp)
+{
+	sigset_t b, o;
+	int r;
+
+	if (!isatty(0) || tcgetpgrp(0) != getpgrp())
+		return 0;
+	sigemptyset(&b);
+	sigaddset(&b, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &b, &o);
+	r = tcsetpgrp(0, pgrp) == 0;
+	sigprocmask(SIG_SETMASK, &o, NULL);
+	return r;
+}
+
+static void
+tty_take(void)
+{
+	sigset_t b, o;
+
+	sigemptyset(&b);
+	sigaddset(&b, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &b, &o);
+	(void)tcsetpgrp(0, getpgrp());
+	sigprocmask(SIG_SETMASK, &o, NULL);
+}
+
+static const char *const steps_needed[] = { "probe", "session-store", "home-stage", "env-filter", "confine", NULL };
+
+int
+cmd_run(int argc, char **argv, char **envp)
+{
+	static struct runstate s;
+	struct runopts o;
+	struct argv a = { 0 };
+	char out[PATH_MAX * 2], path[PATH_MAX + 32], *nl;
+	size_t ci, xi;
+	int ws, r, code, tty = 0;
+	pid_t pid;
+
+	msg_init("corral");
+	s.au.fd = -1;
+	if ((r = runopts_parse(argc, argv, &o)) != 0)
+		return r > 0 ? 0 : EXIT_CHAIN_FAIL;
+	signals_install();
+	policy_init(&s.pol);
+	if (plan_load(&o, envp, &s.pol, &s.pl, 1) < 0)
+		return EXIT_CHAIN_FAIL;
+	for (size_t i = 0; steps_needed[i]; i++) {
+		snprintf(path, sizeof path, "%s/%s", s.pl.stepdir, steps_needed[i]);
+		if (access(path, X_OK) < 0) {
+			msg_fatal_sys("step program %s", path);
+			msg_hint("build the toolkit (make) or reinstall corral: its steps live in %s", s.pl.stepdir);
+			return EXIT_CHAIN_FAIL;
+		}
+	}
+	if ((s.senv = step_env(envp, &s.senv_store)) == NULL)
+		return msg_fatal("out of memory"), EXIT_CHAIN_FAIL;
+	/* orphans of the chain come back to us, so none outlives the attempt */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+
+	/* 1. the proof: no proof, no run */
+	if (step_probe(&s.pl, &a) < 0)
+		return msg_fatal_sys("probe"), EXIT_CHAIN_FAIL;
+	ws = spawn_wait(a.v, s.senv, out, sizeof out);
+	av_free(&a);
+	if (ws < 0)
+		return msg_fatal_sys("unable to run probe"), EXIT_CHAIN_FAIL;
+	if (wait_code(ws) != 0) {
+		msg_fatal("containment is unproven on this machine (probe status %d): nothing was started", wait_code(ws));
+		msg_hint("run corral doctor for the evidence");
+		return EXIT_CHAIN_FAIL;
+	}
+	if (probe_fields(out, s.platform, sizeof s.platform, s.tier, sizeof s.tier) < 0) {
+		msg_fatal("probe printed no platform and tier: nothing was started");
+		return EXIT_CHAIN_FAIL;
+	}
+	if (pending_sig)
+		return 128 + pending_sig;
+
+	/* leftovers of a corral that was killed: reaped before we begin */
+	if (step_reap(&s.pl, &a) == 0 && (ws = spawn_wait(a.v, s.senv, NULL, 0)) >= 0 && wait_code(ws) != 0)
+		msg_warn("session-store reap failed (status %d)", wait_code(ws));
+	av_free(&a);
+
+	/* 2. the attempt */
+	if (step_begin(&s.pl, &a) < 0 || (ws = spawn_wait(a.v, s.senv, out, sizeof out)) < 0) {
+		av_free(&a);
+		return msg_fatal_sys("unable to run session-store begin"), EXIT_CHAIN_FAIL;
+	}
+	av_free(&a);
+	chomp(out);
+	if (wait_code(ws) != 0 || out[0] == '\0' || strlen(out) >= sizeof s.attempt ||
+	    strspn(out, "0123456789abcdef") != strlen(out)) {
+		msg_fatal("session-store begin failed (status %d): nothing was started", wait_code(ws));
+		return EXIT_CHAIN_FAIL;
+	}
+	snprintf(s.attempt, sizeof s.attempt, "%s", out);
+	s.pl.attempt = s.attempt;
+	s.have_attempt = 1;
+	if (audit_open(&s.au, s.pl.store, s.attempt) < 0)
+		msg_warn_sys("unable to open the audit log in %s/audit", s.pl.store);
+	audit_start(&s.au, "probe");
+	audit_str(&s.au, "platform", s.platform);
+	audit_str(&s.au, "tier", s.tier);
+	audit_str(&s.au, "required", plan_tier(&s.pl));
+	audit_end(&s.au);
+	audit_start(&s.au, "session-store begin");
+	audit_str(&s.au, "attempt", s.attempt);
+	audit_str(&s.au, "agent", s.pl.agent);
+	audit_end(&s.au);
+	if (pending_sig)
+		return close_attempt(&s, 128 + pending_sig), 128 + pending_sig;
+
+	/* 3. the private home */
+	if (step_create(&s.pl, &a) < 0 || (ws = spawn_wait(a.v, s.senv, out, sizeof out)) < 0) {
+		av_free(&a);
+		msg_fatal_sys("unable to run home-stage create");
+		return fail_run(&s);
+	}
+	av_free(&a);
+	if (wait_code(ws) != 0 || out[0] != '/') {
+		msg_fatal("home-stage create failed (status %d): nothing was started", wait_code(ws));
+		return fail_run(&s);
+	}
+	nl = strchr(out, '\n');
+	if (nl)
+		*nl++ = '\0';
+	snprintf(s.attempt_dir, sizeof s.attempt_dir, "%s", out);
+	s.pl.attempt_dir = s.attempt_dir;
+	s.have_dir = 1;
+	/* --full-setup: the folders to grant read-write follow, one a line */
+	while (s.pol.full_setup && nl && *nl) {
+		char *e = strchr(nl, '\n');
+		if (e)
+			*e++ = '\0';
+		if (*nl == '/')
+			av_push(&s.pl.fullsetup, nl);
+		nl = e;
+	}
+	audit_start(&s.au, "home-stage create");
+	audit_str(&s.au, "dir", s.attempt_dir);
+	audit_int(&s.au, "signin", s.pl.signin);
+	audit_strs(&s.au, "full_setup", s.pl.fullsetup.v, s.pl.fullsetup.n);
+	audit_end(&s.au);
+
+	/* 5. the chain */
+	if (step_chain(&s.pl, &a, &ci, &xi) < 0) {
+		msg_fatal_sys("unable to build the chain");
+		return fail_run(&s);
+	}
+	audit_start(&s.au, "env-filter");
+	audit_str(&s.au, "layers", "baseline");
+	audit_strs(&s.au, "keep", s.pol.env_keep.v, s.pol.env_keep.n);
+	audit_strs(&s.au, "files", s.pol.env_files.v, s.pol.env_files.n);
+	{
+		struct argv names = { 0 };
+		for (size_t i = 0; i < s.pol.env_set.n; i++)
+			av_pushf(&names, "%.*s", (int)strcspn(s.pol.env_set.v[i], "="), s.pol.env_set.v[i]);
+		audit_strs(&s.au, "set", names.v, names.n);
+		av_free(&names);
+		for (size_t i = 0; plan_pins[i].name; i++)
+			av_push(&names, plan_pins[i].name);
+		audit_strs(&s.au, "pin", names.v, names.n);
+		av_free(&names);
+	}
+	audit_end(&s.au);
+	audit_start(&s.au, "confine");
+	audit_strs(&s.au, "rules", a.v + ci + 1, xi - ci - 2);
+	audit_end(&s.au);
+	audit_start(&s.au, "exec");
+	audit_str(&s.au, "command", a.v[xi]);
+	audit_int(&s.au, "args", (long long)(a.n - xi - 1));
+	audit_end(&s.au);
+	if (pending_sig) {
+		av_free(&a);
+		return close_attempt(&s, 128 + pending_sig), 128 + pending_sig;
+	}
+
+	pid = fork();
+	if (pid < 0) {
+		av_free(&a);
+		msg_fatal_sys("fork");
+		return fail_run(&s);
+	}
+	if (pid == 0) {
+		sigset_t none;
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		for (size_t i = 0; i < sizeof fwd_sigs / sizeof fwd_sigs[0]; i++)
+			sigaction(fwd_sigs[i], &dfl, NULL);
+		setpgid(0, 0);
+		tty_give(getpid());
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* the chain dies with corral, even by SIGKILL */
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (getppid() == 1)
+			_exit(EXIT_CHAIN_FAIL);
+		/* env-filter builds the agent's environment from ours: it is
+		 * the filter, so it is given ours, explicitly */
+		execve(a.v[0], a.v, envp);
+		msg_fatal_sys("unable to execute %s", a.v[0]);
+		_exit(exec_status(errno));
+	}
+	setpgid(pid, pid);
+	child_pid = pid;
+	tty = tty_give(pid);
+	if (pending_sig)
+		kill(pid, pending_sig);
+	av_free(&a);
+
+	/* 6. wait, forwarding signals (on_signal) */
+	while (waitpid(pid, &ws, 0) < 0) {
+		if (errno != EINTR) {
+			msg_fatal_sys("waitpid");
+			ws = EXIT_CHAIN_FAIL << 8;
+			break;
+		}
+	}
+	child_pid = 0;
+	if (tty)
+		tty_take();
+	reap_leftovers(pid);
+	code = wait_code(ws);
+	audit_start(&s.au, "wait");
+	audit_int(&s.au, "status", code);
+	if (WIFSIGNALED(ws))
+		audit_int(&s.au, "signal", WTERMSIG(ws));
+	audit_end(&s.au);
+
+	/* 7, 8. take back, close */
+	close_attempt(&s, code);
+	audit_close(&s.au);
+	plan_free(&s.pl);
+	policy_free(&s.pol);
+	av_free(&s.senv_store);
+	return code;
+}

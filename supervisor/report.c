@@ -132,9 +132,7 @@ cmd_doctor(int argc, char **argv, char **envp)
 	/* probe --verbose, run with an explicit small environment */
 	av_push(&senv, "PATH=/usr/bin:/bin");
 	av_pushf(&a, "%s/probe", pl.stepdir);
-	av_push(&a, "--verbose");
-	if (json)
-		av_push(&a, "--json");
+	av_push(&a, json ? "--json" : "--verbose");
 	if (a.err || senv.err) {
 		msg_fatal("out of memory");
 		return EXIT_USAGE;

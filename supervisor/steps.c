@@ -155,7 +155,6 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 	}
 	if (p->devices) {
 		av_push(a, "--dev");
-		av_push(a, "/dev");
 	}
 	grants(a, "-w", &pl->wr);
 	if (p->git_protect) {
@@ -179,10 +178,14 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 		av_push(a, "--no-network");
 		break;
 	case NET_PORTS:
-		for (i = 0; i < p->connect.n; i++)
-			av_pushf(a, "--connect=%u", p->connect.v[i]);
-		for (i = 0; i < p->bind.n; i++)
-			av_pushf(a, "--bind=%u", p->bind.v[i]);
+		for (i = 0; i < p->connect.n; i++) {
+			av_push(a, "--connect");
+			av_pushf(a, "%u", p->connect.v[i]);
+		}
+		for (i = 0; i < p->bind.n; i++) {
+			av_push(a, "--bind");
+			av_pushf(a, "%u", p->bind.v[i]);
+		}
 		break;
 	}
 	if (!p->scope)

@@ -90,6 +90,7 @@ main(void)
 		char *c = join(&a, ci, xi);
 		ok(strstr(c, " -x /usr -x /etc ") != NULL, "system trees read+exec");
 		ok(strstr(c, " -r /proc ") != NULL, "/proc read-only");
+		ok(strstr(c, " --dev ") != NULL, "usable devices");
 		ok(strstr(c, " --git-protect /src/proj ") != NULL, "workspace with git protection");
 		ok(strstr(c, " -W /home/u/.local/state/corral/attempt-0123abcd-claude-ff/home ") != NULL, "attempt home writable");
 		ok(strstr(c, "/tmp ") != NULL && strstr(c, "/config ") != NULL, "attempt tmp and config writable");
@@ -116,7 +117,7 @@ main(void)
 	pol.bind.v[0] = 8080;
 	pol.bind.n = 1;
 	is_int(step_chain(&pl, &a, &ci, &xi), 0, "chain builds (ports)");
-	ok(strstr(join(&a, ci, xi), " --connect=443 --bind=8080 ") != NULL, "ports");
+	ok(strstr(join(&a, ci, xi), " --connect 443 --bind 8080 ") != NULL, "ports");
 	is_str(plan_tier(&pl), "full", "minimum tier stays full");
 	av_free(&a);
 	free(pol.min_tier);

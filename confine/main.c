@@ -1,0 +1,155 @@
+/* confine: apply the Landlock boundary (and what Landlock leaves to
+ * userspace), then exec the rest of the command line. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "execenv.h"
+#include "fdio.h"
+#include "msg.h"
+#include "rules.h"
+#include "sandbox.h"
+#include "version.h"
+
+static const char usage_text[] =
+"usage: confine [-r PATH] [-x PATH] [-w PATH] [-W PATH] [-o] [-f FILE] [--dev]\n"
+"               [--connect PORT] [--bind PORT] [--no-network] [--no-scope]\n"
+"               [--unix PATH] [--keep-fd N] [--git-protect DIR] [--] PROG [ARG...]\n"
+"       confine -h | --help | --version\n"
+"\n"
+"  -r, --read PATH       read files, list directories\n"
+"  -x, --exec PATH       read and execute\n"
+"  -w, --write PATH      read and write (create, remove, rename, truncate, link)\n"
+"  -W, --all PATH        every file right\n"
+"  -o, --optional        the next path rule may name a missing path\n"
+"  -f, --file FILE       read rules from FILE, one per line (see confine(1))\n"
+"      --dev             /dev/null, zero, full, random, urandom, tty, ptmx, pts\n"
+"      --connect PORT    TCP connect only to these ports (repeatable)\n"
+"      --bind PORT       TCP bind only to these ports (repeatable)\n"
+"      --no-network      no TCP, no socket family but AF_UNIX\n"
+"      --no-scope        let signals and abstract sockets leave the boundary\n"
+"      --unix PATH       allow connect() to this pathname unix socket\n"
+"      --keep-fd N       keep inherited descriptor N open\n"
+"      --git-protect DIR workspace DIR writable, its .git not (see confine(1))\n"
+"  -h, --help            this text\n"
+"      --version         print the version\n"
+"\n"
+"Exit status: 125 confine failed or refused, 126 PROG not executable,\n"
+"127 PROG not found, otherwise PROG's.\n";
+
+enum { O_DEV = 256, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_GIT, O_VERSION };
+
+static int
+load_file(struct sb_policy *p, const char *path)
+{
+	char *buf;
+	size_t len, line;
+	const char *why;
+
+	if (file_read_bounded(AT_FDCWD, path, RULES_MAX_FILE, &buf, &len) != 0) {
+		msg_fatal_sys("unable to read %s", path);
+		return -1;
+	}
+	if (rules_parse(buf, len, p, &line, &why) != 0) {
+		msg_fatal("%s:%zu: %s", path, line, why);
+		free(buf);
+		return -1;
+	}
+	free(buf);
+	return 0;
+}
+
+int
+main(int argc, char *argv[], char *envp[])
+{
+	static const struct option lo[] = {
+		{ "read", required_argument, NULL, 'r' },
+		{ "exec", required_argument, NULL, 'x' },
+		{ "write", required_argument, NULL, 'w' },
+		{ "all", required_argument, NULL, 'W' },
+		{ "optional", no_argument, NULL, 'o' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "dev", no_argument, NULL, O_DEV },
+		{ "connect", required_argument, NULL, O_CONNECT },
+		{ "bind", required_argument, NULL, O_BIND },
+		{ "no-network", no_argument, NULL, O_NONET },
+		{ "no-scope", no_argument, NULL, O_NOSCOPE },
+		{ "unix", required_argument, NULL, O_UNIX },
+		{ "keep-fd", required_argument, NULL, O_KEEPFD },
+		{ "git-protect", required_argument, NULL, O_GIT },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, O_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct sb_policy pol;
+	struct sb_error e;
+	const char *why, *word = NULL, *arg;
+	int c, optional = 0;
+
+	msg_init(argv[0]);
+	sb_policy_init(&pol);
+	while ((c = getopt_long(argc, argv, "+r:x:w:W:of:h", lo, NULL)) != -1) {
+		arg = NULL;
+		switch (c) {
+		case 'r': word = "r"; arg = optarg; break;
+		case 'x': word = "x"; arg = optarg; break;
+		case 'w': word = "w"; arg = optarg; break;
+		case 'W': word = "W"; arg = optarg; break;
+		case 'o': optional = 1; continue;
+		case 'f':
+			if (optional) {
+				msg_usage("-o applies to -r, -x, -w, -W only");
+				return EXIT_CHAIN_FAIL;
+			}
+			if (load_file(&pol, optarg) != 0)
+				return EXIT_CHAIN_FAIL;
+			continue;
+		case O_DEV: word = "dev"; break;
+		case O_CONNECT: word = "connect"; arg = optarg; break;
+		case O_BIND: word = "bind"; arg = optarg; break;
+		case O_NONET: word = "no-network"; break;
+		case O_NOSCOPE: word = "no-scope"; break;
+		case O_UNIX: word = "unix"; arg = optarg; break;
+		case O_KEEPFD: word = "keep-fd"; arg = optarg; break;
+		case O_GIT: word = "git-protect"; arg = optarg; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return fflush(stdout) == 0 ? 0 : EXIT_CHAIN_FAIL;
+		case O_VERSION:
+			printf("confine %s\n", CORRAL_VERSION);
+			return fflush(stdout) == 0 ? 0 : EXIT_CHAIN_FAIL;
+		default:
+			msg_hint("confine --help");
+			return EXIT_CHAIN_FAIL;
+		}
+		if (rules_word(&pol, word, arg, optional, &why) != 0) {
+			msg_usage("%s%s%s: %s", word, arg ? " " : "", arg ? arg : "", why);
+			return EXIT_CHAIN_FAIL;
+		}
+		optional = 0;
+	}
+	if (optional) {
+		msg_usage("-o must precede a path rule");
+		return EXIT_CHAIN_FAIL;
+	}
+	if (optind >= argc) {
+		msg_usage("missing PROG");
+		msg_hint("confine --help");
+		return EXIT_CHAIN_FAIL;
+	}
+	if (sb_apply(&pol, &e) != 0) {
+		msg_fatal("%s", e.msg);
+		if (e.hint[0])
+			msg_hint("%s", e.hint);
+		return EXIT_CHAIN_FAIL;
+	}
+	/* The environment passes through unchanged (env-filter built it). */
+	exec_env(argv + optind, envp);
+	c = errno;
+	msg_fatal("unable to run %s: %s", argv[optind], strerror(c));
+	return exec_status(c);
+}

@@ -1,0 +1,213 @@
+/* rules: see rules.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "num.h"
+#include "rules.h"
+
+static int
+takes_arg(const char *w)
+{
+	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
+		"keep-fd", "git-protect", NULL };
+	size_t i;
+
+	for (i = 0; a[i]; i++)
+		if (strcmp(w, a[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int
+rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
+    const char **why)
+{
+	unsigned rights = 0;
+	int n;
+
+	if (strcmp(word, "r") == 0)
+		rights = SB_R;
+	else if (strcmp(word, "x") == 0)
+		rights = SB_X;
+	else if (strcmp(word, "w") == 0)
+		rights = SB_W;
+	else if (strcmp(word, "W") == 0)
+		rights = SB_WALL;
+	if (takes_arg(word) && (arg == NULL || *arg == '\0')) {
+		*why = "missing argument";
+		return -1;
+	}
+	if (!takes_arg(word) && arg != NULL) {
+		*why = "unexpected argument";
+		return -1;
+	}
+	if (optional && rights == 0) {
+		*why = "optional applies to r, x, w, W only";
+		return -1;
+	}
+	if (rights != 0) {
+		if (sb_policy_add_path(p, arg, rights, optional ? SB_OPTIONAL : 0) != 0) {
+			*why = errno == E2BIG ? "too many path rules" : "invalid path rule";
+			return -1;
+		}
+		return 0;
+	}
+	if (strcmp(word, "connect") == 0 || strcmp(word, "bind") == 0) {
+		if (num_parse_int(arg, 1, 65535, &n) != 0) {
+			*why = "port must be a number from 1 to 65535";
+			return -1;
+		}
+		if (p->net == SB_NET_NONE) {
+			*why = "port rules conflict with no-network";
+			return -1;
+		}
+		if ((word[0] == 'c' ? sb_policy_add_connect(p, (uint16_t)n)
+		    : sb_policy_add_bind(p, (uint16_t)n)) != 0) {
+			*why = "too many port rules";
+			return -1;
+		}
+		return 0;
+	}
+	if (strcmp(word, "no-network") == 0) {
+		if (p->net == SB_NET_PORTS) {
+			*why = "no-network conflicts with port rules";
+			return -1;
+		}
+		p->net = SB_NET_NONE;
+		return 0;
+	}
+	if (strcmp(word, "no-scope") == 0) {
+		p->scope = 0;
+		return 0;
+	}
+	if (strcmp(word, "dev") == 0) {
+		p->dev = 1;
+		return 0;
+	}
+	if (strcmp(word, "unix") == 0) {
+		if (arg[0] != '/') {
+			*why = "unix socket path must be absolute";
+			return -1;
+		}
+		if (strlen(arg) >= 108) {
+			*why = "unix socket path too long";
+			return -1;
+		}
+		if (p->nunix >= SB_MAX_UNIX) {
+			*why = "too many unix rules";
+			return -1;
+		}
+		p->unix_path[p->nunix++] = arg;
+		return 0;
+	}
+	if (strcmp(word, "keep-fd") == 0) {
+		if (num_parse_int(arg, 3, 65535, &n) != 0) {
+			*why = "descriptor must be a number from 3 to 65535";
+			return -1;
+		}
+		if (p->nkeep >= SB_MAX_KEEPFD) {
+			*why = "too many keep-fd rules";
+			return -1;
+		}
+		p->keep_fd[p->nkeep++] = n;
+		return 0;
+	}
+	if (strcmp(word, "git-protect") == 0) {
+		if (p->ngit >= SB_MAX_GIT) {
+			*why = "too many git-protect rules";
+			return -1;
+		}
+		p->git_protect[p->ngit++] = arg;
+		return 0;
+	}
+	*why = "unknown word";
+	return -1;
+}
+
+static char *
+copy(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (d != NULL) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+int
+rules_parse(const char *buf, size_t len, struct sb_policy *p, size_t *line, const char **why)
+{
+	size_t pos = 0, end, ln = 0, wl;
+	const char *s, *w, *a;
+	char *word, *arg;
+	int optional, r;
+
+	if (len > RULES_MAX_FILE) {
+		*line = 0;
+		*why = "file too large";
+		return -1;
+	}
+	while (pos < len) {
+		s = buf + pos;
+		end = pos;
+		while (end < len && buf[end] != '\n')
+			end++;
+		ln++;
+		*line = ln;
+		if (end - pos > RULES_MAX_LINE) {
+			*why = "line too long";
+			return -1;
+		}
+		if (memchr(s, '\0', end - pos) != NULL) {
+			*why = "NUL byte in line";
+			return -1;
+		}
+		wl = end - pos;
+		pos = end + 1;
+		/* skip leading blanks */
+		while (wl > 0 && (*s == ' ' || *s == '\t')) {
+			s++;
+			wl--;
+		}
+		if (wl == 0 || *s == '#')
+			continue;
+		optional = 0;
+		for (;;) {
+			w = s;
+			while (wl > 0 && *s != ' ' && *s != '\t') {
+				s++;
+				wl--;
+			}
+			a = s;
+			while (wl > 0 && (*s == ' ' || *s == '\t')) {
+				s++;
+				wl--;
+			}
+			if (!optional && (size_t)(a - w) == 8 && memcmp(w, "optional", 8) == 0) {
+				optional = 1;
+				if (wl == 0) {
+					*why = "optional needs a rule";
+					return -1;
+				}
+				continue;
+			}
+			break;
+		}
+		word = copy(w, (size_t)(a - w));
+		arg = wl > 0 ? copy(s, wl) : NULL;
+		if (word == NULL || (wl > 0 && arg == NULL)) {
+			*why = "out of memory";
+			return -1;
+		}
+		r = rules_word(p, word, arg, optional, why);
+		free(word);
+		if (r != 0) {
+			free(arg);
+			return -1;
+		}
+	}
+	return 0;
+}

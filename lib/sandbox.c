@@ -1,0 +1,440 @@
+/* sandbox: the confine boundary (see sandbox.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+
+#include "fdio.h"
+#include "landlock.h"
+#include "sandbox.h"
+#include "sandbox_int.h"
+
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+const struct sb_abi_req sb_abi_table[SB_F_COUNT] = {
+	{ SB_F_FS,        1, "filesystem rules", 1 },
+	{ SB_F_REFER,     2, "rename and link across directories", 0 },
+	{ SB_F_TRUNCATE,  3, "the truncate right", 0 },
+	{ SB_F_NET,       4, "TCP port rules", 1 },
+	{ SB_F_IOCTL_DEV, 5, "the device ioctl right", 0 },
+	{ SB_F_SCOPE,     6, "signal and abstract unix socket scoping", 1 },
+	{ SB_F_LOG,       7, "audit log flags", 0 },
+};
+
+int
+sb_feature_abi(enum sb_feature f)
+{
+	return (unsigned)f < SB_F_COUNT ? sb_abi_table[f].abi : 0;
+}
+
+int
+sb_abi(void)
+{
+	int v = ll_abi();
+
+	if (v >= 0)
+		return v;
+	if (errno == ENOSYS || errno == EOPNOTSUPP)
+		return 0;
+	return -1;
+}
+
+#define FS_FILE (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+	LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+	LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+uint64_t
+sb_fs_handled(int abi)
+{
+	uint64_t m;
+
+	if (abi < 1)
+		return 0;
+	m = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;	/* ABI 1: bits 0-12 */
+	if (abi >= sb_feature_abi(SB_F_REFER))
+		m |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= sb_feature_abi(SB_F_TRUNCATE))
+		m |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= sb_feature_abi(SB_F_IOCTL_DEV))
+		m |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return m;
+}
+
+uint64_t
+sb_fs_access(unsigned rights, int dir, int abi)
+{
+	uint64_t m = 0;
+
+	if (rights & (SB_R | SB_X | SB_W))
+		m |= LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+	if (rights & SB_X)
+		m |= LANDLOCK_ACCESS_FS_EXECUTE;
+	if (rights & SB_W)
+		m |= LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+		    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_DIR |
+		    LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+		    LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_SYM |
+		    LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (rights & SB_WALL)
+		m |= ~0ULL;
+	if (rights & SB_IOCTL)
+		m |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	if (!dir)
+		m &= FS_FILE;
+	return m & sb_fs_handled(abi);
+}
+
+void
+sb_policy_init(struct sb_policy *p)
+{
+	memset(p, 0, sizeof *p);
+	p->net = SB_NET_OPEN;
+	p->scope = 1;
+}
+
+int
+sb_policy_add_path(struct sb_policy *p, const char *path, unsigned rights, unsigned flags)
+{
+	if (path == NULL || *path == '\0' ||
+	    (rights & ~(unsigned)(SB_R | SB_X | SB_W | SB_WALL | SB_IOCTL)) ||
+	    !(rights & (SB_R | SB_X | SB_W | SB_WALL)) || (flags & ~(unsigned)SB_OPTIONAL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (p->npath >= SB_MAX_PATHS) {
+		errno = E2BIG;
+		return -1;
+	}
+	p->path[p->npath].path = path;
+	p->path[p->npath].rights = rights;
+	p->path[p->npath].flags = flags;
+	p->path[p->npath].raw = 0;
+	p->npath++;
+	return 0;
+}
+
+static int
+add_port(uint16_t *list, size_t *n, uint16_t port)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (list[i] == port)
+			return 0;
+	if (*n >= SB_MAX_PORTS) {
+		errno = E2BIG;
+		return -1;
+	}
+	list[(*n)++] = port;
+	return 0;
+}
+
+int
+sb_policy_add_connect(struct sb_policy *p, uint16_t port)
+{
+	if (p->net == SB_NET_NONE) {
+		errno = EINVAL;
+		return -1;
+	}
+	p->net = SB_NET_PORTS;
+	return add_port(p->connect, &p->nconnect, port);
+}
+
+int
+sb_policy_add_bind(struct sb_policy *p, uint16_t port)
+{
+	if (p->net == SB_NET_NONE) {
+		errno = EINVAL;
+		return -1;
+	}
+	p->net = SB_NET_PORTS;
+	return add_port(p->bind, &p->nbind, port);
+}
+
+int
+sb_fail(struct sb_error *e, enum sb_code code, int err, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	e->code = code;
+	e->sys_errno = err;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+	snprintf(e->hint, sizeof e->hint, "%s", hint ? hint : "");
+	errno = err ? err : EPERM;
+	return -1;
+}
+
+static int
+need_abi(struct sb_error *e, enum sb_feature f, const char *what, const char *hint)
+{
+	e->need_abi = sb_feature_abi(f);
+	return sb_fail(e, SB_E_ABI, EOPNOTSUPP, hint,
+	    "%s (%s) need Landlock ABI %d; this kernel has ABI %d",
+	    sb_abi_table[f].name, what, e->need_abi, e->abi);
+}
+
+int
+sb_check(const struct sb_policy *p, struct sb_error *e)
+{
+	int abi;
+
+	memset(e, 0, sizeof *e);
+	abi = sb_abi();
+	if (abi < 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL,
+		    "unable to query the Landlock ABI: %s", strerror(errno));
+	e->abi = abi;
+	if (abi < sb_feature_abi(SB_F_FS))
+		return sb_fail(e, SB_E_NOLANDLOCK, ENOSYS,
+		    "boot a kernel with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list",
+		    "Landlock is not available (filesystem rules need Landlock ABI 1; this kernel has ABI 0)");
+	if (p->npath > SB_MAX_PATHS || p->nconnect > SB_MAX_PORTS || p->nbind > SB_MAX_PORTS ||
+	    p->nunix > SB_MAX_UNIX || p->nkeep > SB_MAX_KEEPFD || p->ngit > SB_MAX_GIT)
+		return sb_fail(e, SB_E_POLICY, EINVAL, NULL, "policy lists exceed their bounds");
+	if (p->net != SB_NET_PORTS && (p->nconnect || p->nbind))
+		return sb_fail(e, SB_E_POLICY, EINVAL, NULL,
+		    "port rules (--connect, --bind) conflict with --no-network");
+	if (p->net == SB_NET_PORTS && abi < sb_feature_abi(SB_F_NET))
+		return need_abi(e, SB_F_NET, p->nconnect ? "--connect" : "--bind",
+		    "drop --connect and --bind (network open), or use --no-network");
+	if (p->scope && abi < sb_feature_abi(SB_F_SCOPE))
+		return need_abi(e, SB_F_SCOPE, "default scope",
+		    "pass --no-scope to run without signal and abstract socket scoping");
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
+		return sb_fail(e, SB_E_SECCOMP, errno,
+		    "boot a kernel with CONFIG_SECCOMP_FILTER=y",
+		    "seccomp is not available: %s (Landlock ABI %d)", strerror(errno), abi);
+	if (sb_seccomp_check(p, e) != 0)
+		return -1;
+	return 0;
+}
+
+/* Device nodes an interactive program needs, with device ioctl. */
+static const char *const dev_rw[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+	"/dev/tty", "/dev/ptmx",
+};
+
+static int
+add_rule_fd(int rfd, int fd, uint64_t access, const char *path, struct sb_error *e)
+{
+	struct ll_path_beneath_attr pb;
+
+	if (access == 0)
+		return 0;
+	pb.allowed_access = access;
+	pb.parent_fd = fd;
+	if (ll_add_rule(rfd, LL_RULE_PATH_BENEATH, &pb, 0) != 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL,
+		    "unable to add a Landlock rule for %s: %s", path, strerror(errno));
+	return 0;
+}
+
+static int
+add_path(int rfd, const char *path, unsigned rights, uint64_t raw, int optional,
+    int abi, struct sb_error *e)
+{
+	struct stat st;
+	uint64_t access;
+	int fd, r;
+
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		if (optional)
+			return 0;
+		return sb_fail(e, SB_E_PATH, errno, "mark the rule optional if the path may be absent",
+		    "unable to open %s: %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st) != 0) {
+		r = errno;
+		close(fd);
+		return sb_fail(e, SB_E_SYS, r, NULL, "unable to stat %s: %s", path, strerror(r));
+	}
+	if (raw)
+		access = raw & sb_fs_handled(abi);
+	else
+		access = sb_fs_access(rights, 1, abi);
+	if (!S_ISDIR(st.st_mode))
+		access &= FS_FILE;
+	r = add_rule_fd(rfd, fd, access, path, e);
+	close(fd);
+	return r;
+}
+
+static int
+add_port_rules(int rfd, const uint16_t *ports, size_t n, uint64_t access, struct sb_error *e)
+{
+	struct ll_net_port_attr np;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		np.allowed_access = access;
+		np.port = ports[i];
+		if (ll_add_rule(rfd, LL_RULE_NET_PORT, &np, 0) != 0)
+			return sb_fail(e, SB_E_SYS, errno, NULL,
+			    "unable to add a Landlock rule for port %u: %s",
+			    (unsigned)ports[i], strerror(errno));
+	}
+	return 0;
+}
+
+/* Build the ruleset; returns its fd or -1 with *e filled. */
+static int
+build_ruleset(const struct sb_policy *p, const struct sb_extra *x, int abi, struct sb_error *e)
+{
+	struct ll_ruleset_attr ra;
+	size_t size, i;
+	int rfd;
+
+	memset(&ra, 0, sizeof ra);
+	ra.handled_access_fs = sb_fs_handled(abi);
+	size = sizeof ra.handled_access_fs;
+	if (abi >= sb_feature_abi(SB_F_NET)) {
+		size = offsetof(struct ll_ruleset_attr, scoped);
+		if (p->net != SB_NET_OPEN)
+			ra.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
+			    LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	}
+	if (abi >= sb_feature_abi(SB_F_SCOPE)) {
+		size = sizeof ra;
+		if (p->scope)
+			ra.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+	}
+	rfd = ll_create_ruleset(&ra, size, 0);
+	if (rfd < 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL,
+		    "unable to create a Landlock ruleset (ABI %d): %s", abi, strerror(errno));
+	for (i = 0; i < p->npath; i++)
+		if (add_path(rfd, p->path[i].path, p->path[i].rights, p->path[i].raw,
+		    !!(p->path[i].flags & SB_OPTIONAL), abi, e) != 0)
+			goto fail;
+	for (i = 0; x != NULL && i < x->n; i++)
+		if (add_path(rfd, x->path[i].path, x->path[i].rights, x->path[i].raw,
+		    !!(x->path[i].flags & SB_OPTIONAL), abi, e) != 0)
+			goto fail;
+	if (p->dev) {
+		if (add_path(rfd, "/dev", 0, LANDLOCK_ACCESS_FS_READ_DIR, 0, abi, e) != 0)
+			goto fail;
+		for (i = 0; i < sizeof dev_rw / sizeof dev_rw[0]; i++)
+			if (add_path(rfd, dev_rw[i], 0, LANDLOCK_ACCESS_FS_READ_FILE |
+			    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV,
+			    1, abi, e) != 0)
+				goto fail;
+		if (add_path(rfd, "/dev/pts", 0, LANDLOCK_ACCESS_FS_READ_DIR |
+		    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+		    LANDLOCK_ACCESS_FS_IOCTL_DEV, 1, abi, e) != 0)
+			goto fail;
+	}
+	if (p->net == SB_NET_PORTS) {
+		if (add_port_rules(rfd, p->connect, p->nconnect,
+		    LANDLOCK_ACCESS_NET_CONNECT_TCP, e) != 0 ||
+		    add_port_rules(rfd, p->bind, p->nbind, LANDLOCK_ACCESS_NET_BIND_TCP, e) != 0)
+			goto fail;
+	}
+	return rfd;
+fail:
+	close(rfd);
+	return -1;
+}
+
+static int
+drop_caps(struct sb_error *e)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	int c, have_setpcap;
+
+	memset(d, 0, sizeof d);
+	if (syscall(SYS_capget, &h, d) != 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL, "capget: %s", strerror(errno));
+	have_setpcap = !!(d[0].effective & (1u << CAP_SETPCAP));
+	if (have_setpcap) {
+		for (c = 0; c < 64; c++)
+			if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0) {
+				if (errno == EINVAL)
+					break;
+				return sb_fail(e, SB_E_SYS, errno, NULL,
+				    "unable to drop capability %d from the bounding set: %s",
+				    c, strerror(errno));
+			}
+		/* root must not regain capabilities through exec either. */
+		if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+		    SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+		    SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+		    0, 0, 0) != 0)
+			return sb_fail(e, SB_E_SYS, errno, NULL,
+			    "unable to set securebits: %s", strerror(errno));
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+		return sb_fail(e, SB_E_SYS, errno, NULL,
+		    "unable to clear ambient capabilities: %s", strerror(errno));
+	memset(d, 0, sizeof d);
+	if (syscall(SYS_capset, &h, d) != 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to drop capabilities: %s",
+		    strerror(errno));
+	return 0;
+}
+
+int
+sb_apply(const struct sb_policy *p, struct sb_error *e)
+{
+	static const struct rlimit zero;
+	struct sb_extra x;
+	int keep[SB_MAX_KEEPFD + 4];
+	size_t nkeep, i;
+	int rfd, notify_sock = -1;
+
+	if (sb_check(p, e) != 0)
+		return -1;
+	memset(&x, 0, sizeof x);
+	for (i = 0; i < p->ngit; i++)
+		if (sb_git_prepare(p->git_protect[i], &x, e) != 0)
+			return -1;
+	rfd = build_ruleset(p, &x, e->abi, e);
+	if (rfd < 0)
+		return -1;
+	if (p->nunix > 0) {
+		notify_sock = sb_broker_start(p, e);
+		if (notify_sock < 0) {
+			close(rfd);
+			return -1;
+		}
+	}
+	if (setrlimit(RLIMIT_CORE, &zero) != 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL, "setrlimit RLIMIT_CORE: %s", strerror(errno));
+	for (nkeep = 0; nkeep < p->nkeep; nkeep++)
+		keep[nkeep] = p->keep_fd[nkeep];
+	keep[nkeep++] = rfd;
+	if (notify_sock >= 0)
+		keep[nkeep++] = notify_sock;
+	if (fd_close_from(3, keep, nkeep) != 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to close inherited descriptors: %s",
+		    strerror(errno));
+	if (drop_caps(e) != 0)
+		return -1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to set no_new_privs: %s",
+		    strerror(errno));
+	if (ll_restrict_self(rfd, 0) != 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL,
+		    "unable to enforce the Landlock ruleset (ABI %d): %s", e->abi, strerror(errno));
+	close(rfd);
+	if (sb_seccomp_install(p, notify_sock, e) != 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,182 @@
+/*
+ * sandbox: the whole confine boundary, applied in the calling process.
+ *
+ * One implementation for confine (which applies it, then execs) and probe
+ * (which forks a child, applies it, then checks what the kernel denies).
+ *
+ * Usage:
+ *	struct sb_policy p;
+ *	struct sb_error e;
+ *	sb_policy_init(&p);			defaults: network open, scope on
+ *	sb_policy_add_path(&p, "/usr", SB_X, 0);
+ *	sb_policy_add_path(&p, dir, SB_W, 0);
+ *	if (sb_apply(&p, &e) != 0) { report e.msg and e.hint; exit 125 }
+ *
+ * sb_apply never exits and never prints. After it returns 0 the calling
+ * process (and whatever it execs) is inside the boundary:
+ *   - a Landlock ruleset that handles every filesystem right the running
+ *     ABI knows (truncate from ABI 3, device ioctl from ABI 5), so what no
+ *     rule grants is denied; TCP bind/connect rules (ABI 4) when the policy
+ *     restricts the network; signal and abstract unix socket scoping (ABI 6)
+ *     unless scope is off;
+ *   - no_new_privs;
+ *   - every capability dropped: bounding (when CAP_SETPCAP allows it; without
+ *     it no_new_privs keeps exec from gaining any), ambient, inheritable,
+ *     permitted, effective; for root also SECBIT_NOROOT (locked);
+ *   - RLIMIT_CORE 0;
+ *   - a seccomp filter (native arch only, any other arch is killed):
+ *       ioctl TIOCSTI, TIOCLINUX              -> EPERM
+ *       io_uring_setup, _enter, _register     -> ENOSYS
+ *       socket(AF_UNIX, ...)                  -> EACCES (socketpair allowed;
+ *           with a unix allowlist: SOCK_STREAM and SOCK_SEQPACKET allowed and
+ *           connect() brokered, see sb_policy.unix_path)
+ *       SB_NET_NONE: socket() of every family but AF_UNIX -> EACCES
+ *       SB_NET_PORTS: socket(AF_INET/AF_INET6, any, IPPROTO_MPTCP) -> EACCES
+ *   - every descriptor >= 3 closed except keep_fd[].
+ *
+ * Errnos seen inside (what probe checks): Landlock denials are EACCES (file
+ * access, TCP connect/bind, abstract unix connect -> EPERM, signals -> EPERM);
+ * see the table above for the seccomp ones.
+ */
+#ifndef CORRAL_SANDBOX_H
+#define CORRAL_SANDBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Path rights, as confine's -r -x -w -W. A regular file (or any
+ * non-directory) only ever gets the file rights of its set. */
+enum {
+	SB_R = 1u << 0,		/* read files, list directories */
+	SB_X = 1u << 1,		/* SB_R + execute */
+	SB_W = 1u << 2,		/* SB_R + write, create, remove, rename, link,
+				   truncate, make sockets/fifos/symlinks; no
+				   execute, no device nodes, no device ioctl */
+	SB_WALL = 1u << 3,	/* every filesystem right the ABI knows */
+	SB_IOCTL = 1u << 4,	/* add device ioctl (ABI 5) to the rights above */
+};
+
+/* Path flags. */
+enum {
+	SB_OPTIONAL = 1u << 0,	/* a path that cannot be opened is skipped
+				   (without it: an error, never skipped) */
+};
+
+struct sb_path {
+	const char *path;	/* caller-owned, absolute or relative to cwd */
+	unsigned rights;	/* SB_R | SB_X | SB_W | SB_WALL [| SB_IOCTL] */
+	unsigned flags;		/* SB_OPTIONAL */
+	uint64_t raw;		/* if nonzero: the exact Landlock access mask
+				   (LANDLOCK_ACCESS_FS_*), rights ignored;
+				   bits the ABI does not know are dropped */
+};
+
+enum sb_net {
+	SB_NET_OPEN = 0,	/* default: TCP not handled by Landlock */
+	SB_NET_NONE,		/* no TCP (Landlock), no socket family but AF_UNIX (seccomp) */
+	SB_NET_PORTS,		/* TCP bind/connect only to the listed ports */
+};
+
+#define SB_MAX_PATHS 512
+#define SB_MAX_PORTS 64
+#define SB_MAX_UNIX 32
+#define SB_MAX_KEEPFD 32
+#define SB_MAX_GIT 8
+
+struct sb_policy {
+	struct sb_path path[SB_MAX_PATHS];
+	size_t npath;
+	enum sb_net net;
+	uint16_t connect[SB_MAX_PORTS];	/* SB_NET_PORTS: TCP connect allowed to these */
+	size_t nconnect;
+	uint16_t bind[SB_MAX_PORTS];	/* SB_NET_PORTS: TCP bind allowed to these */
+	size_t nbind;
+	int scope;			/* 1 (default): signals and abstract unix sockets
+					   cannot reach outside the boundary (ABI 6) */
+	const char *unix_path[SB_MAX_UNIX];	/* pathname sockets connect() may reach */
+	size_t nunix;
+	int keep_fd[SB_MAX_KEEPFD];	/* descriptors >= 3 left open */
+	size_t nkeep;
+	int dev;			/* 1: grant the usable devices (null, zero, full,
+					   random, urandom, tty, ptmx, pts) with ioctl */
+	const char *git_protect[SB_MAX_GIT];	/* repositories whose .git stays
+						   protected (see confine(1)) */
+	size_t ngit;
+};
+
+/* Failure codes of sb_apply (sb_error.code). */
+enum sb_code {
+	SB_OK = 0,
+	SB_E_NOLANDLOCK,	/* Landlock unavailable (ENOSYS/EOPNOTSUPP): refusal */
+	SB_E_ABI,		/* a requested feature needs a newer ABI: refusal */
+	SB_E_SECCOMP,		/* seccomp filters unavailable: refusal */
+	SB_E_UNSUPPORTED,	/* requested feature not supported by this build */
+	SB_E_POLICY,		/* the policy itself is invalid */
+	SB_E_PATH,		/* a non-optional path cannot be opened */
+	SB_E_SYS,		/* a system call failed (errno in sys_errno) */
+};
+
+struct sb_error {
+	enum sb_code code;
+	int abi;		/* the kernel's Landlock ABI (0: none) */
+	int need_abi;		/* SB_E_ABI: the ABI the feature needs */
+	int sys_errno;		/* the errno behind it, 0 if none */
+	char msg[512];		/* one line, no prefix: "TCP port rules (--connect)
+				   need Landlock ABI 4; this kernel has ABI 3" */
+	char hint[256];		/* one line where the user can act, or "" */
+};
+
+/* The ABI-requirements table: which feature needs which ABI. */
+enum sb_feature {
+	SB_F_FS = 0,		/* filesystem rules: ABI 1 */
+	SB_F_REFER,		/* rename/link across directories: ABI 2 */
+	SB_F_TRUNCATE,		/* truncate right: ABI 3 */
+	SB_F_NET,		/* TCP bind/connect rules: ABI 4 */
+	SB_F_IOCTL_DEV,		/* device ioctl right: ABI 5 */
+	SB_F_SCOPE,		/* signal + abstract unix socket scoping: ABI 6 */
+	SB_F_LOG,		/* restrict_self log flags: ABI 7 */
+	SB_F_COUNT
+};
+
+struct sb_abi_req {
+	enum sb_feature feature;
+	int abi;
+	const char *name;	/* "TCP port rules" */
+	int required;		/* 1: refuse when the policy uses it and the ABI
+				   lacks it; 0: handled when known (best effort) */
+};
+extern const struct sb_abi_req sb_abi_table[SB_F_COUNT];
+
+/* The ABI a feature needs (from sb_abi_table). */
+int sb_feature_abi(enum sb_feature f);
+
+/* The running kernel's Landlock ABI: >= 1, 0 when Landlock is unavailable
+ * (ENOSYS, EOPNOTSUPP), -1 with errno on any other error. */
+int sb_abi(void);
+
+/* Every LANDLOCK_ACCESS_FS_* bit the given ABI knows. */
+uint64_t sb_fs_handled(int abi);
+/* The Landlock access mask for SB_* rights under abi; dir=0 keeps only the
+ * file rights. */
+uint64_t sb_fs_access(unsigned rights, int dir, int abi);
+
+/* Defaults: no paths, SB_NET_OPEN, scope on, no unix sockets, no kept fds. */
+void sb_policy_init(struct sb_policy *p);
+/* Append a path rule. -1 with errno E2BIG when full, EINVAL on bad rights. */
+int sb_policy_add_path(struct sb_policy *p, const char *path, unsigned rights, unsigned flags);
+/* Append a port; net becomes SB_NET_PORTS. -1 E2BIG/EINVAL. */
+int sb_policy_add_connect(struct sb_policy *p, uint16_t port);
+int sb_policy_add_bind(struct sb_policy *p, uint16_t port);
+
+/* Check the policy against the running ABI without changing anything.
+ * 0, or -1 with *err filled (SB_E_NOLANDLOCK, SB_E_ABI, SB_E_POLICY ...). */
+int sb_check(const struct sb_policy *p, struct sb_error *err);
+
+/* Apply the whole boundary to the calling process (see the top of this
+ * file). 0 on success; -1 with *err filled. On failure nothing irreversible
+ * has been done when err->code is a refusal (SB_E_NOLANDLOCK, SB_E_ABI,
+ * SB_E_SECCOMP, SB_E_UNSUPPORTED, SB_E_POLICY, SB_E_PATH); after SB_E_SYS the
+ * process may be partly restricted and must not run the program. */
+int sb_apply(const struct sb_policy *p, struct sb_error *err);
+
+#endif

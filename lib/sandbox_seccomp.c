@@ -1,0 +1,152 @@
+/* sandbox_seccomp: the seccomp filter closing what Landlock leaves open.
+ * Built by hand from a tiny label assembler, so the jumps stay readable. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+
+#include "sandbox.h"
+#include "sandbox_int.h"
+#include "seccomp_util.h"
+
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+
+/* Labels used by the filter. */
+enum { L_ALLOW = 1, L_EPERM, L_EACCES, L_ENOSYS, L_KILL, L_NOTIF,
+	L_IOCTL, L_SOCKET, L_UNIX, L_INET, L_NEXT };
+
+int
+sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
+{
+	sf_init(f);
+	sf_ld(f, offsetof(struct seccomp_data, arch));
+	sf_jeq(f, SF_AUDIT_ARCH, 0, L_KILL);
+	sf_ld(f, offsetof(struct seccomp_data, nr));
+#ifdef __x86_64__
+	sf_jge(f, 0x40000000, L_ENOSYS, 0);	/* x32 syscalls */
+#endif
+	sf_jeq(f, __NR_ioctl, L_IOCTL, 0);
+	sf_jeq(f, __NR_io_uring_setup, L_ENOSYS, 0);
+	sf_jeq(f, __NR_io_uring_enter, L_ENOSYS, 0);
+	sf_jeq(f, __NR_io_uring_register, L_ENOSYS, 0);
+	sf_jeq(f, __NR_socket, L_SOCKET, 0);
+	if (p->nunix > 0)
+		sf_jeq(f, __NR_connect, L_NOTIF, 0);
+	sf_ret(f, SECCOMP_RET_ALLOW);
+
+	/* ioctl(fd, cmd): cmd is an unsigned int, the low word is what counts. */
+	sf_label(f, L_IOCTL);
+	sf_ld(f, offsetof(struct seccomp_data, args[1]));
+	sf_jeq(f, TIOCSTI, L_EPERM, 0);
+	sf_jeq(f, TIOCLINUX, L_EPERM, 0);
+	sf_ret(f, SECCOMP_RET_ALLOW);
+
+	/* socket(domain, type, protocol) */
+	sf_label(f, L_SOCKET);
+	sf_ld(f, offsetof(struct seccomp_data, args[0]));
+	sf_jeq(f, AF_UNIX, L_UNIX, 0);
+	if (p->net == SB_NET_NONE)
+		sf_ret(f, SECCOMP_RET_ERRNO | EACCES);
+	else if (p->net == SB_NET_PORTS) {
+		sf_jeq(f, AF_INET, L_INET, 0);
+		sf_jeq(f, AF_INET6, L_INET, 0);
+		sf_ret(f, SECCOMP_RET_ALLOW);
+		/* MPTCP would bypass Landlock's TCP port rules. */
+		sf_label(f, L_INET);
+		sf_ld(f, offsetof(struct seccomp_data, args[2]));
+		sf_jeq(f, IPPROTO_MPTCP, L_EACCES, 0);
+		sf_ret(f, SECCOMP_RET_ALLOW);
+	} else
+		sf_ret(f, SECCOMP_RET_ALLOW);
+
+	sf_label(f, L_UNIX);
+	if (p->nunix > 0) {
+		/* Connection-oriented only: a datagram socket could sendto()
+		 * any pathname socket without a connect() to broker. */
+		sf_ld(f, offsetof(struct seccomp_data, args[1]));
+		sf_and(f, ~(uint32_t)(SOCK_NONBLOCK | SOCK_CLOEXEC));
+		sf_jeq(f, SOCK_STREAM, L_ALLOW, 0);
+		sf_jeq(f, SOCK_SEQPACKET, L_ALLOW, 0);
+	}
+	sf_ret(f, SECCOMP_RET_ERRNO | EACCES);
+
+	sf_label(f, L_ALLOW);
+	sf_ret(f, SECCOMP_RET_ALLOW);
+	sf_label(f, L_EPERM);
+	sf_ret(f, SECCOMP_RET_ERRNO | EPERM);
+	sf_label(f, L_EACCES);
+	sf_ret(f, SECCOMP_RET_ERRNO | EACCES);
+	sf_label(f, L_ENOSYS);
+	sf_ret(f, SECCOMP_RET_ERRNO | ENOSYS);
+	sf_label(f, L_KILL);
+	sf_ret(f, SECCOMP_RET_KILL_PROCESS);
+	sf_label(f, L_NOTIF);
+	sf_ret(f, SECCOMP_RET_USER_NOTIF);
+	return sf_finish(f);
+}
+
+int
+sb_seccomp_check(const struct sb_policy *p, struct sb_error *e)
+{
+	static const uint32_t need[] = { SECCOMP_RET_ERRNO, SECCOMP_RET_KILL_PROCESS };
+	uint32_t a;
+	size_t i;
+
+	for (i = 0; i < sizeof need / sizeof need[0]; i++) {
+		a = need[i];
+		if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &a) != 0)
+			return sb_fail(e, SB_E_SECCOMP, errno,
+			    "boot a kernel with CONFIG_SECCOMP_FILTER=y",
+			    "seccomp filter action %#x is not available: %s (Landlock ABI %d)",
+			    (unsigned)need[i], strerror(errno), e->abi);
+	}
+	if (p->nunix > 0) {
+		a = SECCOMP_RET_USER_NOTIF;
+		if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &a) != 0)
+			return sb_fail(e, SB_E_SECCOMP, errno, "drop --unix",
+			    "seccomp user notification (needed by --unix) is not available: %s (Landlock ABI %d)",
+			    strerror(errno), e->abi);
+	}
+	return 0;
+}
+
+int
+sb_seccomp_install(const struct sb_policy *p, int notify_sock, struct sb_error *e)
+{
+	struct sf_prog f;
+	int fd;
+
+	if (sb_seccomp_build(p, &f) != 0)
+		return sb_fail(e, SB_E_SYS, EINVAL, NULL, "seccomp filter does not assemble");
+	fd = sf_install(&f, notify_sock >= 0 ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0);
+	if (fd < 0)
+		return sb_fail(e, SB_E_SECCOMP, errno, NULL,
+		    "unable to install the seccomp filter: %s (Landlock ABI %d)",
+		    strerror(errno), e->abi);
+	if (notify_sock >= 0) {
+		int r = sf_send_fd(notify_sock, fd);
+		int err = errno;
+
+		close(fd);
+		close(notify_sock);
+		if (r != 0)
+			return sb_fail(e, SB_E_SYS, err, NULL,
+			    "unable to hand the seccomp listener to the unix socket broker: %s",
+			    strerror(err));
+	}
+	return 0;
+}

@@ -1,0 +1,109 @@
+/*
+ * check.h: probe's checks, their observations and the pure judgement.
+ *
+ * A check is a real child: fork, apply a policy through confine's sandbox
+ * code (lib/sandbox.h), make a few attempts, write what it saw (errno or a
+ * value per attempt) to a pipe, exit. The parent judges the observations
+ * against the table here; anything else (apply refused, a crash, a short
+ * report, a timeout) leaves the check unproven.
+ */
+#ifndef PROBE_CHECK_H
+#define PROBE_CHECK_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Tiers are cumulative and named from what was proven, never from versions. */
+enum probe_tier {
+	TIER_NONE = 0,	/* the file boundary itself is unproven */
+	TIER_FS,	/* files, capabilities, no_new_privs, fds, /proc environ */
+	TIER_FSNET,	/* plus TCP ports */
+	TIER_FULL,	/* plus IPC scoping, unix sockets, TIOCSTI, socket families */
+};
+
+enum { PROBE_MAX_ATT = 8 };
+
+enum probe_att_kind {
+	ATT_DENY,	/* must fail with one of want[] */
+	ATT_ALLOW,	/* must succeed */
+	ATT_ERRNO,	/* must fail with want[0] and nothing else (a control) */
+	ATT_VALUE,	/* must equal value */
+	ATT_INFO,	/* recorded as evidence, not judged */
+	ATT_ZERO_IF,	/* must be 0 when attempt number `value` saw non-zero */
+};
+
+struct probe_attempt {
+	const char *what;		/* "read B/f" */
+	enum probe_att_kind kind;
+	int want[2];			/* DENY/ERRNO: accepted errnos (0 = unused) */
+	int64_t value;			/* VALUE; ZERO_IF: the attempt it depends on */
+};
+
+/* What a child reports: fixed size, one write, well under PIPE_BUF. */
+#define PROBE_OBS_MAGIC 0x70726f62u
+struct probe_obs {
+	uint32_t magic;
+	int32_t apply_err;		/* 0: the sandbox applied; else errno */
+	int32_t n;			/* attempts made */
+	int32_t pad;
+	int64_t got[PROBE_MAX_ATT];	/* errno (0 = success), or a value */
+	char why[256];			/* apply_err: the sandbox's one line */
+};
+
+/* How the child ended, as the parent saw it. */
+enum probe_end {
+	END_REPORTED,		/* full report read, exit status 0 */
+	END_TIMEOUT,
+	END_SIGNALED,		/* detail: signal number */
+	END_EXITED,		/* non-zero exit status; detail: status */
+	END_SHORT,		/* no (or a partial) report; detail: bytes */
+	END_NOSTART,		/* fork failed; detail: errno */
+};
+
+struct probe_outcome {
+	enum probe_end end;
+	int detail;
+	struct probe_obs obs;
+};
+
+struct probe_check {
+	const char *name;
+	enum probe_tier tier;
+	const char *claim;		/* one line: what a pass proves */
+	const char *hint;		/* one line: what to do when it is not */
+	int natt;
+	struct probe_attempt att[PROBE_MAX_ATT];
+};
+
+struct probe_att_result {
+	char got[32];			/* "EACCES", "ok", "0", "errno 200" */
+	char want[64];			/* "EACCES", "ok", "1", "0 when ..." */
+	int ok;
+};
+
+struct probe_result {
+	int proven;
+	int natt;			/* attempts judged (0 when the child failed) */
+	struct probe_att_result att[PROBE_MAX_ATT];
+	char evidence[768];		/* one line: every attempt, or what went wrong */
+};
+
+/* The table (checks.c), in report order: lower tiers first. */
+extern const struct probe_check probe_checks[];
+extern const size_t probe_nchecks;
+
+/* Pure: judge one outcome against its check; fills res. Returns res->proven. */
+int probe_judge(const struct probe_check *c, const struct probe_outcome *o,
+    struct probe_result *res);
+/* Pure: the tier proven by results[i] for checks[i]. */
+enum probe_tier probe_tier_of(const struct probe_check *checks,
+    const struct probe_result *results, size_t n);
+/* Pure: the first check at or below tier want that is not proven, or -1. */
+int probe_first_failing(const struct probe_check *checks,
+    const struct probe_result *results, size_t n, enum probe_tier want);
+const char *probe_tier_name(enum probe_tier t);
+/* "fs", "fs+net", "full" -> tier; -1 with errno EINVAL otherwise ("none" too). */
+int probe_tier_parse(const char *s, enum probe_tier *out);
+/* "EACCES" for EACCES; "errno N" in buf for unknown ones. */
+const char *probe_errno_name(int e, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,349 @@
+/*
+ * checks: the table of what probe proves, and each check's child.
+ *
+ * Every check asks for the one property it proves and nothing else (the file
+ * check does not ask for IPC scoping, say), so that on an older kernel the
+ * checks that can pass still do, and the tier says how far the machine goes.
+ * Each attempt that must be denied has, where the kernel allows one, a
+ * control that must succeed: "everything failed" never passes as a proof.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "apply.h"
+#include "check.h"
+#include "probe.h"
+
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_IS_SET 1
+#endif
+
+enum {
+	CK_FS, CK_PRIVS, CK_FDS, CK_ENVIRON, CK_TCP,
+	CK_SIGNAL, CK_ABSTRACT, CK_UNIX, CK_TIOCSTI, CK_UDP,
+	CK_COUNT
+};
+
+/* confine's seccomp answers (lib/sandbox.h) */
+#define SB_SOCK EACCES
+#define SB_IOCTL EPERM
+
+const struct probe_check probe_checks[CK_COUNT] = {
+[CK_FS] = { "fs", TIER_FS,
+	"files outside the grants are unreadable; granted ones are readable",
+	"the kernel must enforce Landlock: CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot list", 2, {
+	{ "read unread sibling B/f", ATT_DENY, { EACCES, 0 }, 0 },
+	{ "read granted A/f", ATT_ALLOW, { 0, 0 }, 0 } } },
+[CK_PRIVS] = { "privs", TIER_FS,
+	"no_new_privs is set and every capability set is empty",
+	"the boundary could not drop privileges; see probe --verbose", 7, {
+	{ "cap_setpcap_before", ATT_INFO, { 0, 0 }, 0 },
+	{ "no_new_privs", ATT_VALUE, { 0, 0 }, 1 },
+	{ "cap_effective", ATT_VALUE, { 0, 0 }, 0 },
+	{ "cap_permitted", ATT_VALUE, { 0, 0 }, 0 },
+	{ "cap_inheritable", ATT_VALUE, { 0, 0 }, 0 },
+	{ "cap_ambient_count", ATT_VALUE, { 0, 0 }, 0 },
+	/* Without CAP_SETPCAP the bounding set cannot be emptied (an ordinary
+	 * user's is full); no_new_privs is what keeps exec from gaining any. */
+	{ "cap_bounding_count", ATT_ZERO_IF, { 0, 0 }, 0 } } },
+[CK_FDS] = { "fds", TIER_FS,
+	"descriptors inherited from the parent are closed",
+	"the boundary could not close inherited descriptors; see probe --verbose", 3, {
+	{ "use inherited fd of B/f", ATT_ERRNO, { EBADF, 0 }, 0 },
+	{ "other inherited fds open", ATT_VALUE, { 0, 0 }, 0 },
+	{ "use kept report fd", ATT_ALLOW, { 0, 0 }, 0 } } },
+[CK_ENVIRON] = { "proc-environ", TIER_FS,
+	"the parent's /proc/PID/environ is unreadable with /proc granted; /proc/self is readable",
+	"with capabilities dropped Landlock must deny ptrace-class access; see probe --verbose", 2, {
+	{ "read /proc/PARENT/environ", ATT_DENY, { EACCES, 0 }, 0 },
+	{ "read /proc/self/status", ATT_ALLOW, { 0, 0 }, 0 } } },
+[CK_TCP] = { "tcp", TIER_FSNET,
+	"TCP connect reaches granted ports only",
+	"TCP port rules need Landlock ABI 4 (Linux 6.7 or later)", 2, {
+	{ "connect to loopback listener on ungranted port", ATT_DENY, { EACCES, 0 }, 0 },
+	{ "connect to loopback listener on granted port", ATT_ALLOW, { 0, 0 }, 0 } } },
+[CK_SIGNAL] = { "signal", TIER_FULL,
+	"signals cannot reach processes outside the boundary",
+	"signal scoping needs Landlock ABI 6 (Linux 6.12 or later)", 2, {
+	{ "kill(parent, 0)", ATT_DENY, { EPERM, 0 }, 0 },
+	{ "kill(self, 0)", ATT_ALLOW, { 0, 0 }, 0 } } },
+[CK_ABSTRACT] = { "abstract-unix", TIER_FULL,
+	"abstract unix sockets outside the boundary cannot be reached",
+	"abstract unix socket scoping needs Landlock ABI 6 (Linux 6.12 or later)", 1, {
+	{ "connect to parent's abstract listener", ATT_ERRNO, { EPERM, 0 }, 0 } } },
+[CK_UNIX] = { "unix-socket", TIER_FULL,
+	"no new unix socket can be opened (pathname sockets are unmediated); socketpair works",
+	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 3, {
+	{ "socket(AF_UNIX, SOCK_STREAM)", ATT_DENY, { SB_SOCK, 0 }, 0 },
+	{ "socket(AF_UNIX, SOCK_DGRAM)", ATT_DENY, { SB_SOCK, 0 }, 0 },
+	{ "socketpair(AF_UNIX)", ATT_ALLOW, { 0, 0 }, 0 } } },
+[CK_TIOCSTI] = { "tiocsti", TIER_FULL,
+	"terminal input injection (TIOCSTI, TIOCLINUX) is blocked before it reaches a tty",
+	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 3, {
+	{ "ioctl(TIOCSTI)", ATT_DENY, { SB_IOCTL, 0 }, 0 },
+	{ "ioctl(TIOCLINUX)", ATT_DENY, { SB_IOCTL, 0 }, 0 },
+	{ "ioctl(FIONREAD) reaches the kernel", ATT_ERRNO, { EBADF, 0 }, 0 } } },
+[CK_UDP] = { "udp", TIER_FULL,
+	"with no network, UDP and TCP are denied; socketpair works",
+	"no-network needs seccomp filters and Landlock ABI 4 (Linux 6.7 or later)", 4, {
+	{ "socket(AF_INET, SOCK_DGRAM)", ATT_DENY, { SB_SOCK, 0 }, 0 },
+	{ "socket(AF_INET6, SOCK_DGRAM)", ATT_DENY, { SB_SOCK, 0 }, 0 },
+	{ "connect to loopback listener", ATT_DENY, { SB_SOCK, 0 }, 0 },
+	{ "socketpair(AF_UNIX, SOCK_DGRAM)", ATT_ALLOW, { 0, 0 }, 0 } } },
+};
+const size_t probe_nchecks = CK_COUNT;
+
+/* errno of a -1 result, 0 for success */
+static int64_t
+res(long r)
+{
+	return r < 0 ? (errno ? errno : EIO) : 0;
+}
+
+static int64_t
+try_read(const char *path)
+{
+	char c;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n;
+
+	if (fd < 0)
+		return res(-1);
+	n = read(fd, &c, 1);
+	if (n < 0) {
+		int e = errno;
+		close(fd);
+		return e;
+	}
+	close(fd);
+	return 0;
+}
+
+static int64_t
+try_connect(int family, int type, int port)
+{
+	struct sockaddr_in sin;
+	int s = socket(family, type | SOCK_CLOEXEC, 0);
+	int64_t r;
+
+	if (s < 0)
+		return res(-1);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	r = res(connect(s, (struct sockaddr *)&sin, sizeof sin));
+	close(s);
+	return r;
+}
+
+static int64_t
+try_socket(int family, int type)
+{
+	int s = socket(family, type | SOCK_CLOEXEC, 0);
+
+	if (s < 0)
+		return res(-1);
+	close(s);
+	return 0;
+}
+
+static int64_t
+try_socketpair(int type)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv) < 0)
+		return res(-1);
+	close(sv[0]);
+	close(sv[1]);
+	return 0;
+}
+
+/* Bits set in a per-capability prctl query, over every capability the
+ * kernel knows (the query fails with EINVAL past the last one). */
+static int64_t
+count_caps(int op, int sub)
+{
+	int64_t n = 0;
+	int cap, r;
+
+	for (cap = 0; cap < 64; cap++) {
+		r = sub ? prctl(op, sub, cap, 0, 0) : prctl(op, cap, 0, 0, 0);
+		if (r < 0)
+			break;
+		n += r > 0;
+	}
+	return n;
+}
+
+/* capget's three sets; all bits set when it fails, so a failure never
+ * reads as empty. */
+static void
+caps(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		memset(d, 0xff, 2 * sizeof *d);
+}
+
+static void
+privs(struct probe_obs *ob)
+{
+	struct __user_cap_data_struct d[2];
+
+	ob->got[ob->n++] = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+	caps(d);
+	ob->got[ob->n++] = (int64_t)((uint64_t)d[1].effective << 32 | d[0].effective);
+	ob->got[ob->n++] = (int64_t)((uint64_t)d[1].permitted << 32 | d[0].permitted);
+	ob->got[ob->n++] = (int64_t)((uint64_t)d[1].inheritable << 32 | d[0].inheritable);
+	ob->got[ob->n++] = count_caps(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET);
+	ob->got[ob->n++] = count_caps(PR_CAPBSET_READ, 0);
+}
+
+static void
+fds(const struct probe_ctx *ctx, int wfd, struct probe_obs *ob)
+{
+	int fd, open_fds = 0;
+
+	ob->got[ob->n++] = res(fcntl(ctx->leak_fd, F_GETFD));
+	for (fd = 3; fd <= ctx->maxfd + 2; fd++)
+		if (fd != wfd && fcntl(fd, F_GETFD) >= 0)
+			open_fds++;
+	ob->got[ob->n++] = open_fds;
+	ob->got[ob->n++] = res(fcntl(wfd, F_GETFD));
+}
+
+int
+probe_prepare(size_t i, const struct probe_ctx *ctx, int wfd,
+    struct probe_policy *pol, struct probe_obs *ob, int *pre)
+{
+	struct __user_cap_data_struct d[2];
+
+	memset(ob, 0, sizeof *ob);
+	memset(pol, 0, sizeof *pol);
+	ob->magic = PROBE_OBS_MAGIC;
+	pol->keep[0] = wfd;
+	pol->keep[1] = -1;
+	*pre = -1;
+	switch (i) {
+	case CK_FS:
+		pol->read[0] = ctx->a_dir;
+		break;
+	case CK_PRIVS:
+		caps(d);
+		ob->got[ob->n++] = (d[0].effective >> CAP_SETPCAP) & 1;
+		break;
+	case CK_ENVIRON:
+		pol->read[0] = "/proc";
+		break;
+	case CK_TCP:
+		pol->connect_port = ctx->tcp_allow;
+		break;
+	case CK_SIGNAL:
+		pol->scope = 1;
+		break;
+	case CK_ABSTRACT:
+		/* Made before the boundary: the seccomp filter denies new unix
+		 * sockets, and this check is about Landlock's scoping. */
+		pol->scope = 1;
+		*pre = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (*pre < 0)
+			return -1;
+		pol->keep[1] = *pre;
+		break;
+	case CK_UDP:
+		pol->no_network = 1;
+		break;
+	}
+	return 0;
+}
+
+void
+probe_attempts(size_t i, const struct probe_ctx *ctx, int wfd, int pre,
+    struct probe_obs *ob)
+{
+	char path[64];
+	int c = 0;
+
+	switch (i) {
+	case CK_FS:
+		ob->got[ob->n++] = try_read(ctx->b_file);
+		ob->got[ob->n++] = try_read(ctx->a_file);
+		break;
+	case CK_PRIVS:
+		privs(ob);
+		break;
+	case CK_FDS:
+		fds(ctx, wfd, ob);
+		break;
+	case CK_ENVIRON:
+		(void)snprintf(path, sizeof path, "/proc/%ld/environ", (long)ctx->parent);
+		ob->got[ob->n++] = try_read(path);
+		ob->got[ob->n++] = try_read("/proc/self/status");
+		break;
+	case CK_TCP:
+		ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_deny);
+		ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_allow);
+		break;
+	case CK_SIGNAL:
+		ob->got[ob->n++] = res(kill(ctx->parent, 0));
+		ob->got[ob->n++] = res(kill(getpid(), 0));
+		break;
+	case CK_ABSTRACT:
+		ob->got[ob->n++] = res(connect(pre, (const struct sockaddr *)&ctx->abs, ctx->abs_len));
+		break;
+	case CK_UNIX:
+		ob->got[ob->n++] = try_socket(AF_UNIX, SOCK_STREAM);
+		ob->got[ob->n++] = try_socket(AF_UNIX, SOCK_DGRAM);
+		ob->got[ob->n++] = try_socketpair(SOCK_STREAM);
+		break;
+	case CK_TIOCSTI:
+		/* fd -1: a filter answers before the descriptor is looked up,
+		 * the kernel itself says EBADF; nothing reaches any terminal. */
+		ob->got[ob->n++] = res(ioctl(-1, TIOCSTI, "x"));
+		ob->got[ob->n++] = res(ioctl(-1, TIOCLINUX, &c));
+		ob->got[ob->n++] = res(ioctl(-1, FIONREAD, &c));
+		break;
+	case CK_UDP:
+		ob->got[ob->n++] = try_socket(AF_INET, SOCK_DGRAM);
+		ob->got[ob->n++] = try_socket(AF_INET6, SOCK_DGRAM);
+		ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_allow);
+		ob->got[ob->n++] = try_socketpair(SOCK_DGRAM);
+		break;
+	}
+}
+
+_Noreturn void
+probe_child(size_t i, const struct probe_ctx *ctx, int wfd)
+{
+	struct probe_obs ob;
+	struct probe_policy pol;
+	int pre;
+
+	if (probe_prepare(i, ctx, wfd, &pol, &ob, &pre) < 0)
+		ob.apply_err = errno ? errno : EIO;
+	else if (probe_apply(&pol, ob.why, sizeof ob.why) != 0)
+		ob.apply_err = errno ? errno : EIO;
+	else
+		probe_attempts(i, ctx, wfd, pre, &ob);
+	(void)!write(wfd, &ob, sizeof ob);
+	_exit(0);
+}

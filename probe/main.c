@@ -1,0 +1,161 @@
+/* probe: prove, now, that this machine enforces corral's boundary. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fdio.h"
+#include "msg.h"
+#include "probe.h"
+#include "report.h"
+#include "sandbox.h"
+#include "version.h"
+
+#define USAGE "probe [-q | -v | -j] [-r TIER]"
+
+enum { TIMEOUT_MS = 5000 };
+
+struct opts {
+	enum probe_format fmt;
+	int quiet, nfmt;
+	enum probe_tier required;
+};
+
+static void
+help(void)
+{
+	printf("usage: " USAGE "\n"
+	    "Prove that this machine enforces corral's boundary: real children\n"
+	    "apply confine's sandbox and must be denied what was not granted.\n"
+	    "Prints platform=linux tier=TIER (none, fs, fs+net, full).\n\n"
+	    "  -q, --quiet         print nothing; the exit status says it all\n"
+	    "  -v, --verbose       every check with its evidence, kernel and ABI\n"
+	    "  -j, --json          the verbose detail as one JSON object\n"
+	    "  -r, --require TIER  exit 1 below TIER (fs, fs+net, full; default fs)\n"
+	    "  -h, --help          this text\n"
+	    "      --version       print the version\n\n"
+	    "Exit: 0 proven at or above TIER, 1 unproven or below it, 2 usage or\n"
+	    "system error. See probe(1).\n");
+}
+
+static int
+parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "require", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof *o);
+	o->fmt = FMT_DEFAULT;
+	o->required = TIER_FS;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+qvjr:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'q': o->quiet = 1; o->nfmt++; break;
+		case 'v': o->fmt = FMT_VERBOSE; o->nfmt++; break;
+		case 'j': o->fmt = FMT_JSON; o->nfmt++; break;
+		case 'r':
+			if (probe_tier_parse(optarg, &o->required) < 0) {
+				msg_usage("unknown tier '%s' (fs, fs+net or full)", optarg);
+				return -1;
+			}
+			break;
+		case 'h': help(); return 1;
+		case 'V': printf("probe %s\n", CORRAL_VERSION); return 1;
+		default:
+			if (optopt)
+				msg_usage("unknown option '-%c'; " USAGE, optopt);
+			else
+				msg_usage("unknown option '%s'; " USAGE, argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		msg_usage("unexpected operand '%s'; " USAGE, argv[optind]);
+		return -1;
+	}
+	if (o->nfmt > 1) {
+		msg_usage("-q, -v and -j exclude each other; " USAGE);
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static char out[65536];
+	struct probe_outcome oc[16];
+	struct probe_result res[16];
+	struct probe_ctx ctx;
+	struct probe_report r;
+	struct utsname u;
+	struct opts o;
+	const char *what;
+	size_t i;
+	int n, rc;
+
+	msg_init(argv[0]);
+	rc = parse(argc, argv, &o);
+	if (rc != 0)
+		return rc < 0 ? EXIT_USAGE : 0;
+	if (probe_nchecks > sizeof oc / sizeof oc[0]) {
+		msg_fatal("too many checks");
+		return EXIT_USAGE;
+	}
+	if (probe_setup(&ctx, &what) < 0) {
+		msg_fatal_sys("unable to set up the %s%s%s", what,
+		    ctx.dir[0] ? " in " : "", ctx.dir);
+		probe_teardown(&ctx);
+		return EXIT_USAGE;
+	}
+	rc = probe_run(&ctx, oc, TIMEOUT_MS, probe_child);
+	probe_teardown(&ctx);
+	if (rc < 0) {
+		msg_fatal_sys("unable to run the checks");
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < probe_nchecks; i++)
+		probe_judge(&probe_checks[i], &oc[i], &res[i]);
+
+	memset(&r, 0, sizeof r);
+	r.checks = probe_checks;
+	r.results = res;
+	r.n = probe_nchecks;
+	r.tier = probe_tier_of(probe_checks, res, probe_nchecks);
+	r.required = o.required;
+	r.failing = probe_first_failing(probe_checks, res, probe_nchecks, o.required);
+	r.kernel = uname(&u) == 0 ? u.release : "unknown";
+	r.abi = sb_abi();
+	if (!o.quiet) {
+		n = probe_format(o.fmt, &r, out, sizeof out);
+		if (n < 0 || fd_write_all(1, out, (size_t)n) < 0) {
+			msg_fatal_sys("unable to write the report");
+			return EXIT_USAGE;
+		}
+	}
+	if (r.failing >= 0) {
+		const struct probe_check *c = &probe_checks[r.failing];
+
+		if (r.tier == TIER_NONE)
+			msg_fatal("containment unproven: check %s: %s", c->name,
+			    res[r.failing].evidence);
+		else
+			msg_fatal("tier %s is below the required %s: check %s: %s",
+			    probe_tier_name(r.tier), probe_tier_name(r.required),
+			    c->name, res[r.failing].evidence);
+		msg_hint("%s; probe --verbose shows every check", c->hint);
+		return EXIT_NO;
+	}
+	return 0;
+}

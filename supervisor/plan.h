@@ -13,6 +13,7 @@ struct plan {
 	char store[PATH_MAX];		/* the session-store (state) directory */
 	char home[PATH_MAX];		/* the invoking user's real home ("" if none) */
 	char workspace[PATH_MAX];	/* absolute, symlinks resolved */
+	int git;			/* the workspace holds .git: protect it */
 	char agent[65];			/* profile name, or "none" */
 	int signin;			/* stage the agent's sign-in */
 	struct argv rd, ex, wr;		/* resolved grants beyond workspace and attempt */

@@ -279,6 +279,13 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	if (strcmp(pl->workspace, "/") == 0)
 		return say(why, whyn, "workspace / is the whole file system");
 
+	/* git protection applies to a workspace that is a repository's top */
+	{
+		char gitp[PATH_MAX + 8];
+		snprintf(gitp, sizeof gitp, "%s/.git", pl->workspace);
+		pl->git = lstat(gitp, &st) == 0;
+	}
+
 	/* grants */
 	for (i = 0; i < pol->exec.n; i++)
 		if (expand(&c, &pl->ex, "exec", pol->exec.v[i]) < 0)

@@ -157,7 +157,7 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 		av_push(a, "--dev");
 	}
 	grants(a, "-w", &pl->wr);
-	if (p->git_protect) {
+	if (p->git_protect && pl->git) {
 		av_push(a, "--git-protect");
 		av_push(a, pl->workspace);
 	} else {

@@ -65,6 +65,7 @@ main(void)
 	strcpy(pl.agent, "claude");
 	strcpy(pl.path, "/usr/bin:/bin");
 	pl.signin = 1;
+	pl.git = 1;
 	av_push(&pl.ex, "/usr");
 	av_push(&pl.ex, "/etc");
 	pl.cmd = cmd;
@@ -125,6 +126,11 @@ main(void)
 	is_str(plan_tier(&pl), "fs+net", "ports need fs+net");
 	pol.scope = 1;
 	is_str(plan_tier(&pl), "full", "scoping needs full");
+	pol.git_protect = 1;
+	pl.git = 0;
+	is_int(step_chain(&pl, &a, &ci, &xi), 0, "chain builds (no repository)");
+	ok(strstr(join(&a, ci, xi), " -W /src/proj ") != NULL, "a workspace without .git: a plain grant");
+	av_free(&a);
 
 	/* the other steps */
 	is_int(step_probe(&pl, &a), 0, "probe");

@@ -13,6 +13,8 @@ struct plan {
 	char store[PATH_MAX];		/* the session-store (state) directory */
 	char home[PATH_MAX];		/* the invoking user's real home ("" if none) */
 	char workspace[PATH_MAX];	/* absolute, symlinks resolved */
+	int ws_lenient;			/* doctor: a refused workspace is noted, not fatal */
+	char ws_why[PATH_MAX + 128];	/* why it was refused */
 	int git;			/* the workspace holds .git: protect it */
 	char agent[65];			/* profile name, or "none" */
 	int signin;			/* stage the agent's sign-in */

@@ -118,6 +118,7 @@ cmd_doctor(int argc, char **argv, char **envp)
 	}
 	o.cmd = shell_cmd;
 	memset(&pl, 0, sizeof pl);
+	pl.ws_lenient = 1;
 	policy_init(&pol);
 	if (policy_load(&o, &pol) < 0)
 		return EXIT_USAGE;
@@ -133,6 +134,8 @@ cmd_doctor(int argc, char **argv, char **envp)
 	av_push(&senv, "PATH=/usr/bin:/bin");
 	av_pushf(&a, "%s/probe", pl.stepdir);
 	av_push(&a, json ? "--json" : "--verbose");
+	av_push(&a, "--require");
+	av_push(&a, plan_tier(&pl));
 	if (a.err || senv.err) {
 		msg_fatal("out of memory");
 		return EXIT_USAGE;
@@ -162,7 +165,10 @@ cmd_doctor(int argc, char **argv, char **envp)
 		free(t);
 		printf("{\"probe\":%s,\"probe_status\":%d,\"policy\":{", out, code);
 		jstr(stdout, "steps", pl.stepdir, 1);
-		jstr(stdout, "workspace", pl.workspace, 1);
+		if (pl.ws_why[0])
+			jstr(stdout, "workspace_refused", pl.ws_why, 1);
+		else
+			jstr(stdout, "workspace", pl.workspace, 1);
 		printf("\"git_protect\":%s,", pol.git_protect ? "true" : "false");
 		jlist(stdout, "exec", &pl.ex, 1);
 		jlist(stdout, "read", &pl.rd, 1);
@@ -175,9 +181,12 @@ cmd_doctor(int argc, char **argv, char **envp)
 		jstr(stdout, "home_unreachable", pl.home, 0);
 		printf("}}\n");
 	} else {
-		printf("\ndefault policy, on this machine (corral run from %s):\n", pl.workspace);
-		printf("  %-22s %s%s\n", "workspace (read-write)", pl.workspace,
-		    pol.git_protect ? ", .git hooks and config protected" : "");
+		printf("\ndefault policy, on this machine (corral run from here):\n");
+		if (pl.ws_why[0])
+			printf("  %-22s refused here: %s\n", "workspace", pl.ws_why);
+		else
+			printf("  %-22s %s%s\n", "workspace (read-write)", pl.workspace,
+			    pol.git_protect && pl.git ? ", .git hooks and config protected" : "");
 		tlist(stdout, "read + execute", &pl.ex);
 		tlist(stdout, "read", &pl.rd);
 		if (pol.proc)

@@ -217,13 +217,35 @@ expand(struct rctx *c, struct argv *to, const char *key, const char *entry)
 	return r;
 }
 
+static int
+workspace_resolve(struct plan *pl, const struct policy *pol, char *why, size_t whyn,
+    char *hint, size_t hintn)
+{
+	const char *ws = pol->workspace ? pol->workspace : ".";
+	struct stat st;
+
+	if (realpath(ws, pl->workspace) == NULL)
+		return say(why, whyn, "workspace %s: %s", ws, strerror(errno));
+	if (stat(pl->workspace, &st) < 0 || !S_ISDIR(st.st_mode))
+		return say(why, whyn, "workspace %s is not a directory", pl->workspace);
+	if (pl->home[0] && path_within(pl->home, pl->workspace)) {
+		say(why, whyn, "workspace %s holds your home directory %s", pl->workspace, pl->home);
+		return say(hint, hintn, "run corral from a project directory, or pass -w DIR");
+	}
+	if (path_within(pl->store, pl->workspace)) {
+		say(why, whyn, "workspace %s holds the state directory %s", pl->workspace, pl->store);
+		return say(hint, hintn, "pick another workspace with -w DIR, or set XDG_STATE_HOME");
+	}
+	return 0;
+}
+
 int
 plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
     char *const *cmd, char *why, size_t whyn, char *hint, size_t hintn,
     char *warn, size_t warnn)
 {
 	struct rctx c = { pl, why, hint, whyn, hintn };
-	const char *home, *xs, *path, *ws, *base;
+	const char *home, *xs, *path, *base;
 	char buf[PATH_MAX], line[PATH_MAX], msgb[PATH_MAX + 128];
 	struct passwd *pw;
 	struct stat st;
@@ -263,27 +285,20 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 		    say(hint, hintn, "set HOME or XDG_STATE_HOME"), -1;
 
 	/* the workspace */
-	ws = pol->workspace ? pol->workspace : ".";
-	if (realpath(ws, pl->workspace) == NULL)
-		return say(why, whyn, "workspace %s: %s", ws, strerror(errno));
-	if (stat(pl->workspace, &st) < 0 || !S_ISDIR(st.st_mode))
-		return say(why, whyn, "workspace %s is not a directory", pl->workspace);
-	if (pl->home[0] && path_within(pl->home, pl->workspace)) {
-		say(why, whyn, "workspace %s holds your home directory %s", pl->workspace, pl->home);
-		return say(hint, hintn, "run corral from a project directory, or pass -w DIR");
+	if (workspace_resolve(pl, pol, why, whyn, hint, hintn) < 0) {
+		if (!pl->ws_lenient)
+			return -1;
+		/* doctor: say why, grant no workspace */
+		snprintf(pl->ws_why, sizeof pl->ws_why, "%s", why);
+		pl->workspace[0] = '\0';
+		*why = *hint = '\0';
 	}
-	if (path_within(pl->store, pl->workspace)) {
-		say(why, whyn, "workspace %s holds the state directory %s", pl->workspace, pl->store);
-		return say(hint, hintn, "pick another workspace with -w DIR, or set XDG_STATE_HOME");
-	}
-	if (strcmp(pl->workspace, "/") == 0)
-		return say(why, whyn, "workspace / is the whole file system");
 
 	/* git protection applies to a workspace that is a repository's top */
 	{
 		char gitp[PATH_MAX + 8];
 		snprintf(gitp, sizeof gitp, "%s/.git", pl->workspace);
-		pl->git = lstat(gitp, &st) == 0;
+		pl->git = pl->workspace[0] && lstat(gitp, &st) == 0;
 	}
 
 	/* grants */

@@ -365,6 +365,11 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 			base = NULL;
 	}
 	snprintf(pl->agent, sizeof pl->agent, "%s", base ? base : "none");
-	pl->signin = base != NULL;
+	/* its sign-in, when the store holds one (STORE/creds/AGENT) */
+	{
+		char cred[PATH_MAX + 80];
+		snprintf(cred, sizeof cred, "%s/creds/%s", pl->store, pl->agent);
+		pl->signin = base != NULL && lstat(cred, &st) == 0 && S_ISREG(st.st_mode);
+	}
 	return 0;
 }

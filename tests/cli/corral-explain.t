@@ -54,9 +54,12 @@ like "$out" "probe --require fs\\+net" "ports raise the tier to fs+net"
 # the agent: inferred from a known command, else -a
 run $E "$C" explain -w "$TMP/ws" -- /opt/x/claude --help
 like "$out" "begin --agent claude" "claude inferred from the command"
-like "$out" "--agent claude --signin claude" "its sign-in staged"
+unlike "$out" "--signin" "no sign-in in the store: none staged"
+mkdir -p "$TMP/state/corral/creds" && echo x > "$TMP/state/corral/creds/claude"
+run $E "$C" explain -w "$TMP/ws" -- /opt/x/claude --help
+like "$out" "--agent claude --signin claude" "a stored sign-in is staged"
 run $E "$C" explain -a codex -w "$TMP/ws" -- node cli.js
-like "$out" "--agent codex --signin codex" "-a names the agent"
+like "$out" "begin --agent codex" "-a names the agent"
 run $E "$C" explain -a 'Bad Name' -w "$TMP/ws" -- true
 is "$rc" 2 "a bad agent name: usage"
 

@@ -1,0 +1,18 @@
+/* home-stage: create and finish an attempt's synthetic home. */
+#ifndef HS_H
+#define HS_H
+#include "profile.h"
+
+struct hs_opts {
+	const char *state, *attempt, *agent, *signin, *workspace;
+	const char *profiles_file;	/* passed on to session-store */
+	const char *session_store;	/* absolute path of session-store */
+	int full_setup;
+	struct profiles prof;
+	char *const *envp;		/* the caller's, for HOME and XDG_CONFIG_HOME */
+};
+
+int hs_create(struct hs_opts *o);
+int hs_finish(struct hs_opts *o, const char *dir);
+
+#endif

@@ -1,0 +1,114 @@
+/* home-stage: a fresh synthetic $HOME per attempt; afterwards a validated
+ * take-back of the renewed sign-in, then removal. */
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fdio.h"
+#include "hs.h"
+#include "msg.h"
+#include "version.h"
+
+static void
+usage(int fd)
+{
+	dprintf(fd,
+	    "usage: home-stage create --state DIR --attempt ID --agent NAME [--signin NAME]\n"
+	    "                         [--full-setup] [--workspace DIR] [--profiles FILE]\n"
+	    "                         [--session-store PATH]\n"
+	    "       home-stage finish [--profiles FILE] [--session-store PATH] DIR\n"
+	    "       home-stage -h | --help | --version\n"
+	    "create prints the attempt directory (with --full-setup, then the folders\n"
+	    "to grant read-write); finish prints the names it took back.\n"
+	    "Exit: 0 done, 1 refused, 2 usage or system error.\n");
+}
+
+int
+main(int argc, char **argv, char **envp)
+{
+	static const struct option opts[] = {
+		{ "state", required_argument, NULL, 's' },
+		{ "attempt", required_argument, NULL, 'a' },
+		{ "agent", required_argument, NULL, 'g' },
+		{ "signin", required_argument, NULL, 'i' },
+		{ "full-setup", no_argument, NULL, 'F' },
+		{ "workspace", required_argument, NULL, 'w' },
+		{ "profiles", required_argument, NULL, 'p' },
+		{ "session-store", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hs_opts o;
+	const char *cmd, *dir = NULL;
+	char err[256], *buf;
+	size_t len;
+	int c, r;
+
+	msg_init(argv[0]);
+	memset(&o, 0, sizeof o);
+	o.envp = envp;
+	if (argc > 1 && argv[1][0] != '-') {
+		cmd = argv[1];
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	} else {
+		cmd = NULL;
+	}
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': o.state = optarg; break;
+		case 'a': o.attempt = optarg; break;
+		case 'g': o.agent = optarg; break;
+		case 'i': o.signin = optarg; break;
+		case 'F': o.full_setup = 1; break;
+		case 'w': o.workspace = optarg; break;
+		case 'p': o.profiles_file = optarg; break;
+		case 'S': o.session_store = optarg; break;
+		case 'h': usage(1); return 0;
+		case 'V': printf("home-stage %s\n", CORRAL_VERSION); return 0;
+		default: usage(2); return EXIT_USAGE;
+		}
+	}
+	if (cmd == NULL || (strcmp(cmd, "create") != 0 && strcmp(cmd, "finish") != 0)) {
+		msg_usage("a command is required: create or finish");
+		usage(2);
+		return EXIT_USAGE;
+	}
+	if (strcmp(cmd, "finish") == 0) {
+		if (optind + 1 != argc || o.state || o.attempt || o.agent || o.signin || o.full_setup || o.workspace) {
+			msg_usage("finish [--profiles FILE] [--session-store PATH] DIR");
+			return EXIT_USAGE;
+		}
+		dir = argv[optind];
+	} else if (optind != argc || !o.state || !o.attempt || !o.agent) {
+		msg_usage("create --state DIR --attempt ID --agent NAME [--signin NAME] [--full-setup]");
+		return EXIT_USAGE;
+	}
+	if (profiles_defaults(&o.prof) < 0) {
+		msg_fatal("embedded profiles do not parse");
+		return EXIT_USAGE;
+	}
+	if (o.profiles_file != NULL) {
+		if (o.profiles_file[0] != '/') {
+			msg_fatal("--profiles must be an absolute path (it is passed to session-store)");
+			return EXIT_USAGE;
+		}
+		if (file_read_bounded(AT_FDCWD, o.profiles_file, 1 << 20, &buf, &len) < 0) {
+			msg_fatal_sys("unable to read profiles %s", o.profiles_file);
+			return EXIT_USAGE;
+		}
+		r = profiles_parse(buf, len, &o.prof, err, sizeof err);
+		free(buf);
+		if (r < 0) {
+			msg_fatal("profiles %s: %s", o.profiles_file, err);
+			return EXIT_USAGE;
+		}
+	}
+	if (dir != NULL)
+		return hs_finish(&o, dir);
+	return hs_create(&o);
+}

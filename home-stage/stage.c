@@ -1,0 +1,560 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "execenv.h"
+#include "fdio.h"
+#include "gitcfg.h"
+#include "hs.h"
+#include "json.h"
+#include "msg.h"
+#include "rmtree.h"
+#include "rnd.h"
+#include "store.h"
+
+/* What create noted about the sign-in it staged; finish compares. */
+struct meta {
+	char agent[PROF_NAME_MAX + 1];
+	char signin[PROF_NAME_MAX + 1];		/* "" with --full-setup */
+	int64_t ino, size, mtime, mtime_ns;
+};
+
+static int
+meta_format(const struct meta *m, char *buf, size_t n)
+{
+	int r = snprintf(buf, n, "{\"agent\":\"%s\",\"signin\":\"%s\",\"ino\":%" PRId64 ",\"size\":%" PRId64
+	    ",\"mtime\":%" PRId64 ",\"mtime_ns\":%" PRId64 "}\n", m->agent, m->signin, m->ino, m->size,
+	    m->mtime, m->mtime_ns);
+
+	return r < 0 || (size_t)r >= n ? -1 : r;
+}
+
+static int
+meta_parse(const char *buf, size_t len, struct meta *m)
+{
+	static const char *const keys[] = { "ino", "size", "mtime", "mtime_ns" };
+	int64_t *vals[] = { &m->ino, &m->size, &m->mtime, &m->mtime_ns };
+	jsmntok_t t[16];
+	int n, k, i;
+
+	memset(m, 0, sizeof *m);
+	n = json_parse(buf, len, t, 16);
+	if (n < 0 || t[0].type != JSMN_OBJECT)
+		return -1;
+	k = json_get(buf, t, 0, "agent");
+	if (k < 0 || json_str(buf, &t[k], m->agent, sizeof m->agent) < 0 || !prof_name_ok(m->agent))
+		return -1;
+	k = json_get(buf, t, 0, "signin");
+	if (k < 0 || json_str(buf, &t[k], m->signin, sizeof m->signin) < 0 ||
+	    (m->signin[0] && !prof_name_ok(m->signin)))
+		return -1;
+	for (i = 0; i < 4; i++) {
+		k = json_get(buf, t, 0, keys[i]);
+		if (k < 0 || json_int(buf, &t[k], vals[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Open (creating when mk) each directory of rel's dirname under dirfd,
+ * never through a symlink. Returns the innermost directory's fd and sets
+ * *base to the last component. */
+static int
+walk_parent(int dirfd, const char *rel, int mk, const char **base)
+{
+	char part[PROF_PATH_MAX];
+	const char *p = rel, *s;
+	int fd = dup(dirfd), nfd;
+
+	if (fd < 0)
+		return -1;
+	while ((s = strchr(p, '/')) != NULL) {
+		if ((size_t)(s - p) >= sizeof part) {
+			close(fd);
+			return errno = ENAMETOOLONG, -1;
+		}
+		memcpy(part, p, (size_t)(s - p));
+		part[s - p] = '\0';
+		if (mk && mkdirat(fd, part, 0700) < 0 && errno != EEXIST) {
+			close(fd);
+			return -1;
+		}
+		nfd = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (nfd < 0)
+			return -1;
+		fd = nfd;
+		p = s + 1;
+	}
+	*base = p;
+	return fd;
+}
+
+/* session-store by absolute path: next to our own binary unless given. */
+static int
+store_prog(const struct hs_opts *o, char *out, size_t n)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t l;
+
+	if (o->session_store != NULL) {
+		if (o->session_store[0] != '/' || strlen(o->session_store) >= n)
+			return errno = EINVAL, -1;
+		strcpy(out, o->session_store);
+		return 0;
+	}
+	l = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (l < 0)
+		return -1;
+	self[l] = '\0';
+	slash = strrchr(self, '/');
+	if (slash == NULL)
+		return errno = EINVAL, -1;
+	*slash = '\0';
+	if (snprintf(out, n, "%s/session-store", self) >= (int)n)
+		return errno = ENAMETOOLONG, -1;
+	return 0;
+}
+
+/* Run session-store with fds[i] as descriptor i (i = 0, 1, 3; -1 = leave),
+ * an empty environment, and return its exit status (or -1). */
+static int
+run_store(const struct hs_opts *o, const char *store, char **args, int fd0, int fd1, int fd3)
+{
+	char prog[PATH_MAX];
+	char *argv[16];
+	char *envp[] = { NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int i = 0, st, r;
+
+	if (store_prog(o, prog, sizeof prog) < 0) {
+		msg_fatal_sys("unable to locate session-store");
+		return -1;
+	}
+	argv[i++] = prog;
+	argv[i++] = "--store";
+	argv[i++] = (char *)store;
+	if (o->profiles_file) {
+		argv[i++] = "--profiles";
+		argv[i++] = (char *)o->profiles_file;
+	}
+	while (*args && i < 15)
+		argv[i++] = *args++;
+	argv[i] = NULL;
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return -1;
+	/* dup2 clears FD_CLOEXEC on the target: exactly these reach the child */
+	if ((fd0 >= 0 && posix_spawn_file_actions_adddup2(&fa, fd0, 0) != 0) ||
+	    (fd1 >= 0 && posix_spawn_file_actions_adddup2(&fa, fd1, 1) != 0) ||
+	    (fd3 >= 0 && posix_spawn_file_actions_adddup2(&fa, fd3, 3) != 0)) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -1;
+	}
+	r = posix_spawn(&pid, prog, &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r != 0) {
+		errno = r;
+		msg_fatal_sys("unable to run %s", prog);
+		return -1;
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* The path of an open directory, from /proc. */
+static int
+fd_path(int fd, char *out, size_t n)
+{
+	char p[64];
+	ssize_t l;
+
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	l = readlink(p, out, n - 1);
+	if (l < 0 || (size_t)l >= n - 1)
+		return -1;
+	out[l] = '\0';
+	return out[0] == '/' ? 0 : -1;
+}
+
+static int
+inside(const char *a, const char *b)	/* a is b or beneath it */
+{
+	size_t n = strlen(b);
+
+	if (n == 1)
+		return 1;	/* b is / */
+	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
+}
+
+static void
+write_gitconfig(const struct hs_opts *o, int homefd)
+{
+	char name[GITCFG_VALUE_MAX] = "", email[GITCFG_VALUE_MAX] = "", path[PATH_MAX], out[1024], *buf;
+	const char *home = env_get(o->envp, "HOME"), *xdg = env_get(o->envp, "XDG_CONFIG_HOME");
+	const char *files[2] = { NULL, NULL };
+	char p0[PATH_MAX], p1[PATH_MAX];
+	size_t len;
+	int i, n, fd;
+
+	/* git reads $XDG_CONFIG_HOME/git/config, then ~/.gitconfig; later wins */
+	if (xdg && xdg[0] == '/' && snprintf(p0, sizeof p0, "%s/git/config", xdg) < (int)sizeof p0)
+		files[0] = p0;
+	else if (home && home[0] == '/' && snprintf(p0, sizeof p0, "%s/.config/git/config", home) < (int)sizeof p0)
+		files[0] = p0;
+	if (home && home[0] == '/' && snprintf(p1, sizeof p1, "%s/.gitconfig", home) < (int)sizeof p1)
+		files[1] = p1;
+	for (i = 0; i < 2; i++) {
+		if (files[i] == NULL || file_read_bounded(AT_FDCWD, files[i], 1 << 20, &buf, &len) < 0)
+			continue;
+		if (gitcfg_user(buf, len, name, email) < 0)
+			msg_warn("%s: malformed, user.name/user.email not copied from it", files[i]);
+		free(buf);
+	}
+	(void)path;
+	n = gitcfg_format(name, email, out, sizeof out);
+	if (n < 0)
+		return;
+	fd = openat(homefd, ".gitconfig", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || fd_write_all(fd, out, (size_t)n) < 0)
+		msg_warn_sys("unable to write .gitconfig");
+	if (fd >= 0)
+		close(fd);
+}
+
+static void
+print_full_setup(const struct hs_opts *o, const struct profile *p)
+{
+	const char *home = env_get(o->envp, "HOME");
+	char path[PATH_MAX];
+	struct stat st;
+	int i;
+
+	if (home == NULL || home[0] != '/') {
+		msg_warn("HOME is not an absolute path: no full-setup folders");
+		return;
+	}
+	for (i = 0; i < p->nfull; i++) {
+		if (snprintf(path, sizeof path, "%s/%s", home, p->full[i]) >= (int)sizeof path)
+			continue;
+		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			msg_warn("full setup: %s is not a directory, not granted", path);
+			continue;
+		}
+		printf("%s\n", path);
+	}
+}
+
+int
+hs_create(struct hs_opts *o)
+{
+	const struct profile *p;
+	const char *base;
+	char err[256], state[PATH_MAX], ws[PATH_MAX], name[NAME_MAX + 1], nonce[STORE_NONCE_LEN + 1];
+	char metabuf[512];
+	struct stat st;
+	struct meta m;
+	int sfd = -1, afd = -1, hfd = -1, dfd, fd, r, rc = EXIT_USAGE, made = 0;
+
+	if (!store_id_ok(o->attempt)) {
+		msg_fatal("bad attempt id (want 32 lowercase hex digits)");
+		return EXIT_USAGE;
+	}
+	if ((p = profiles_find(&o->prof, o->agent)) == NULL) {
+		msg_fatal("no profile for agent %.32s", o->agent);
+		msg_hint("known agents: claude, codex, gemini, or those in --profiles");
+		return EXIT_USAGE;
+	}
+	if (o->signin == NULL)
+		o->signin = o->agent;
+	if (!prof_name_ok(o->signin)) {
+		msg_fatal("bad --signin name");
+		return EXIT_USAGE;
+	}
+	sfd = store_open(o->state, 1, err, sizeof err);
+	if (sfd < 0) {
+		msg_fatal("state directory %s: %s", o->state, err);
+		if (errno == EPERM)
+			msg_hint("it must be a directory you own, mode 0700");
+		return errno == EPERM ? EXIT_NO : EXIT_USAGE;
+	}
+	if (fd_path(sfd, state, sizeof state) < 0 || realpath(o->workspace ? o->workspace : ".", ws) == NULL) {
+		msg_fatal_sys("unable to resolve the state directory or the workspace");
+		goto out;
+	}
+	if (inside(state, ws) || inside(ws, state)) {
+		msg_fatal("state directory %s overlaps the workspace %s", state, ws);
+		msg_hint("put the state directory outside the workspace (the default is ~/.local/state/corral)");
+		rc = EXIT_NO;
+		goto out;
+	}
+	/* A random nonce: nobody can have pre-created or planted this path. */
+	if (rnd_hex(nonce, STORE_NONCE_LEN / 2) < 0 ||
+	    snprintf(name, sizeof name, "attempt-%s-%s-%s", o->attempt, o->agent, nonce) >= (int)sizeof name) {
+		msg_fatal_sys("unable to name the attempt directory");
+		goto out;
+	}
+	if (mkdirat(sfd, name, 0700) < 0) {
+		msg_fatal_sys("unable to create %s/%s", state, name);
+		rc = errno == EEXIST ? EXIT_NO : EXIT_USAGE;
+		goto out;
+	}
+	made = 1;
+	afd = openat(sfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (afd < 0 || fstat(afd, &st) < 0 || st.st_uid != geteuid() || fchmod(afd, 0700) < 0) {
+		msg_fatal_sys("unable to open %s/%s", state, name);
+		goto out;
+	}
+	if (mkdirat(afd, "home", 0700) < 0 || mkdirat(afd, "config", 0700) < 0 || mkdirat(afd, "tmp", 0700) < 0) {
+		msg_fatal_sys("unable to create home, config, tmp in %s/%s", state, name);
+		goto out;
+	}
+	hfd = openat(afd, "home", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (hfd < 0 || fchmod(hfd, 0700) < 0) {
+		msg_fatal_sys("unable to open %s/%s/home", state, name);
+		goto out;
+	}
+	for (int i = 0; i < 2; i++) {	/* umask may have narrowed mkdir's 0700 */
+		fd = openat(afd, i ? "tmp" : "config", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fchmod(fd, 0700) < 0) {
+			msg_fatal_sys("unable to set up %s/%s", state, name);
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+		close(fd);
+	}
+	memset(&m, 0, sizeof m);
+	strcpy(m.agent, o->agent);
+	if (!o->full_setup) {
+		char *args[] = { "release", (char *)o->signin, "--attempt", (char *)o->attempt, NULL };
+		dfd = walk_parent(hfd, p->signin, 1, &base);
+		if (dfd < 0) {
+			msg_fatal_sys("unable to create the folders of %s", p->signin);
+			goto out;
+		}
+		fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		close(dfd);
+		if (fd < 0) {
+			msg_fatal_sys("unable to create %s", p->signin);
+			goto out;
+		}
+		r = run_store(o, state, args, -1, fd, -1);
+		if (r != 0 || fstat(fd, &st) < 0 || fchmod(fd, 0600) < 0) {
+			close(fd);
+			if (r > 0)
+				msg_fatal("sign-in %s not released for attempt %s", o->signin, o->attempt);
+			rc = r == 1 ? EXIT_NO : EXIT_USAGE;
+			goto out;
+		}
+		close(fd);
+		strcpy(m.signin, o->signin);
+		m.ino = (int64_t)st.st_ino;
+		m.size = (int64_t)st.st_size;
+		m.mtime = (int64_t)st.st_mtim.tv_sec;
+		m.mtime_ns = (int64_t)st.st_mtim.tv_nsec;
+	}
+	write_gitconfig(o, hfd);
+	/* The attempt's own notes, beside home/ (the agent is granted home,
+	 * config and tmp, not this). Ephemeral: no fsync. */
+	r = meta_format(&m, metabuf, sizeof metabuf);
+	fd = r < 0 ? -1 : openat(afd, "stage", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || fd_write_all(fd, metabuf, (size_t)r) < 0) {
+		msg_fatal_sys("unable to write %s/%s/stage", state, name);
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
+	printf("%s/%s\n", state, name);
+	if (o->full_setup)
+		print_full_setup(o, p);
+	if (fflush(stdout) != 0) {
+		msg_fatal_sys("stdout");
+		goto out;
+	}
+	made = 0;
+	rc = 0;
+out:
+	if (made && rmtree_at(sfd, name) < 0)
+		msg_warn_sys("unable to remove %s/%s", state, name);
+	if (hfd >= 0)
+		close(hfd);
+	if (afd >= 0)
+		close(afd);
+	close(sfd);
+	return rc;
+}
+
+/* Open rel under homefd, never through a symlink; a regular file or -1. */
+static int
+open_in_home(int homefd, const char *rel, struct stat *st)
+{
+	const char *base;
+	int dfd, fd;
+
+	dfd = walk_parent(homefd, rel, 0, &base);
+	if (dfd < 0)
+		return -1;
+	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return errno = EINVAL, -1;
+	}
+	return fd;
+}
+
+/* Offer a changed sign-in to session-store renew: 0 taken (or nothing to
+ * take), 1 refused, 2 error. */
+static int
+take_back(struct hs_opts *o, const char *state, int afd, const struct meta *m)
+{
+	const struct profile *p = profiles_find(&o->prof, m->agent);
+	char *args[] = { "renew", (char *)m->signin, "--from-fd", "0", NULL, NULL, NULL };
+	struct stat st, ast;
+	int hfd, fd, acfd = -1, r;
+
+	if (p == NULL) {
+		msg_fatal("no profile for agent %s", m->agent);
+		return EXIT_USAGE;
+	}
+	hfd = openat(afd, "home", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (hfd < 0) {
+		msg_warn("%s: home is gone or not a directory: nothing taken back", m->signin);
+		return 0;
+	}
+	fd = open_in_home(hfd, p->signin, &st);
+	if (fd < 0) {
+		close(hfd);
+		if (errno != ENOENT)
+			msg_warn("%s: %s is not a plain file: not taken back", m->signin, p->signin);
+		return 0;
+	}
+	if ((int64_t)st.st_ino == m->ino && (int64_t)st.st_size == m->size &&
+	    (int64_t)st.st_mtim.tv_sec == m->mtime && (int64_t)st.st_mtim.tv_nsec == m->mtime_ns) {
+		close(fd);
+		close(hfd);
+		return 0;	/* unchanged */
+	}
+	if (st.st_size > STORE_SECRET_MAX) {
+		msg_warn("%s: renewed sign-in refused: larger than %d bytes", m->signin, STORE_SECRET_MAX);
+		close(fd);
+		close(hfd);
+		return EXIT_NO;
+	}
+	if (p->account.file[0] != '\0') {
+		acfd = open_in_home(hfd, p->account.file, &ast);
+		if (acfd < 0) {
+			msg_warn("%s: renewed sign-in refused: no account file %s beside it", m->signin, p->account.file);
+			close(fd);
+			close(hfd);
+			return EXIT_NO;
+		}
+		args[4] = "--account-fd";
+		args[5] = "3";
+	}
+	close(hfd);
+	r = run_store(o, state, args, fd, -1, acfd);
+	close(fd);
+	if (acfd >= 0)
+		close(acfd);
+	if (r == 0) {
+		printf("%s\n", m->signin);
+		return 0;
+	}
+	if (r == 1)
+		return EXIT_NO;
+	return EXIT_USAGE;
+}
+
+int
+hs_finish(struct hs_opts *o, const char *dir)
+{
+	char parent[PATH_MAX], base[NAME_MAX + 1], id[STORE_ID_LEN + 1], agent[PROF_NAME_MAX + 1];
+	char err[256], state[PATH_MAX], *slash, *buf;
+	struct stat st;
+	struct meta m;
+	size_t len, n = strlen(dir);
+	int sfd, afd, rc = 0, r;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n >= sizeof parent) {
+		msg_fatal("path too long");
+		return EXIT_USAGE;
+	}
+	memcpy(parent, dir, n);
+	parent[n] = '\0';
+	slash = strrchr(parent, '/');
+	if (slash == NULL || strlen(slash + 1) > NAME_MAX) {
+		msg_fatal("%s: not an attempt directory path", dir);
+		return EXIT_USAGE;
+	}
+	strcpy(base, slash + 1);
+	if (slash == parent)
+		strcpy(parent, "/");
+	else
+		*slash = '\0';
+	if (store_attempt_name(base, id, agent) < 0) {
+		msg_fatal("%s: not an attempt directory (attempt-ID-AGENT-NONCE)", dir);
+		return EXIT_USAGE;
+	}
+	sfd = store_open(parent, 0, err, sizeof err);
+	if (sfd < 0) {
+		msg_fatal("state directory %s: %s", parent, err);
+		return errno == EPERM ? EXIT_NO : EXIT_USAGE;
+	}
+	if (fd_path(sfd, state, sizeof state) < 0) {
+		msg_fatal_sys("unable to resolve %s", parent);
+		close(sfd);
+		return EXIT_USAGE;
+	}
+	afd = openat(sfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (afd < 0 || fstat(afd, &st) < 0 || st.st_uid != geteuid()) {
+		msg_fatal_sys("%s: not our attempt directory", dir);
+		if (afd >= 0)
+			close(afd);
+		close(sfd);
+		return errno == ENOENT ? EXIT_NO : EXIT_USAGE;
+	}
+	if (file_read_bounded(afd, "stage", 4096, &buf, &len) < 0) {
+		msg_warn_sys("%s/stage: nothing taken back", dir);
+		rc = EXIT_USAGE;
+	} else {
+		r = meta_parse(buf, len, &m);
+		free(buf);
+		if (r < 0 || strcmp(m.agent, agent) != 0) {
+			msg_warn("%s/stage: damaged: nothing taken back", dir);
+			rc = EXIT_USAGE;
+		} else if (m.signin[0] != '\0') {
+			rc = take_back(o, state, afd, &m);
+			if (rc == EXIT_NO)
+				msg_warn("%s: not taken back", m.signin);
+		}
+	}
+	close(afd);
+	if (rmtree_at(sfd, base) < 0) {
+		msg_fatal_sys("unable to remove %s", dir);
+		close(sfd);
+		return EXIT_USAGE;
+	}
+	close(sfd);
+	if (fflush(stdout) != 0)
+		return EXIT_USAGE;
+	return rc;
+}

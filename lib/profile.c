@@ -1,0 +1,501 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "profile.h"
+
+/*
+ * The defaults, checked against the real CLIs from npm:
+ *  claude: ~/.claude/.credentials.json {"claudeAiOauth": {"accessToken",
+ *    "refreshToken", "expiresAt" (Date.now() + expires_in*1000: ms), ...}};
+ *    the account is ~/.claude.json's oauthAccount.accountUuid.
+ *  codex: ~/.codex/auth.json {"OPENAI_API_KEY", "tokens": {"id_token",
+ *    "access_token" (JWTs), "refresh_token", "account_id"}, "last_refresh"};
+ *    the expiry is the access token's "exp" claim (s).
+ *  gemini: ~/.gemini/oauth_creds.json (google-auth-library Credentials:
+ *    "access_token", "refresh_token", "expiry_date" (getTime() +
+ *    expires_in*1e3: ms), "id_token"); the account is the id token's "sub".
+ */
+static const char defaults_json[] =
+"{"
+" \"claude\": {"
+"  \"signin\": \".claude/.credentials.json\","
+"  \"expiry\": {\"pointer\": \"/claudeAiOauth/expiresAt\", \"unit\": \"ms\"},"
+"  \"account\": {\"file\": \".claude.json\", \"pointer\": \"/oauthAccount/accountUuid\"},"
+"  \"full_setup\": [\".claude\"]"
+" },"
+" \"codex\": {"
+"  \"signin\": \".codex/auth.json\","
+"  \"expiry\": {\"pointer\": \"/tokens/access_token\", \"jwt\": \"/exp\", \"unit\": \"s\"},"
+"  \"account\": {\"pointer\": \"/tokens/account_id\"},"
+"  \"full_setup\": [\".codex\"]"
+" },"
+" \"gemini\": {"
+"  \"signin\": \".gemini/oauth_creds.json\","
+"  \"expiry\": {\"pointer\": \"/expiry_date\", \"unit\": \"ms\"},"
+"  \"account\": {\"pointer\": \"/id_token\", \"jwt\": \"/sub\"},"
+"  \"full_setup\": [\".gemini\"]"
+" }"
+"}";
+
+enum { MAX_AHEAD_DEFAULT = 90 * 86400, MAX_AHEAD_LIMIT = 3650 * 86400 };
+
+static int __attribute__((format(printf, 3, 4)))
+fail(char *err, size_t errn, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errn > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errn, fmt, ap);
+		va_end(ap);
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+int
+prof_name_ok(const char *s)
+{
+	size_t i;
+
+	if (s == NULL || *s == '\0')
+		return 0;
+	for (i = 0; s[i] != '\0'; i++) {
+		char c = s[i];
+		if (i >= PROF_NAME_MAX)
+			return 0;
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+			continue;
+		if (i > 0 && (c == '-' || c == '_' || c == '.'))
+			continue;
+		return 0;
+	}
+	return 1;
+}
+
+int
+prof_relpath_ok(const char *s)
+{
+	const char *p = s, *e;
+	size_t n;
+
+	if (s == NULL || *s == '\0' || *s == '/' || strlen(s) >= PROF_PATH_MAX)
+		return 0;
+	for (;;) {
+		e = strchr(p, '/');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+				return 0;
+		if (e == NULL)
+			return 1;
+		p = e + 1;
+	}
+}
+
+/* Tokenize a document of any size up to the bounds: count, then allocate. */
+static int
+tokenize(const char *buf, size_t len, jsmntok_t **out)
+{
+	jsmn_parser p;
+	jsmntok_t *t;
+	int n;
+
+	if (len > PROF_FILE_MAX)
+		return errno = EFBIG, -1;
+	jsmn_init(&p);
+	n = jsmn_parse(&p, buf, len, NULL, 0);
+	if (n <= 0)
+		return errno = EINVAL, -1;
+	if (n > PROF_TOKENS_MAX)
+		return errno = E2BIG, -1;
+	t = calloc((size_t)n, sizeof *t);
+	if (t == NULL)
+		return -1;
+	n = json_parse(buf, len, t, (unsigned)n);
+	if (n < 0) {
+		int e = errno;
+		free(t);
+		return errno = e, -1;
+	}
+	*out = t;
+	return n;
+}
+
+static int
+get_str(const char *js, const jsmntok_t *t, int obj, const char *key, char *out, size_t n,
+    int required, char *err, size_t errn, const char *what)
+{
+	int k = json_get(js, t, obj, key), l;
+
+	if (k == -2)
+		return fail(err, errn, "%s: duplicate \"%s\"", what, key);
+	if (k < 0) {
+		if (required)
+			return fail(err, errn, "%s: \"%s\" missing", what, key);
+		out[0] = '\0';
+		return 0;
+	}
+	if (t[k].type != JSMN_STRING)
+		return fail(err, errn, "%s: \"%s\" is not a string", what, key);
+	l = json_str(js, &t[k], out, n);
+	if (l < 0 || (size_t)l != strlen(out))
+		return fail(err, errn, "%s: \"%s\" too long or holds a NUL", what, key);
+	return 0;
+}
+
+static int
+only_keys(const char *js, const jsmntok_t *t, int obj, const char *const *keys,
+    char *err, size_t errn, const char *what)
+{
+	int k = obj + 1, m, j, found;
+
+	for (m = 0; m < t[obj].size; m++) {
+		for (found = 0, j = 0; keys[j] != NULL && !found; j++)
+			found = json_eq(js, &t[k], keys[j]);
+		if (!found)
+			return fail(err, errn, "%s: unknown member \"%.*s\"", what,
+			    t[k].end - t[k].start > 40 ? 40 : t[k].end - t[k].start, js + t[k].start);
+		k = json_next(t, k + 1);
+	}
+	return 0;
+}
+
+static int
+ptr_ok(const char *p)
+{
+	return *p == '\0' || *p == '/';
+}
+
+static int
+parse_field(const char *js, const jsmntok_t *t, int obj, int expiry, struct prof_field *f,
+    char *err, size_t errn, const char *what)
+{
+	static const char *const ekeys[] = { "file", "pointer", "jwt", "unit", NULL };
+	static const char *const akeys[] = { "file", "pointer", "jwt", NULL };
+	char unit[8];
+
+	if (t[obj].type != JSMN_OBJECT)
+		return fail(err, errn, "%s is not an object", what);
+	if (only_keys(js, t, obj, expiry ? ekeys : akeys, err, errn, what) < 0)
+		return -1;
+	memset(f, 0, sizeof *f);
+	if (get_str(js, t, obj, "file", f->file, sizeof f->file, 0, err, errn, what) < 0 ||
+	    get_str(js, t, obj, "pointer", f->pointer, sizeof f->pointer, 1, err, errn, what) < 0 ||
+	    get_str(js, t, obj, "jwt", f->jwt, sizeof f->jwt, 0, err, errn, what) < 0)
+		return -1;
+	if (f->file[0] != '\0' && !prof_relpath_ok(f->file))
+		return fail(err, errn, "%s: \"file\" is not a plain relative path", what);
+	if (!ptr_ok(f->pointer) || !ptr_ok(f->jwt))
+		return fail(err, errn, "%s: a JSON pointer must be empty or start with /", what);
+	if (expiry) {
+		if (get_str(js, t, obj, "unit", unit, sizeof unit, 1, err, errn, what) < 0)
+			return -1;
+		if (strcmp(unit, "s") == 0)
+			f->unit = PROF_UNIT_S;
+		else if (strcmp(unit, "ms") == 0)
+			f->unit = PROF_UNIT_MS;
+		else
+			return fail(err, errn, "%s: unit must be \"s\" or \"ms\"", what);
+	}
+	return 0;
+}
+
+static int
+parse_one(const char *js, const jsmntok_t *t, int obj, struct profile *p, char *err, size_t errn)
+{
+	static const char *const keys[] = { "signin", "expiry", "account", "full_setup", "max_ahead", NULL };
+	const char *what = p->name;
+	int k, i, j;
+	int64_t v;
+
+	if (t[obj].type != JSMN_OBJECT)
+		return fail(err, errn, "profile %s is not an object", what);
+	if (only_keys(js, t, obj, keys, err, errn, what) < 0)
+		return -1;
+	if (get_str(js, t, obj, "signin", p->signin, sizeof p->signin, 1, err, errn, what) < 0)
+		return -1;
+	if (!prof_relpath_ok(p->signin))
+		return fail(err, errn, "%s: \"signin\" is not a plain relative path", what);
+	k = json_get(js, t, obj, "expiry");
+	if (k < 0)
+		return fail(err, errn, "%s: \"expiry\" %s", what, k == -2 ? "duplicated" : "missing");
+	if (parse_field(js, t, k, 1, &p->expiry, err, errn, what) < 0)
+		return -1;
+	k = json_get(js, t, obj, "account");
+	if (k < 0)
+		return fail(err, errn, "%s: \"account\" %s", what, k == -2 ? "duplicated" : "missing");
+	if (parse_field(js, t, k, 0, &p->account, err, errn, what) < 0)
+		return -1;
+	if (p->expiry.file[0] != '\0' && strcmp(p->expiry.file, p->signin) != 0)
+		return fail(err, errn, "%s: the expiry must be in the sign-in file", what);
+	if (strcmp(p->account.file, p->signin) == 0)
+		p->account.file[0] = '\0';
+	p->expiry.file[0] = '\0';
+	p->max_ahead = MAX_AHEAD_DEFAULT;
+	k = json_get(js, t, obj, "max_ahead");
+	if (k == -2)
+		return fail(err, errn, "%s: \"max_ahead\" duplicated", what);
+	if (k >= 0) {
+		if (json_int(js, &t[k], &v) < 0 || v <= 0 || v > MAX_AHEAD_LIMIT)
+			return fail(err, errn, "%s: \"max_ahead\" must be whole seconds, 1 to %d", what, MAX_AHEAD_LIMIT);
+		p->max_ahead = (uint64_t)v;
+	}
+	p->nfull = 0;
+	k = json_get(js, t, obj, "full_setup");
+	if (k == -2)
+		return fail(err, errn, "%s: \"full_setup\" duplicated", what);
+	if (k >= 0) {
+		if (t[k].type != JSMN_ARRAY)
+			return fail(err, errn, "%s: \"full_setup\" is not an array", what);
+		if (t[k].size > PROF_FULL_MAX)
+			return fail(err, errn, "%s: more than %d full_setup folders", what, PROF_FULL_MAX);
+		for (i = 0, j = k + 1; i < t[k].size; i++, j = json_next(t, j)) {
+			int l;
+			if (t[j].type != JSMN_STRING)
+				return fail(err, errn, "%s: a full_setup folder is not a string", what);
+			l = json_str(js, &t[j], p->full[i], sizeof p->full[i]);
+			if (l < 0 || (size_t)l != strlen(p->full[i]) || !prof_relpath_ok(p->full[i]))
+				return fail(err, errn, "%s: full_setup folder %d is not a plain relative path", what, i + 1);
+		}
+		p->nfull = t[k].size;
+	}
+	return 0;
+}
+
+int
+profiles_parse(const char *buf, size_t len, struct profiles *ps, char *err, size_t errn)
+{
+	struct profiles *next;
+	jsmntok_t *t = NULL;
+	int n, k, m, i;
+
+	n = tokenize(buf, len, &t);
+	if (n < 0)
+		return fail(err, errn, errno == EFBIG || errno == E2BIG ? "profiles: too large" : "profiles: malformed JSON");
+	next = malloc(sizeof *next);
+	if (next == NULL) {
+		free(t);
+		return -1;
+	}
+	*next = *ps;
+	if (t[0].type != JSMN_OBJECT) {
+		fail(err, errn, "profiles: not a JSON object");
+		goto bad;
+	}
+	for (m = 0, k = 1; m < t[0].size; m++, k = json_next(t, k + 1)) {
+		struct profile p;
+		memset(&p, 0, sizeof p);
+		if (json_str(buf, &t[k], p.name, sizeof p.name) < 0 || !prof_name_ok(p.name)) {
+			fail(err, errn, "profiles: bad agent name");
+			goto bad;
+		}
+		if (json_get(buf, t, 0, p.name) == -2) {
+			fail(err, errn, "profiles: %s appears twice", p.name);
+			goto bad;
+		}
+		if (parse_one(buf, t, k + 1, &p, err, errn) < 0)
+			goto bad;
+		for (i = 0; i < next->n && strcmp(next->p[i].name, p.name) != 0; i++)
+			;
+		if (i == next->n) {
+			if (next->n == PROF_MAX) {
+				fail(err, errn, "profiles: more than %d agents", PROF_MAX);
+				goto bad;
+			}
+			next->n++;
+		}
+		next->p[i] = p;
+	}
+	*ps = *next;
+	free(next);
+	free(t);
+	return 0;
+bad:
+	free(next);
+	free(t);
+	errno = EINVAL;
+	return -1;
+}
+
+int
+profiles_defaults(struct profiles *out)
+{
+	char err[128];
+
+	out->n = 0;
+	return profiles_parse(defaults_json, sizeof defaults_json - 1, out, err, sizeof err);
+}
+
+const struct profile *
+profiles_find(const struct profiles *ps, const char *name)
+{
+	int i;
+
+	for (i = 0; i < ps->n; i++)
+		if (strcmp(ps->p[i].name, name) == 0)
+			return &ps->p[i];
+	return NULL;
+}
+
+/* base64url without padding (JWT segments). Returns length or -1. */
+static int
+b64url_decode(const char *s, size_t n, char *out, size_t cap)
+{
+	uint32_t acc = 0;
+	size_t i, o = 0;
+	int bits = 0, v;
+
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+		if (c >= 'A' && c <= 'Z') v = c - 'A';
+		else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+		else if (c >= '0' && c <= '9') v = c - '0' + 52;
+		else if (c == '-') v = 62;
+		else if (c == '_') v = 63;
+		else if (c == '=' && i + 2 >= n) break;	/* tolerate padding at the end */
+		else return -1;
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o >= cap)
+				return -1;
+			out[o++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	if (n % 4 == 1)
+		return -1;
+	return (int)o;
+}
+
+/* Find the field's value. Returns the token index into *doc and *toks (which
+ * the caller frees: *toks always, *payload when not NULL), or -1. */
+static int
+locate(const struct prof_field *f, const char *buf, size_t len, const char **doc,
+    jsmntok_t **toks, char **payload, char *err, size_t errn)
+{
+	jsmntok_t *t = NULL, *pt = NULL;
+	char seg[8192], *pl;
+	const char *v, *a, *b;
+	size_t vl;
+	int n, k, l;
+
+	*payload = NULL;
+	n = tokenize(buf, len, &t);
+	if (n < 0)
+		return fail(err, errn, errno == EFBIG || errno == E2BIG ? "too large" : "malformed JSON");
+	k = json_pointer(buf, t, n, 0, f->pointer);
+	if (k < 0) {
+		free(t);
+		return fail(err, errn, "nothing at %s", f->pointer);
+	}
+	if (f->jwt[0] == '\0') {
+		*doc = buf;
+		*toks = t;
+		return k;
+	}
+	/* A JWT: header.payload.signature, base64url; we read the payload. */
+	if (t[k].type != JSMN_STRING) {
+		free(t);
+		return fail(err, errn, "%s is not a JWT string", f->pointer);
+	}
+	v = buf + t[k].start;
+	vl = (size_t)(t[k].end - t[k].start);
+	a = memchr(v, '.', vl);
+	b = a ? memchr(a + 1, '.', vl - (size_t)(a + 1 - v)) : NULL;
+	if (a == NULL || b == NULL || (size_t)(b - a - 1) > sizeof seg * 4 / 3) {
+		free(t);
+		return fail(err, errn, "%s is not a JWT", f->pointer);
+	}
+	l = b64url_decode(a + 1, (size_t)(b - a - 1), seg, sizeof seg);
+	free(t);
+	if (l <= 0)
+		return fail(err, errn, "%s: JWT payload is not base64url", f->pointer);
+	pl = malloc((size_t)l + 1);
+	if (pl == NULL)
+		return -1;
+	memcpy(pl, seg, (size_t)l);
+	pl[l] = '\0';
+	n = tokenize(pl, (size_t)l, &pt);
+	if (n < 0) {
+		free(pl);
+		return fail(err, errn, "%s: JWT payload is not JSON", f->pointer);
+	}
+	k = json_pointer(pl, pt, n, 0, f->jwt);
+	if (k < 0) {
+		free(pt);
+		free(pl);
+		return fail(err, errn, "nothing at %s in the JWT at %s", f->jwt, f->pointer);
+	}
+	*doc = pl;
+	*toks = pt;
+	*payload = pl;
+	return k;
+}
+
+int
+prof_expiry(const struct prof_field *f, const char *buf, size_t len, int64_t *secs, char *err, size_t errn)
+{
+	const char *doc;
+	jsmntok_t *t;
+	char *pl;
+	int64_t v;
+	int k, r;
+
+	k = locate(f, buf, len, &doc, &t, &pl, err, errn);
+	if (k < 0)
+		return -1;
+	r = json_int(doc, &t[k], &v);
+	free(t);
+	free(pl);
+	if (r < 0 || v < 0)
+		return fail(err, errn, "expiry is not a whole non-negative number");
+	*secs = f->unit == PROF_UNIT_MS ? v / 1000 : v;
+	return 0;
+}
+
+int
+prof_account(const struct prof_field *f, const char *buf, size_t len, char *out, size_t n, char *err, size_t errn)
+{
+	const char *doc;
+	jsmntok_t *t;
+	char *pl;
+	int k, l;
+
+	k = locate(f, buf, len, &doc, &t, &pl, err, errn);
+	if (k < 0)
+		return -1;
+	if (t[k].type != JSMN_STRING) {
+		free(t);
+		free(pl);
+		return fail(err, errn, "account identity is not a string");
+	}
+	l = json_str(doc, &t[k], out, n);
+	free(t);
+	free(pl);
+	if (l <= 0 || (size_t)l != strlen(out))
+		return fail(err, errn, "account identity is empty, too long or holds a NUL");
+	return 0;
+}
+
+int
+prof_renew_ok(int64_t old_exp, const char *old_acct, int64_t new_exp, const char *new_acct,
+    int64_t now, uint64_t max_ahead, const char **why)
+{
+	if (strcmp(old_acct, new_acct) != 0)
+		return *why = "it names another account", -1;
+	if (new_exp <= now)
+		return *why = "it has already expired", -1;
+	if ((uint64_t)(new_exp - now) > max_ahead)
+		return *why = "its expiry is implausibly far off", -1;
+	if (new_exp <= old_exp)
+		return *why = "it does not expire later than the stored one", -1;
+	return 0;
+}

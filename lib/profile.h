@@ -1,0 +1,72 @@
+/*
+ * profile: agent profiles as data, and what a sign-in file says.
+ *
+ * A profile names where an agent keeps its sign-in (relative to HOME), where
+ * the expiry and the account identity sit (JSON pointers, optionally into a
+ * JWT held at that pointer, optionally in another file of the same agent),
+ * the expiry's unit, and the folders "full setup" grants. Embedded defaults
+ * cover claude, codex and gemini; a JSON file of the same shape overrides
+ * them by name. Pure: no I/O.
+ */
+#ifndef CORRAL_PROFILE_H
+#define CORRAL_PROFILE_H
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	PROF_MAX = 16,			/* profiles in one set */
+	PROF_NAME_MAX = 32,		/* [a-z0-9_-], first a letter or digit */
+	PROF_PATH_MAX = 256,		/* relative paths under HOME */
+	PROF_PTR_MAX = 128,		/* JSON pointers */
+	PROF_FULL_MAX = 8,		/* full-setup folders */
+	PROF_ACCOUNT_MAX = 256,		/* account identity, bytes */
+	PROF_FILE_MAX = 4 << 20,	/* a sign-in or account file, bytes */
+	PROF_TOKENS_MAX = 1 << 18,	/* JSON tokens in one file */
+};
+
+enum prof_unit { PROF_UNIT_S, PROF_UNIT_MS };
+
+struct prof_field {
+	char file[PROF_PATH_MAX];	/* "" = in the sign-in file itself */
+	char pointer[PROF_PTR_MAX];
+	char jwt[PROF_PTR_MAX];		/* "" = the value itself; else a pointer into the JWT's payload */
+	enum prof_unit unit;		/* expiry only */
+};
+
+struct profile {
+	char name[PROF_NAME_MAX + 1];
+	char signin[PROF_PATH_MAX];
+	struct prof_field expiry, account;
+	uint64_t max_ahead;		/* seconds: a later expiry is absurd */
+	char full[PROF_FULL_MAX][PROF_PATH_MAX];
+	int nfull;
+};
+
+struct profiles {
+	struct profile p[PROF_MAX];
+	int n;
+};
+
+/* The embedded defaults (claude, codex, gemini). */
+int profiles_defaults(struct profiles *out);
+/* Merge a profiles document into *ps: each member replaces the profile of
+ * that name or adds one. On error returns -1 and writes a reason into err
+ * (errn bytes); *ps is then unchanged. */
+int profiles_parse(const char *buf, size_t len, struct profiles *ps, char *err, size_t errn);
+const struct profile *profiles_find(const struct profiles *ps, const char *name);
+/* 1 when s is a valid agent or credential name. */
+int prof_name_ok(const char *s);
+/* 1 when s is a relative path of plain components (no "", ".", ".."). */
+int prof_relpath_ok(const char *s);
+
+/* What a sign-in says. The expiry in seconds since the epoch; the account
+ * identity as a NUL-terminated string. buf is the file the field names
+ * (the sign-in itself, or field->file). -1 with a reason in err. */
+int prof_expiry(const struct prof_field *f, const char *buf, size_t len, int64_t *secs, char *err, size_t errn);
+int prof_account(const struct prof_field *f, const char *buf, size_t len, char *out, size_t n, char *err, size_t errn);
+
+/* The renewal rule. 0 take it; -1 refuse with the reason in *why. */
+int prof_renew_ok(int64_t old_exp, const char *old_acct, int64_t new_exp, const char *new_acct,
+    int64_t now, uint64_t max_ahead, const char **why);
+
+#endif

@@ -1,0 +1,197 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rmtree.h"
+
+enum { DEPTH_MAX = 1 << 20 };
+
+struct level {
+	dev_t dev;
+	ino_t ino;
+	char *name;
+};
+
+/* Open dirfd/name as the directory we saw (dev, ino), never a symlink.
+ * A directory the agent made unreadable is made ours again first. */
+static int
+open_dir(int dirfd, const char *name, dev_t dev, ino_t ino)
+{
+	struct stat st;
+	char proc[64];
+	int fd, e;
+
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		/* O_PATH needs no permission; chmod through its /proc link
+		 * reaches exactly that inode. */
+		fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		if (fstat(fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino) {
+			close(fd);
+			return errno = ESTALE, -1;
+		}
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		e = chmod(proc, 0700);
+		close(fd);
+		if (e < 0)
+			return -1;
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino) {
+		close(fd);
+		return errno = ESTALE, -1;
+	}
+	if ((st.st_mode & 0700) != 0700 && fchmod(fd, 0700) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void
+free_levels(struct level *lv, size_t n)
+{
+	while (n > 0)
+		free(lv[--n].name);
+	free(lv);
+}
+
+int
+rmtree_at(int dirfd, const char *name)
+{
+	struct level *lv = NULL, *nl;
+	size_t depth = 0, cap = 0;
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int cur = -1, fd, down, e;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ? -1 : 0;
+	cap = 16;
+	lv = calloc(cap, sizeof *lv);
+	if (lv == NULL || (lv[0].name = strdup(name)) == NULL)
+		goto fail;
+	lv[0].dev = st.st_dev;
+	lv[0].ino = st.st_ino;
+	depth = 1;
+	cur = open_dir(dirfd, name, st.st_dev, st.st_ino);
+	if (cur < 0)
+		goto fail;
+	while (depth > 0) {
+		fd = dup(cur);
+		if (fd < 0)
+			goto fail;
+		d = fdopendir(fd);
+		if (d == NULL) {
+			close(fd);
+			goto fail;
+		}
+		down = 0;
+		errno = 0;
+		while (!down && (de = readdir(d)) != NULL) {
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if (fstatat(cur, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				if (errno == ENOENT)
+					continue;
+				goto faild;
+			}
+			if (!S_ISDIR(st.st_mode)) {
+				if (unlinkat(cur, de->d_name, 0) < 0 && errno != ENOENT)
+					goto faild;
+				continue;
+			}
+			if (st.st_dev != lv[0].dev) {
+				errno = EXDEV;
+				goto faild;
+			}
+			if (depth == cap) {
+				if (cap >= DEPTH_MAX) {
+					errno = ELOOP;
+					goto faild;
+				}
+				nl = realloc(lv, cap * 2 * sizeof *lv);
+				if (nl == NULL)
+					goto faild;
+				lv = nl;
+				cap *= 2;
+			}
+			lv[depth].name = strdup(de->d_name);
+			if (lv[depth].name == NULL)
+				goto faild;
+			lv[depth].dev = st.st_dev;
+			lv[depth].ino = st.st_ino;
+			fd = open_dir(cur, de->d_name, st.st_dev, st.st_ino);
+			if (fd < 0) {
+				free(lv[depth].name);
+				goto faild;
+			}
+			depth++;
+			close(cur);
+			cur = fd;
+			down = 1;
+		}
+		e = errno;
+		closedir(d);
+		if (down)
+			continue;
+		if (e != 0) {
+			errno = e;
+			goto fail;
+		}
+		/* cur is empty: step up, checking we land where we came from. */
+		depth--;
+		if (depth == 0) {
+			close(cur);
+			cur = -1;
+			if (unlinkat(dirfd, lv[0].name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+				goto fail;
+			break;
+		}
+		fd = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			depth++;
+			goto fail;
+		}
+		if (fstat(fd, &st) < 0 || st.st_dev != lv[depth - 1].dev || st.st_ino != lv[depth - 1].ino) {
+			close(fd);
+			depth++;
+			errno = ESTALE;
+			goto fail;
+		}
+		close(cur);
+		cur = fd;
+		if (unlinkat(cur, lv[depth].name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+			depth++;
+			goto fail;
+		}
+		free(lv[depth].name);
+		lv[depth].name = NULL;
+	}
+	free_levels(lv, 1);
+	return 0;
+faild:
+	e = errno;
+	closedir(d);
+	errno = e;
+fail:
+	e = errno;
+	if (cur >= 0)
+		close(cur);
+	if (lv != NULL)
+		free_levels(lv, depth);
+	return errno = e, -1;
+}

@@ -1,0 +1,339 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "execenv.h"
+#include "fdio.h"
+#include "json.h"
+#include "store.h"
+
+static int __attribute__((format(printf, 3, 4)))
+fail(char *err, size_t errn, const char *fmt, ...)
+{
+	va_list ap;
+	int e = errno;
+
+	if (err != NULL && errn > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errn, fmt, ap);
+		va_end(ap);
+	}
+	errno = e ? e : EINVAL;
+	return -1;
+}
+
+int
+store_default_path(char *const envp[], char *out, size_t n)
+{
+	const char *x = env_get(envp, "XDG_STATE_HOME"), *h = env_get(envp, "HOME");
+	int r;
+
+	if (x != NULL && x[0] == '/')
+		r = snprintf(out, n, "%s/corral", x);
+	else if (h != NULL && h[0] == '/')
+		r = snprintf(out, n, "%s/.local/state/corral", h);
+	else
+		return errno = ENOENT, -1;
+	if (r < 0 || (size_t)r >= n)
+		return errno = ENAMETOOLONG, -1;
+	return 0;
+}
+
+int
+store_check(int fd, char *err, size_t errn)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return fail(err, errn, "unable to stat: %s", strerror(errno));
+	errno = EPERM;
+	if (!S_ISDIR(st.st_mode))
+		return fail(err, errn, "not a directory");
+	if (st.st_uid != geteuid())
+		return fail(err, errn, "owned by uid %u, not by the caller (uid %u)",
+		    (unsigned)st.st_uid, (unsigned)geteuid());
+	if (st.st_mode & 022)
+		return fail(err, errn, "group- or world-writable (mode %04o)", (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+int
+store_open(const char *path, int create, char *err, size_t errn)
+{
+	char buf[4096], *p;
+	int fd;
+
+	if (path[0] != '/')
+		return errno = EINVAL, fail(err, errn, "not an absolute path");
+	if (strlen(path) >= sizeof buf)
+		return errno = ENAMETOOLONG, fail(err, errn, "path too long");
+	if (create) {
+		strcpy(buf, path);
+		for (p = buf + 1; (p = strchr(p, '/')) != NULL; p++) {
+			*p = '\0';
+			if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+				return fail(err, errn, "unable to create %s: %s", buf, strerror(errno));
+			*p = '/';
+		}
+		if (mkdir(path, 0700) < 0 && errno != EEXIST)
+			return fail(err, errn, "unable to create: %s", strerror(errno));
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errn, "unable to open: %s", strerror(errno));
+	if (store_check(fd, err, errn) < 0) {
+		close(fd);
+		return errno = EPERM, -1;
+	}
+	return fd;
+}
+
+int
+store_subdir(int storefd, const char *name, int create, char *err, size_t errn)
+{
+	int fd;
+
+	if (create && mkdirat(storefd, name, 0700) < 0 && errno != EEXIST)
+		return fail(err, errn, "unable to create %s: %s", name, strerror(errno));
+	fd = openat(storefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errn, "unable to open %s: %s", name, strerror(errno));
+	if (store_check(fd, err, errn) < 0) {
+		char e2[160];
+		snprintf(e2, sizeof e2, "%s: %s", name, err);
+		snprintf(err, errn, "%s", e2);
+		close(fd);
+		return errno = EPERM, -1;
+	}
+	return fd;
+}
+
+int
+store_lock(int storefd)
+{
+	int fd = openat(storefd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			int e = errno;
+			close(fd);
+			return errno = e, -1;
+		}
+	}
+	return fd;
+}
+
+static int
+hex_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+int
+store_id_ok(const char *s)
+{
+	return s != NULL && strlen(s) == STORE_ID_LEN && hex_ok(s, STORE_ID_LEN);
+}
+
+int
+store_label_ok(const char *s)
+{
+	size_t i;
+
+	if (s == NULL || *s == '\0' || strlen(s) > STORE_LABEL_MAX)
+		return 0;
+	for (i = 0; s[i]; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '.' || c == '_' || c == ':' || c == '+' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+int
+store_attempt_name(const char *name, char *id, char *agent)
+{
+	size_t n = strlen(name), al;
+	const char *a;
+
+	/* attempt-<32>-<agent>-<16> */
+	if (n < 8 + STORE_ID_LEN + 1 + 1 + 1 + STORE_NONCE_LEN || strncmp(name, "attempt-", 8) != 0)
+		return errno = EINVAL, -1;
+	if (!hex_ok(name + 8, STORE_ID_LEN) || name[8 + STORE_ID_LEN] != '-')
+		return errno = EINVAL, -1;
+	if (name[n - STORE_NONCE_LEN - 1] != '-' || !hex_ok(name + n - STORE_NONCE_LEN, STORE_NONCE_LEN))
+		return errno = EINVAL, -1;
+	a = name + 8 + STORE_ID_LEN + 1;
+	al = (size_t)(name + n - STORE_NONCE_LEN - 1 - a);
+	if (al == 0 || al > PROF_NAME_MAX)
+		return errno = EINVAL, -1;
+	memcpy(id, name + 8, STORE_ID_LEN);
+	id[STORE_ID_LEN] = '\0';
+	memcpy(agent, a, al);
+	agent[al] = '\0';
+	if (!prof_name_ok(agent))
+		return errno = EINVAL, -1;
+	return 0;
+}
+
+int
+attempt_format(const struct attempt *a, char *buf, size_t n)
+{
+	int r;
+
+	if (a->ended)
+		r = snprintf(buf, n, "{\"id\":\"%s\",\"agent\":\"%s\",\"pid\":%" PRId64 ",\"pid_start\":%" PRIu64
+		    ",\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"status\":%d,\"platform\":\"%s\",\"tier\":\"%s\"}\n",
+		    a->id, a->agent, a->pid, a->pid_start, a->start, a->end, a->status, a->platform, a->tier);
+	else
+		r = snprintf(buf, n, "{\"id\":\"%s\",\"agent\":\"%s\",\"pid\":%" PRId64 ",\"pid_start\":%" PRIu64
+		    ",\"start\":%" PRId64 ",\"end\":null}\n", a->id, a->agent, a->pid, a->pid_start, a->start);
+	if (r < 0 || (size_t)r >= n)
+		return errno = ENOSPC, -1;
+	return r;
+}
+
+static int
+get_i64(const char *js, const jsmntok_t *t, const char *key, int64_t min, int64_t max, int64_t *v)
+{
+	int k = json_get(js, t, 0, key);
+
+	if (k < 0 || json_int(js, &t[k], v) < 0 || *v < min || *v > max)
+		return -1;
+	return 0;
+}
+
+static int
+get_s(const char *js, const jsmntok_t *t, const char *key, char *out, size_t n, int optional)
+{
+	int k = json_get(js, t, 0, key), l;
+
+	if (k == -1 && optional) {
+		out[0] = '\0';
+		return 0;
+	}
+	if (k < 0 || t[k].type != JSMN_STRING)
+		return -1;
+	l = json_str(js, &t[k], out, n);
+	if (l < 0 || (size_t)l != strlen(out))
+		return -1;
+	return 0;
+}
+
+int
+attempt_parse(const char *buf, size_t len, struct attempt *a)
+{
+	jsmntok_t t[32];
+	int64_t v;
+	int n, k;
+
+	memset(a, 0, sizeof *a);
+	n = json_parse(buf, len, t, 32);
+	if (n < 0 || t[0].type != JSMN_OBJECT)
+		return errno = EINVAL, -1;
+	if (get_s(buf, t, "id", a->id, sizeof a->id, 0) < 0 || !store_id_ok(a->id) ||
+	    get_s(buf, t, "agent", a->agent, sizeof a->agent, 0) < 0 || !prof_name_ok(a->agent) ||
+	    get_i64(buf, t, "pid", 0, INT32_MAX, &a->pid) < 0 ||
+	    get_i64(buf, t, "pid_start", 0, INT64_MAX, &v) < 0 ||
+	    get_i64(buf, t, "start", 0, INT64_MAX, &a->start) < 0)
+		return errno = EINVAL, -1;
+	a->pid_start = (uint64_t)v;
+	k = json_get(buf, t, 0, "end");
+	if (k < 0)
+		return errno = EINVAL, -1;
+	if (t[k].type == JSMN_PRIMITIVE && buf[t[k].start] == 'n')
+		return 0;
+	a->ended = 1;
+	if (get_i64(buf, t, "end", 0, INT64_MAX, &a->end) < 0 ||
+	    get_i64(buf, t, "status", 0, 255, &v) < 0 ||
+	    get_s(buf, t, "platform", a->platform, sizeof a->platform, 1) < 0 ||
+	    get_s(buf, t, "tier", a->tier, sizeof a->tier, 1) < 0)
+		return errno = EINVAL, -1;
+	a->status = (int)v;
+	if ((a->platform[0] && !store_label_ok(a->platform)) || (a->tier[0] && !store_label_ok(a->tier)))
+		return errno = EINVAL, -1;
+	return 0;
+}
+
+int
+cred_header_format(const struct credhdr *h, char *buf, size_t n)
+{
+	char q[2 * PROF_ACCOUNT_MAX + 8 * PROF_ACCOUNT_MAX];
+	int r;
+
+	if (json_quote(h->account, strlen(h->account), q, sizeof q) < 0)
+		return errno = ENOSPC, -1;
+	r = snprintf(buf, n, "{\"v\":1,\"agent\":\"%s\",\"account\":%s}\n", h->agent, q);
+	if (r < 0 || (size_t)r >= n)
+		return errno = ENOSPC, -1;
+	return r;
+}
+
+int
+cred_split(const char *buf, size_t len, struct credhdr *h, size_t *off)
+{
+	const char *nl = memchr(buf, '\n', len < 4096 ? len : 4096);
+	jsmntok_t t[16];
+	int64_t v;
+	int n;
+
+	memset(h, 0, sizeof *h);
+	if (nl == NULL)
+		return errno = EINVAL, -1;
+	n = json_parse(buf, (size_t)(nl - buf), t, 16);
+	if (n < 0 || t[0].type != JSMN_OBJECT || get_i64(buf, t, "v", 1, 1, &v) < 0 ||
+	    get_s(buf, t, "agent", h->agent, sizeof h->agent, 0) < 0 ||
+	    get_s(buf, t, "account", h->account, sizeof h->account, 0) < 0)
+		return errno = EINVAL, -1;
+	if (h->agent[0] != '\0' && (!prof_name_ok(h->agent) || h->account[0] == '\0'))
+		return errno = EINVAL, -1;
+	*off = (size_t)(nl - buf) + 1;
+	return 0;
+}
+
+int
+proc_starttime(int64_t pid, uint64_t *out)
+{
+	char path[64], buf[1024], *p;
+	uint64_t v = 0;
+	ssize_t n;
+	int fd, field;
+
+	if (pid <= 0)
+		return errno = ENOENT, -1;
+	snprintf(path, sizeof path, "/proc/%" PRId64 "/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return errno = EIO, -1;
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: fields restart after the last ')' */
+	p = strrchr(buf, ')');
+	if (p == NULL)
+		return errno = EIO, -1;
+	for (field = 2; field < 22 && *p; p++)
+		if (*p == ' ')
+			field++;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	*out = v;
+	return 0;
+}

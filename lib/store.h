@@ -1,0 +1,74 @@
+/*
+ * store: the session store's layout and records, shared by session-store
+ * and home-stage.
+ *
+ *   STORE/            0700, owned by the caller, never group/world-writable
+ *     .lock           flock(2) for every read-modify-write
+ *     attempts/ID     one JSON record per attempt
+ *     creds/NAME      a header line (JSON: agent, account) then the secret
+ *     released/ID.NAME  O_EXCL marker: NAME was released for attempt ID
+ *     attempt-ID-AGENT-NONCE/  home-stage's trees (when --state is the store)
+ */
+#ifndef CORRAL_STORE_H
+#define CORRAL_STORE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "profile.h"
+
+enum {
+	STORE_ID_LEN = 32,		/* 128 bits, lowercase hex */
+	STORE_NONCE_LEN = 16,		/* 64 bits, lowercase hex */
+	STORE_LABEL_MAX = 32,
+	STORE_RECORD_MAX = 4096,
+	STORE_SECRET_MAX = 1 << 20,	/* a secret or sign-in, bytes */
+};
+
+/* $XDG_STATE_HOME/corral, else $HOME/.local/state/corral (both absolute). */
+int store_default_path(char *const envp[], char *out, size_t n);
+/* Open the store directory (creating it 0700, and missing parents 0700, when
+ * create), never through a symlink at its last component, and check it.
+ * Returns a directory fd, or -1 with a reason in err. */
+int store_open(const char *path, int create, char *err, size_t errn);
+/* A directory fit to hold secrets: ours, not group- or world-writable. */
+int store_check(int fd, char *err, size_t errn);
+/* Open (creating 0700 when create) a subdirectory, checked likewise. */
+int store_subdir(int storefd, const char *name, int create, char *err, size_t errn);
+/* Take the store's exclusive lock; returns the fd to close to release it. */
+int store_lock(int storefd);
+
+int store_id_ok(const char *s);		/* 32 lowercase hex digits */
+int store_label_ok(const char *s);	/* [A-Za-z0-9._:+-]{1,32} */
+/* Split "attempt-ID-AGENT-NONCE" into id (33 bytes) and agent (PROF_NAME_MAX+1). */
+int store_attempt_name(const char *name, char *id, char *agent);
+
+struct attempt {
+	char id[STORE_ID_LEN + 1];
+	char agent[PROF_NAME_MAX + 1];
+	int64_t start;			/* seconds since the epoch */
+	int64_t pid;
+	uint64_t pid_start;		/* /proc/PID/stat starttime, against pid reuse */
+	int ended;
+	int64_t end;
+	int status;
+	char platform[STORE_LABEL_MAX + 1];
+	char tier[STORE_LABEL_MAX + 1];
+};
+/* Pure. format returns the length (< n) or -1 ENOSPC. */
+int attempt_format(const struct attempt *a, char *buf, size_t n);
+int attempt_parse(const char *buf, size_t len, struct attempt *a);
+
+struct credhdr {
+	char agent[PROF_NAME_MAX + 1];		/* "" for an opaque secret */
+	char account[PROF_ACCOUNT_MAX];
+};
+/* Pure. The header line, newline included. */
+int cred_header_format(const struct credhdr *h, char *buf, size_t n);
+/* Split a stored credential: header into h, *off = where the secret starts. */
+int cred_split(const char *buf, size_t len, struct credhdr *h, size_t *off);
+
+/* /proc/PID/stat's starttime, or -1 (ENOENT: no such process). */
+int proc_starttime(int64_t pid, uint64_t *out);
+
+#endif

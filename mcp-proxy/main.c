@@ -1,0 +1,154 @@
+/* mcp-proxy: the agent's only way to its MCP tool servers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "execenv.h"
+#include "msg.h"
+#include "num.h"
+#include "proxy.h"
+#include "version.h"
+
+extern char **environ;
+
+static const char usage[] =
+"usage: mcp-proxy [-a TOOL]... [-e NAME]... [-t DURATION] [-m BYTES]\n"
+"                 [--audit FILE | --audit-fd FD] [--] COMMAND [ARG]...\n"
+"       mcp-proxy -h | --help | --version\n"
+"\n"
+"Serve MCP on stdin/stdout and relay it to the stdio MCP server COMMAND,\n"
+"letting through only the tools named with --allow.\n"
+"\n"
+"  -a, --allow TOOL       allow the tool named exactly TOOL (repeatable; none: no tools)\n"
+"  -e, --env NAME         pass NAME from this environment to COMMAND (besides PATH)\n"
+"  -t, --timeout DURATION answer a request the upstream leaves unanswered this\n"
+"                         long with an error (default 60s)\n"
+"  -m, --max-message BYTES  longest message accepted from either side (default 4194304)\n"
+"      --audit FILE       append one JSON line per tool call: tool name and outcome\n"
+"      --audit-fd FD      the same, to an open descriptor\n"
+"  -h, --help             this help\n"
+"      --version          print the version\n";
+
+enum { OPT_AUDIT = 256, OPT_AUDIT_FD, OPT_VERSION };
+
+static const struct option longopts[] = {
+	{ "allow", required_argument, NULL, 'a' },
+	{ "env", required_argument, NULL, 'e' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "max-message", required_argument, NULL, 'm' },
+	{ "audit", required_argument, NULL, OPT_AUDIT },
+	{ "audit-fd", required_argument, NULL, OPT_AUDIT_FD },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+int
+main(int argc, char **argv)
+{
+	struct proxy_config cfg = {
+		.timeout_ms = 60000, .max_msg = 4194304, .audit_fd = -1,
+		.backoff_min_ms = 250, .backoff_max_ms = 30000,
+	};
+	const char **allow, **envnames;
+	size_t nenv = 0;
+	const char *audit = NULL;
+	uint64_t v;
+	int o, fd;
+
+	msg_init(argv[0]);
+	allow = calloc((size_t)argc + 1, sizeof *allow);
+	envnames = calloc((size_t)argc + 1, sizeof *envnames);
+	if (!allow || !envnames) {
+		msg_fatal("out of memory");
+		return EXIT_USAGE;
+	}
+	cfg.allow.names = allow;
+	while ((o = getopt_long(argc, argv, "+a:e:t:m:h", longopts, NULL)) != -1) {
+		switch (o) {
+		case 'a':
+			if (!tool_name_valid(optarg)) {
+				msg_usage("invalid tool name for --allow (1-128 of A-Z a-z 0-9 _ - .)");
+				return EXIT_USAGE;
+			}
+			allow[cfg.allow.n++] = optarg;
+			break;
+		case 'e':
+			if (!*optarg || strchr(optarg, '=')) {
+				msg_usage("--env takes a variable name");
+				return EXIT_USAGE;
+			}
+			envnames[nenv++] = optarg;
+			break;
+		case 't':
+			if (num_parse_duration(optarg, &v) < 0 || v == 0 || v > 86400) {
+				msg_usage("invalid --timeout: %s", optarg);
+				return EXIT_USAGE;
+			}
+			cfg.timeout_ms = (int64_t)v * 1000;
+			break;
+		case 'm':
+			if (num_parse_u64(optarg, 1024, JSON_MAX_LEN, &v) < 0) {
+				msg_usage("invalid --max-message (1024 to %d): %s", JSON_MAX_LEN, optarg);
+				return EXIT_USAGE;
+			}
+			cfg.max_msg = (size_t)v;
+			break;
+		case OPT_AUDIT:
+			audit = optarg;
+			break;
+		case OPT_AUDIT_FD:
+			if (num_parse_int(optarg, 0, 1 << 20, &fd) < 0 || fcntl(fd, F_GETFD) < 0) {
+				msg_usage("--audit-fd: not an open descriptor: %s", optarg);
+				return EXIT_USAGE;
+			}
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+			cfg.audit_fd = fd;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case OPT_VERSION:
+			printf("mcp-proxy %s\n", CORRAL_VERSION);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		msg_usage("no upstream COMMAND");
+		msg_hint("mcp-proxy --allow echo -- node server.js");
+		return EXIT_USAGE;
+	}
+	cfg.up_argv = argv + optind;
+	if (audit) {
+		cfg.audit_fd = open(audit, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (cfg.audit_fd < 0) {
+			msg_fatal_sys("unable to open the audit log %s", audit);
+			return EXIT_USAGE;
+		}
+	}
+	/* The upstream's whole environment: PATH and the names asked for. */
+	cfg.up_envp = calloc(nenv + 2, sizeof *cfg.up_envp);
+	if (!cfg.up_envp) {
+		msg_fatal("out of memory");
+		return EXIT_USAGE;
+	}
+	size_t k = 0;
+	const char *path = env_get(environ, "PATH");
+	if (path && asprintf(&cfg.up_envp[k++], "PATH=%s", path) < 0)
+		return EXIT_USAGE;
+	for (size_t i = 0; i < nenv; i++) {
+		const char *val = env_get(environ, envnames[i]);
+		if (val == NULL || strcmp(envnames[i], "PATH") == 0)
+			continue;
+		if (asprintf(&cfg.up_envp[k++], "%s=%s", envnames[i], val) < 0)
+			return EXIT_USAGE;
+	}
+	return proxy_run(&cfg);
+}

@@ -1,0 +1,98 @@
+/* session-store: attempts, credentials released at most once, renewals, reaping. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fdio.h"
+#include "msg.h"
+#include "ss.h"
+#include "store.h"
+#include "version.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(struct ss *, int, char **);
+} cmds[] = {
+	{ "begin", ss_begin }, { "end", ss_end }, { "list", ss_list }, { "show", ss_show },
+	{ "put", ss_put }, { "release", ss_release }, { "renew", ss_renew }, { "reap", ss_reap },
+};
+
+int
+main(int argc, char **argv, char **envp)
+{
+	static const struct option opts[] = {
+		{ "store", required_argument, NULL, 's' },
+		{ "profiles", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ss s;
+	char path[4096], err[256], *buf;
+	const char *profiles = NULL;
+	size_t len, i;
+	int c;
+
+	msg_init(argv[0]);
+	memset(&s, 0, sizeof s);
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': s.store = optarg; break;
+		case 'p': profiles = optarg; break;
+		case 'h': ss_usage(1); return 0;
+		case 'V': printf("session-store %s\n", CORRAL_VERSION); return 0;
+		default: ss_usage(2); return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		msg_usage("a command is required");
+		ss_usage(2);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < sizeof cmds / sizeof cmds[0] && strcmp(cmds[i].name, argv[optind]) != 0; i++)
+		;
+	if (i == sizeof cmds / sizeof cmds[0]) {
+		msg_usage("unknown command %.64s", argv[optind]);
+		ss_usage(2);
+		return EXIT_USAGE;
+	}
+	if (profiles_defaults(&s.prof) < 0) {
+		msg_fatal("embedded profiles do not parse");
+		return EXIT_USAGE;
+	}
+	if (profiles != NULL) {
+		if (file_read_bounded(AT_FDCWD, profiles, 1 << 20, &buf, &len) < 0) {
+			msg_fatal_sys("unable to read profiles %s", profiles);
+			return EXIT_USAGE;
+		}
+		c = profiles_parse(buf, len, &s.prof, err, sizeof err);
+		free(buf);
+		if (c < 0) {
+			msg_fatal("profiles %s: %s", profiles, err);
+			return EXIT_USAGE;
+		}
+	}
+	if (s.store == NULL) {
+		if (store_default_path(envp, path, sizeof path) < 0) {
+			msg_fatal("no store: neither XDG_STATE_HOME nor HOME is an absolute path");
+			msg_hint("pass --store DIR");
+			return EXIT_USAGE;
+		}
+		s.store = path;
+	}
+	s.fd = store_open(s.store, 1, err, sizeof err);
+	if (s.fd < 0) {
+		msg_fatal("store %s: %s", s.store, err);
+		if (errno == EPERM)
+			msg_hint("the store must be a directory you own, mode 0700 (chmod 0700 it, or pass --store)");
+		return errno == EPERM ? EXIT_NO : EXIT_USAGE;
+	}
+	argc -= optind;
+	argv += optind;
+	optind = 0;	/* reinitialise getopt for the command's own options */
+	return cmds[i].fn(&s, argc, argv);
+}

@@ -1,0 +1,203 @@
+/*
+ * mcp-proxy-fake: a recording stdio MCP server for mcp-proxy's tests.
+ *   mcp-proxy-fake RECORD [MODE]
+ * Appends every line it receives to RECORD (so a test can prove what did
+ * and did not reach the upstream), and answers with canned behaviours.
+ * MODE: normal (default), exit (exit 3 at once), garbage (answer
+ * everything with garbage).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+
+extern char **environ;
+
+static const char *record;
+
+static void
+rec(const char *line, size_t n)
+{
+	FILE *f = fopen(record, "a");
+
+	if (f) {
+		fwrite(line, 1, n, f);
+		fputc('\n', f);
+		fclose(f);
+	}
+}
+
+static void
+out(const char *s)
+{
+	fputs(s, stdout);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+static void
+result(const char *id, const char *res)
+{
+	printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n", id, res);
+	fflush(stdout);
+}
+
+static void
+text(const char *id, const char *t)
+{
+	printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"%s\"}]}}\n", id, t);
+	fflush(stdout);
+}
+
+static const char *PAGE1 = "{\"tools\":["
+	"{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"Echo\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"echo \",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"echo\\u0000\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"\\u0435cho\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"echo\",\"name\":\"secret\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"secret\",\"inputSchema\":{\"type\":\"object\"}}"
+	"],\"nextCursor\":\"page2\"}";
+static const char *PAGE2 = "{\"tools\":["
+	"{\"name\":\"admin\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"secret2\",\"inputSchema\":{\"type\":\"object\"}}"
+	"],\"nextCursor\":\"page3\"}";
+static const char *PAGE3 = "{\"tools\":["
+	"{\"name\":\"crash\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"hang\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"garbage\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"progress\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"env\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"grandchild\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"ask\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"big\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"changed\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"slow\",\"inputSchema\":{\"type\":\"object\"}}"
+	"]}";
+
+int
+main(int argc, char **argv)
+{
+	char *line = NULL, id[256], ask_id[256] = "", slow_id[256] = "", name[256], buf[8192];
+	size_t cap = 0;
+	ssize_t n;
+	static jsmntok_t t[1 << 16];
+	const char *mode = argc > 2 ? argv[2] : "normal";
+
+	if (argc < 2)
+		return 2;
+	record = argv[1];
+	signal(SIGPIPE, SIG_DFL);
+	if (strcmp(mode, "exit") == 0)
+		return 3;
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		int nt, i, m, p, c;
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		rec(line, (size_t)n);
+		if (strcmp(mode, "garbage") == 0) {
+			out("}}} not json {{{");
+			continue;
+		}
+		nt = json_parse(line, (size_t)n, t, sizeof t / sizeof t[0]);
+		if (nt < 0 || t[0].type != JSMN_OBJECT)
+			continue;
+		i = json_get(line, t, 0, "id");
+		m = json_get(line, t, 0, "method");
+		p = json_get(line, t, 0, "params");
+		id[0] = '\0';
+		if (i >= 0) {
+			int s = t[i].start - (t[i].type == JSMN_STRING), e = t[i].end + (t[i].type == JSMN_STRING);
+			snprintf(id, sizeof id, "%.*s", e - s, line + s);
+		}
+		if (m < 0) {		/* a response to our request */
+			if (ask_id[0]) {
+				snprintf(buf, sizeof buf, "answer for %s", strcmp(id, "\"srv-1\"") == 0 ? "srv-1" : "another id");
+				text(ask_id, buf);
+				ask_id[0] = '\0';
+			}
+			continue;
+		}
+		if (json_eq(line, &t[m], "notifications/cancelled")) {
+			if (slow_id[0]) {
+				/* record says it arrived; a cancelled request gets no answer */
+				slow_id[0] = '\0';
+			}
+			continue;
+		}
+		if (i < 0)
+			continue;
+		if (json_eq(line, &t[m], "initialize")) {
+			result(id, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{\"listChanged\":true}},\"serverInfo\":{\"name\":\"fake\",\"version\":\"1\"}}");
+		} else if (json_eq(line, &t[m], "tools/list")) {
+			c = p >= 0 ? json_get(line, t, p, "cursor") : -1;
+			result(id, c < 0 ? PAGE1 : json_eq(line, &t[c], "page2") ? PAGE2 : PAGE3);
+		} else if (json_eq(line, &t[m], "tools/call")) {
+			c = p >= 0 ? json_get(line, t, p, "name") : -1;
+			name[0] = '\0';
+			if (c >= 0 && json_str(line, &t[c], name, sizeof name) < 0)
+				name[0] = '\0';
+			if (strcmp(name, "crash") == 0) {
+				return 4;
+			} else if (strcmp(name, "hang") == 0) {
+				for (;;)
+					pause();
+			} else if (strcmp(name, "garbage") == 0) {
+				out("\x01\x02 garbage");
+				out("{\"jsonrpc\":\"2.0\",\"id\":");
+			} else if (strcmp(name, "progress") == 0) {
+				int tok = json_pointer(line, t, nt, p, "/_meta/progressToken");
+				if (tok >= 0) {
+					int s = t[tok].start - (t[tok].type == JSMN_STRING), e = t[tok].end + (t[tok].type == JSMN_STRING);
+					printf("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%.*s,\"progress\":1,\"total\":2}}\n", e - s, line + s);
+				}
+				text(id, "done");
+			} else if (strcmp(name, "env") == 0) {
+				size_t o = 0;
+				buf[0] = '\0';
+				for (char **e = environ; *e && o < sizeof buf - 256; e++) {
+					size_t k = strcspn(*e, "=");
+					o += (size_t)snprintf(buf + o, sizeof buf - o, "%.*s,", (int)k, *e);
+				}
+				text(id, buf);
+			} else if (strcmp(name, "grandchild") == 0) {
+				pid_t g = fork();
+				if (g == 0) {
+					/* keep no pipe ends: only the group ties it to us */
+					close(0); close(1);
+					for (;;)
+						pause();
+				}
+				snprintf(buf, sizeof buf, "%d %d", (int)getpid(), (int)g);
+				text(id, buf);
+			} else if (strcmp(name, "ask") == 0) {
+				snprintf(ask_id, sizeof ask_id, "%s", id);
+				out("{\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"roots/list\"}");
+			} else if (strcmp(name, "big") == 0) {
+				fputs("{\"jsonrpc\":\"2.0\",\"id\":", stdout);
+				fputs(id, stdout);
+				fputs(",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"", stdout);
+				for (int k = 0; k < 300000; k++)
+					fputs("xxxxxxxxxx", stdout);
+				fputs("\"}]}}\n", stdout);
+				fflush(stdout);
+			} else if (strcmp(name, "changed") == 0) {
+				out("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}");
+				text(id, "changed");
+			} else if (strcmp(name, "slow") == 0) {
+				snprintf(slow_id, sizeof slow_id, "%s", id);	/* never answered */
+			} else {
+				text(id, "ok");
+			}
+		} else if (json_eq(line, &t[m], "ping")) {
+			result(id, "{}");
+		} else {
+			printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}\n", id);
+			fflush(stdout);
+		}
+	}
+	return 0;
+}

@@ -18,6 +18,11 @@ struct plan {
 	int git;			/* the workspace holds .git: protect it */
 	char agent[65];			/* profile name, or "none" */
 	int signin;			/* stage the agent's sign-in */
+	/* No sign-in to stage (agent "none", or none stored): home-stage
+	 * create always releases one unless --full-setup, and needs a profile
+	 * for the agent, so corral hands it an override profile whose
+	 * full-setup grants nothing: STORE/nosignin-AGENT.json. */
+	char nosignin[PATH_MAX];	/* "" when not needed */
 	struct argv rd, ex, wr;		/* resolved grants beyond workspace and attempt */
 	char path[PATH_MAX];		/* the child's PATH: the granted PATH directories ("" keeps the caller's) */
 	struct argv fullsetup;		/* folders home-stage --full-setup named (read-write) */
@@ -39,6 +44,8 @@ int step_probe(const struct plan *pl, struct argv *a);
 int step_reap(const struct plan *pl, struct argv *a);
 int step_begin(const struct plan *pl, struct argv *a);
 int step_create(const struct plan *pl, struct argv *a);
+/* The override profile document for pl->agent (into out, n bytes). */
+int plan_nosignin_json(const struct plan *pl, char *out, size_t n);
 /* env-filter <layers> -- confine <rules> -- CMD; *confine_at and *cmd_at get
  * the index where each later step begins (for explain's line breaks). */
 int step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cmd_at);

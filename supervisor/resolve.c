@@ -371,5 +371,12 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 		snprintf(cred, sizeof cred, "%s/creds/%s", pl->store, pl->agent);
 		pl->signin = base != NULL && lstat(cred, &st) == 0 && S_ISREG(st.st_mode);
 	}
+	pl->nosignin[0] = '\0';
+	if (!pl->signin && !(pol->full_setup && base != NULL))
+		if ((size_t)snprintf(pl->nosignin, sizeof pl->nosignin, "%s/nosignin-%s.json",
+		    pl->store, pl->agent) >= sizeof pl->nosignin)
+			return say(why, whyn, "the state directory's path is too long");
+	if (pol->full_setup)
+		pl->signin = 0;
 	return 0;
 }

@@ -220,6 +220,23 @@ tty_take(void)
 	sigprocmask(SIG_SETMASK, &o, NULL);
 }
 
+static int
+write_nosignin(const struct plan *pl)
+{
+	char doc[512];
+	const char *name = strrchr(pl->nosignin, '/') + 1;
+	int n = plan_nosignin_json(pl, doc, sizeof doc), fd, r;
+
+	if (n < 0)
+		return errno = ENAMETOOLONG, -1;
+	fd = open(pl->store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = file_write_atomic(fd, name, doc, (size_t)n, 0600);
+	close(fd);
+	return r;
+}
+
 static const char *const steps_needed[] = { "probe", "session-store", "home-stage", "env-filter", "confine", NULL };
 
 int
@@ -307,7 +324,11 @@ cmd_run(int argc, char **argv, char **envp)
 	if (pending_sig)
 		return close_attempt(&s, 128 + pending_sig), 128 + pending_sig;
 
-	/* 3. the private home */
+	/* 3. the private home (see plan.h for the no-sign-in override) */
+	if (s.pl.nosignin[0] && write_nosignin(&s.pl) < 0) {
+		msg_fatal_sys("unable to write %s", s.pl.nosignin);
+		return fail_run(&s);
+	}
 	if (step_create(&s.pl, &a) < 0 || (ws = spawn_wait(a.v, s.senv, out, sizeof out)) < 0) {
 		av_free(&a);
 		msg_fatal_sys("unable to run home-stage create");

@@ -82,6 +82,16 @@ step_begin(const struct plan *pl, struct argv *a)
 }
 
 int
+plan_nosignin_json(const struct plan *pl, char *out, size_t n)
+{
+	int r = snprintf(out, n, "{\"%s\": {\"signin\": \".corral-no-signin\", "
+	    "\"expiry\": {\"pointer\": \"/expires\", \"unit\": \"s\"}, "
+	    "\"account\": {\"pointer\": \"/account\"}, \"full_setup\": []}}\n", pl->agent);
+
+	return r < 0 || (size_t)r >= n ? -1 : r;
+}
+
+int
 step_create(const struct plan *pl, struct argv *a)
 {
 	step(pl, a, "home-stage");
@@ -92,12 +102,20 @@ step_create(const struct plan *pl, struct argv *a)
 	av_push(a, pl->attempt);
 	av_push(a, "--agent");
 	av_push(a, pl->agent);
-	if (pl->signin) {
+	av_push(a, "--workspace");
+	av_push(a, pl->workspace);
+	av_push(a, "--session-store");
+	av_pushf(a, "%s/session-store", pl->stepdir);
+	if (pl->nosignin[0]) {
+		av_push(a, "--full-setup");
+		av_push(a, "--profiles");
+		av_push(a, pl->nosignin);
+	} else if (pl->pol->full_setup) {
+		av_push(a, "--full-setup");
+	} else {
 		av_push(a, "--signin");
 		av_push(a, pl->agent);
 	}
-	if (pl->pol->full_setup)
-		av_push(a, "--full-setup");
 	return done(a);
 }
 
@@ -201,6 +219,8 @@ step_finish(const struct plan *pl, struct argv *a)
 {
 	step(pl, a, "home-stage");
 	av_push(a, "finish");
+	av_push(a, "--session-store");
+	av_pushf(a, "%s/session-store", pl->stepdir);
 	av_push(a, pl->attempt_dir);
 	return done(a);
 }

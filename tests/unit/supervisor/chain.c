@@ -141,10 +141,22 @@ main(void)
 	av_free(&a);
 	step_create(&pl, &a);
 	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/home-stage create --state /home/u/.local/state/corral"
-	    " --attempt 0123abcd --agent claude --signin claude", "create");
+	    " --attempt 0123abcd --agent claude --workspace /src/proj --session-store /opt/corral/libexec/corral/session-store"
+	    " --signin claude", "create with a sign-in");
+	av_free(&a);
+	pl.signin = 0;
+	strcpy(pl.nosignin, "/home/u/.local/state/corral/nosignin-claude.json");
+	step_create(&pl, &a);
+	ok(strstr(join(&a, 0, a.n), " --full-setup --profiles /home/u/.local/state/corral/nosignin-claude.json") != NULL,
+	    "create without a sign-in: the override profile");
+	{
+		char doc[512];
+		ok(plan_nosignin_json(&pl, doc, sizeof doc) > 0 && strstr(doc, "\"claude\": {") && strstr(doc, "\"full_setup\": []"),
+		    "the override profile names the agent and grants nothing");
+	}
 	av_free(&a);
 	step_finish(&pl, &a);
-	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/home-stage finish /home/u/.local/state/corral/attempt-0123abcd-claude-ff", "finish");
+	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/home-stage finish --session-store /opt/corral/libexec/corral/session-store /home/u/.local/state/corral/attempt-0123abcd-claude-ff", "finish");
 	av_free(&a);
 	step_end(&pl, "3", "linux", "full", &a);
 	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/session-store --store /home/u/.local/state/corral end 0123abcd"

@@ -7,6 +7,19 @@
 #include "rules.h"
 
 static int
+known(const char *w)
+{
+	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
+		"keep-fd", "git-protect", "dev", "no-network", "no-scope", NULL };
+	size_t i;
+
+	for (i = 0; a[i]; i++)
+		if (strcmp(w, a[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int
 takes_arg(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
@@ -34,6 +47,10 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 		rights = SB_W;
 	else if (strcmp(word, "W") == 0)
 		rights = SB_WALL;
+	if (!known(word)) {
+		*why = "unknown word";
+		return -1;
+	}
 	if (takes_arg(word) && (arg == NULL || *arg == '\0')) {
 		*why = "missing argument";
 		return -1;

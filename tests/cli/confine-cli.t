@@ -1,0 +1,91 @@
+#!/bin/sh
+# confine: options, rule files, usage errors and fail-closed refusals.
+. "$CORRAL_TOP/tests/lib/tap.sh"
+C=$CORRAL_BIN/confine
+H=$T/helpers
+M=$TMP/marker
+SYS="-x /usr -r /etc"
+
+run "$C" --help
+is "$rc" 0 "--help exits 0"
+like "$out" '^usage: confine \[-r PATH\]' "--help prints the synopsis"
+run "$C" --version
+is "$rc:$out" "0:confine $(sed -n 's/.*CORRAL_VERSION "\(.*\)"/\1/p' "$CORRAL_TOP/lib/version.h")" "--version"
+
+run "$C" --bogus -- true
+is "$rc" 125 "unknown option: 125"
+run "$C" $SYS
+is "$rc:$err" "125:confine: usage: missing PROG
+confine: hint: confine --help" "missing PROG: 125 and a hint"
+run "$C" --connect 0 $SYS -- true
+is "$rc:$err" "125:confine: usage: connect 0: port must be a number from 1 to 65535" "port 0 refused"
+run "$C" --connect 80x $SYS -- true
+is "$rc" 125 "port 80x refused"
+run "$C" --no-network --connect 80 $SYS -- true
+is "$rc:$err" "125:confine: usage: connect 80: port rules conflict with no-network" "--no-network with --connect"
+run "$C" --keep-fd 2 $SYS -- true
+is "$rc" 125 "--keep-fd below 3 refused"
+run "$C" $SYS -o -- true
+is "$rc" 125 "-o without a path rule refused"
+
+# paths
+run "$C" $SYS -r "$TMP/nope" -- sh -c "touch $M"
+is "$rc:$err" "125:confine: fatal: unable to open $TMP/nope: No such file or directory
+confine: hint: mark the rule optional if the path may be absent" "a missing path is an error"
+ok "$([ ! -e "$M" ]; echo $?)" "... and nothing ran"
+run "$C" $SYS -o -r "$TMP/nope" -- /bin/echo ran
+is "$rc:$out" "0:ran" "-o makes a missing path optional"
+
+# rule files
+printf '# rules\n\nx /usr\n  r\t/etc\noptional r %s/nope\nconnect 443\n' "$TMP" >"$TMP/good"
+run "$C" -f "$TMP/good" -- /bin/echo ran
+is "$rc:$out" "0:ran" "-f FILE with comments, blanks, optional, connect"
+printf 'x /usr\nr /etc\nread /tmp\n' >"$TMP/bad"
+run "$C" -f "$TMP/bad" -- sh -c "touch $M"
+is "$rc:$err" "125:confine: fatal: $TMP/bad:3: unknown word" "unknown word: 125 with the line number"
+ok "$([ ! -e "$M" ]; echo $?)" "... and nothing ran"
+printf 'x /usr\nno-network now\n' >"$TMP/bad2"
+run "$C" -f "$TMP/bad2" -- true
+is "$rc:$err" "125:confine: fatal: $TMP/bad2:2: unexpected argument" "argument to a bare word"
+printf 'x\n' >"$TMP/bad3"
+run "$C" -f "$TMP/bad3" -- true
+is "$rc:$err" "125:confine: fatal: $TMP/bad3:1: missing argument" "missing argument"
+run "$C" -f "$TMP/absent" -- true
+is "$rc:$err" "125:confine: fatal: unable to read $TMP/absent: No such file or directory" "absent rule file"
+
+# exec failures
+run "$C" $SYS -- /nonexistent/prog
+is "$rc" 127 "PROG not found: 127"
+run "$C" $SYS -r "$TMP" -- "$TMP"
+is "$rc" 126 "PROG not executable: 126"
+run "$C" $SYS -- sh -c 'exit 7'
+is "$rc" 7 "PROG's status passes through"
+
+# fail closed: no Landlock, an older ABI
+for who in root nobody; do
+	AS=; [ $who = nobody ] && AS=as_nobody
+	rm -f "$M"; chmod 0777 "$TMP"
+	run $AS "$H/nolandlock" "$C" $SYS -- sh -c "touch $M"
+	is "$rc" 125 "$who: no Landlock: 125"
+	is "$err" "confine: fatal: Landlock is not available (filesystem rules need Landlock ABI 1; this kernel has ABI 0)
+confine: hint: boot a kernel with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list" \
+	    "$who: ... naming the feature and the ABI, with a hint"
+	ok "$([ ! -e "$M" ]; echo $?)" "$who: ... and nothing ran"
+	run $AS "$H/fakeabi" 3 "$C" --connect 443 --no-scope $SYS -- sh -c "touch $M"
+	is "$rc:$err" "125:confine: fatal: TCP port rules (--connect) need Landlock ABI 4; this kernel has ABI 3
+confine: hint: drop --connect and --bind (network open), or use --no-network" "$who: --connect on ABI 3: refused"
+	ok "$([ ! -e "$M" ]; echo $?)" "$who: ... and nothing ran"
+	run $AS "$H/fakeabi" 3 "$C" --bind 8080 --no-scope $SYS -- true
+	is "$rc" 125 "$who: --bind on ABI 3: refused"
+	run $AS "$H/fakeabi" 5 "$C" $SYS -- sh -c "touch $M"
+	is "$rc:$err" "125:confine: fatal: signal and abstract unix socket scoping (default scope) need Landlock ABI 6; this kernel has ABI 5
+confine: hint: pass --no-scope to run without signal and abstract socket scoping" "$who: scoping on ABI 5: refused"
+	ok "$([ ! -e "$M" ]; echo $?)" "$who: ... and nothing ran"
+	run $AS "$H/fakeabi" 3 "$C" --no-scope $SYS -w "$TMP" -- sh -c "touch $M"
+	is "$rc" 0 "$who: ABI 3 with --no-scope and no port rules runs"
+	ok "$([ -e "$M" ]; echo $?)" "$who: ... and the program ran"
+	run $AS "$H/fakeabi" 0 "$C" $SYS -- true
+	is "$rc" 125 "$who: Landlock absent (EOPNOTSUPP): 125"
+	chmod 0755 "$TMP"
+done
+done_testing

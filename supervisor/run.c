@@ -166,7 +166,7 @@ close_attempt(struct runstate *s, int status)
 	if (s->have_attempt) {
 		snprintf(st, sizeof st, "%d", status);
 		if (step_end(&s->pl, st, s->platform[0] ? s->platform : NULL,
-		    s->tier[0] ? s->tier : NULL, &a) == 0 && (ws = spawn_wait(a.v, s->senv, NULL, 0)) >= 0) {
+		    s->tier[0] ? s->tier : NULL, &a) == 0 && (ws = spawn_wait(a.v, s->senv, took, sizeof took)) >= 0) {
 			audit_start(&s->au, "session-store end");
 			audit_int(&s->au, "status", status);
 			audit_int(&s->au, "result", wait_code(ws));
@@ -291,7 +291,7 @@ cmd_run(int argc, char **argv, char **envp)
 		return 128 + pending_sig;
 
 	/* leftovers of a corral that was killed: reaped before we begin */
-	if (step_reap(&s.pl, &a) == 0 && (ws = spawn_wait(a.v, s.senv, NULL, 0)) >= 0 && wait_code(ws) != 0)
+	if (step_reap(&s.pl, &a) == 0 && (ws = spawn_wait(a.v, s.senv, out, sizeof out)) >= 0 && wait_code(ws) != 0)
 		msg_warn("session-store reap failed (status %d)", wait_code(ws));
 	av_free(&a);
 

@@ -66,6 +66,10 @@ step_reap(const struct plan *pl, struct argv *a)
 	av_push(a, "--store");
 	av_push(a, pl->store);
 	av_push(a, "reap");
+	/* a live attempt's process is alive, so nothing younger is spared:
+	 * what a killed corral left goes at the next run */
+	av_push(a, "--older-than");
+	av_push(a, "0");
 	return done(a);
 }
 

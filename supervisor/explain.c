@@ -49,6 +49,15 @@ explain_print(FILE *f, const struct plan *pl0)
 	if (r == 0 && (step_reap(&pl, &a) < 0 || line(f, "", &a, "\n") < 0))
 		r = -1;
 	av_free(&a);
+	if (r == 0 && pl.nosignin[0]) {
+		/* no sign-in to stage: the override profile corral run writes */
+		char doc[512], qd[2048], qf[PATH_MAX * 4 + 16];
+		if (plan_nosignin_json(&pl, doc, sizeof doc) < 0 ||
+		    sh_quote(doc, 0, qd, sizeof qd) < 0 || sh_quote(pl.nosignin, 0, qf, sizeof qf) < 0)
+			r = -1;
+		else
+			fprintf(f, "(umask 077 && printf '%%s' %s > %s)\n", qd, qf);
+	}
 	if (r == 0 && (step_begin(&pl, &a) < 0 || line(f, "ATTEMPT=$(", &a, ") || exit 125\n") < 0))
 		r = -1;
 	av_free(&a);

@@ -90,7 +90,7 @@ plan_nosignin_json(const struct plan *pl, char *out, size_t n)
 {
 	int r = snprintf(out, n, "{\"%s\": {\"signin\": \".corral-no-signin\", "
 	    "\"expiry\": {\"pointer\": \"/expires\", \"unit\": \"s\"}, "
-	    "\"account\": {\"pointer\": \"/account\"}, \"full_setup\": []}}\n", pl->agent);
+	    "\"account\": {\"pointer\": \"/account\"}, \"full_setup\": []}}", pl->agent);
 
 	return r < 0 || (size_t)r >= n ? -1 : r;
 }

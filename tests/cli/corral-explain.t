@@ -23,14 +23,15 @@ like "$out" "-f $TMP/secret.env" "the file is named"
 like "$out" "^eval \"\\\$\\($CORRAL_BIN/probe --require full\\)\" \\|\\| exit 125$" "probe first, by absolute path, fail closed"
 like "$out" "$CORRAL_BIN/session-store --store $TMP/state/corral reap --older-than 0$" "reap leftovers"
 like "$out" "ATTEMPT=\\\$\\($CORRAL_BIN/session-store --store $TMP/state/corral begin --agent none\\) \\|\\| exit 125" "begin"
-like "$out" "ATTEMPT_DIR=\\\$\\($CORRAL_BIN/home-stage create --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" --agent none\\)" "create"
+like "$out" "ATTEMPT_DIR=\\\$\\($CORRAL_BIN/home-stage create --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" --agent none --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --full-setup --profiles $TMP/state/corral/nosignin-none.json\\)" "create: no sign-in, the override profile"
+like "$out" "^\\(umask 077 && printf '%s' '\\{\"none\": \\{\"signin\": \".corral-no-signin\", .*\"full_setup\": \\[\\]\\}\\}' > $TMP/state/corral/nosignin-none.json\\)$" "the override profile is written by hand too"
 like "$out" "^$CORRAL_BIN/env-filter --baseline " "env-filter starts a line, by absolute path"
 like "$out" "^  -- $CORRAL_BIN/confine " "confine on its own line"
 like "$out" "-p 'HOME='\"\\\$ATTEMPT_DIR\"'/home'" "HOME pinned to the attempt home"
 like "$out" "-W \"\\\$ATTEMPT_DIR\"'/tmp'" "attempt tmp granted"
 like "$out" " -W $TMP/ws " "workspace granted (no .git: a plain grant)"
 unlike "$out" " -[rxwW] $H( |/|$)" "the real home is not granted"
-like "$out" "$CORRAL_BIN/home-stage finish \"\\\$ATTEMPT_DIR\"" "finish"
+like "$out" "$CORRAL_BIN/home-stage finish --session-store $CORRAL_BIN/session-store \"\\\$ATTEMPT_DIR\"" "finish"
 like "$out" "end \"\\\$ATTEMPT\" --status \"\\\$STATUS\" --platform \"\\\$platform\" --tier \"\\\$tier\"" "end records status, platform, tier"
 
 # the chain lines run by hand give the command exactly its arguments
@@ -57,7 +58,7 @@ like "$out" "begin --agent claude" "claude inferred from the command"
 unlike "$out" "--signin" "no sign-in in the store: none staged"
 mkdir -p "$TMP/state/corral/creds" && echo x > "$TMP/state/corral/creds/claude"
 run $E "$C" explain -w "$TMP/ws" -- /opt/x/claude --help
-like "$out" "--agent claude --signin claude" "a stored sign-in is staged"
+like "$out" "--agent claude --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --signin claude" "a stored sign-in is staged"
 run $E "$C" explain -a codex -w "$TMP/ws" -- node cli.js
 like "$out" "begin --agent codex" "-a names the agent"
 run $E "$C" explain -a 'Bad Name' -w "$TMP/ws" -- true

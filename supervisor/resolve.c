@@ -131,25 +131,29 @@ static void
 prune(struct argv *l, const struct argv *by)
 {
 	size_t i, j, o = 0;
+	char *drop;
 
-	for (i = 0; i < l->n; i++) {
-		int drop = 0;
-		for (j = 0; j < by->n && !drop; j++) {
+	if (l->n == 0 || (drop = calloc(l->n, 1)) == NULL)
+		return;		/* out of memory: keep the redundant grants */
+	/* decide first, then free: l may be by */
+	for (i = 0; i < l->n; i++)
+		for (j = 0; j < by->n && !drop[i]; j++) {
 			if (l == by && i == j)
 				continue;
 			if (strcmp(by->v[j], l->v[i]) == 0)
-				drop = l != by;
+				drop[i] = l != by;
 			else
-				drop = path_within(l->v[i], by->v[j]);
+				drop[i] = path_within(l->v[i], by->v[j]);
 		}
-		if (drop)
+	for (i = 0; i < l->n; i++) {
+		if (drop[i])
 			free(l->v[i]);
 		else
 			l->v[o++] = l->v[i];
 	}
+	free(drop);
 	l->n = o;
-	if (l->v)
-		l->v[o] = NULL;
+	l->v[o] = NULL;
 }
 
 /* 1 when dir is one of the ':'-separated entries of path */

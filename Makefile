@@ -94,6 +94,7 @@ check: deps
 	@$(TESTENV) prove --exec '' $(PROVE_FLAGS) $(UNITS) $(wildcard tests/cli/*.t)
 
 san: deps
+	@mk/deps --san
 	@$(MAKE) --no-print-directory MODE=san all tests
 	@$(MAKE) --no-print-directory MODE=san check-only
 

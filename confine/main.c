@@ -46,7 +46,7 @@ enum { O_DEV = 256, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_G
 static int
 load_file(struct sb_policy *p, const char *path)
 {
-	char *buf;
+	char *buf, *store;
 	size_t len, line;
 	const char *why;
 
@@ -54,13 +54,14 @@ load_file(struct sb_policy *p, const char *path)
 		msg_fatal_sys("unable to read %s", path);
 		return -1;
 	}
-	if (rules_parse(buf, len, p, &line, &why) != 0) {
+	if (rules_parse(buf, len, p, &store, &line, &why) != 0) {
 		msg_fatal("%s:%zu: %s", path, line, why);
 		free(buf);
+		free(store);
 		return -1;
 	}
 	free(buf);
-	return 0;
+	return 0;	/* store stays: the policy points into it until exec */
 }
 
 int
@@ -151,5 +152,7 @@ main(int argc, char *argv[], char *envp[])
 	exec_env(argv + optind, envp);
 	c = errno;
 	msg_fatal("unable to run %s: %s", argv[optind], strerror(c));
-	return exec_status(c);
+	/* Inside the boundary now: leave without exit-time hooks (the
+	 * sanitizers' leak check would need /proc, which may be ungranted). */
+	_exit(exec_status(c));
 }

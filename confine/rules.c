@@ -142,70 +142,69 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 	return -1;
 }
 
-static char *
-copy(const char *s, size_t n)
-{
-	char *d = malloc(n + 1);
-
-	if (d != NULL) {
-		memcpy(d, s, n);
-		d[n] = '\0';
-	}
-	return d;
-}
-
 int
-rules_parse(const char *buf, size_t len, struct sb_policy *p, size_t *line, const char **why)
+rules_parse(const char *buf, size_t len, struct sb_policy *p, char **store, size_t *line,
+    const char **why)
 {
-	size_t pos = 0, end, ln = 0, wl;
-	const char *s, *w, *a;
-	char *word, *arg;
-	int optional, r;
+	size_t pos = 0, end, ln = 0;
+	char *b, *s, *lend, *w, *a;
+	int optional;
 
+	*store = NULL;
+	*line = 0;
 	if (len > RULES_MAX_FILE) {
-		*line = 0;
 		*why = "file too large";
 		return -1;
 	}
+	if (memchr(buf, '\0', len) != NULL) {
+		/* report the line of the first NUL */
+		const char *z = memchr(buf, '\0', len);
+		for (pos = 0; pos < (size_t)(z - buf); pos++)
+			if (buf[pos] == '\n')
+				ln++;
+		*line = ln + 1;
+		*why = "NUL byte in line";
+		return -1;
+	}
+	/* One copy, cut in place: every string of the policy points into it. */
+	b = malloc(len + 1);
+	if (b == NULL) {
+		*why = "out of memory";
+		return -1;
+	}
+	memcpy(b, buf, len);
+	b[len] = '\0';
+	*store = b;
+	pos = 0;
 	while (pos < len) {
-		s = buf + pos;
+		s = b + pos;
 		end = pos;
-		while (end < len && buf[end] != '\n')
+		while (end < len && b[end] != '\n')
 			end++;
-		ln++;
-		*line = ln;
+		*line = ++ln;
 		if (end - pos > RULES_MAX_LINE) {
 			*why = "line too long";
 			return -1;
 		}
-		if (memchr(s, '\0', end - pos) != NULL) {
-			*why = "NUL byte in line";
-			return -1;
-		}
-		wl = end - pos;
+		b[end] = '\0';
+		lend = b + end;
 		pos = end + 1;
-		/* skip leading blanks */
-		while (wl > 0 && (*s == ' ' || *s == '\t')) {
+		while (*s == ' ' || *s == '\t')
 			s++;
-			wl--;
-		}
-		if (wl == 0 || *s == '#')
+		if (*s == '\0' || *s == '#')
 			continue;
 		optional = 0;
 		for (;;) {
 			w = s;
-			while (wl > 0 && *s != ' ' && *s != '\t') {
+			while (*s != '\0' && *s != ' ' && *s != '\t')
 				s++;
-				wl--;
-			}
 			a = s;
-			while (wl > 0 && (*s == ' ' || *s == '\t')) {
+			while (*s == ' ' || *s == '\t')
 				s++;
-				wl--;
-			}
-			if (!optional && (size_t)(a - w) == 8 && memcmp(w, "optional", 8) == 0) {
+			*a = '\0';
+			if (!optional && strcmp(w, "optional") == 0) {
 				optional = 1;
-				if (wl == 0) {
+				if (*s == '\0') {
 					*why = "optional needs a rule";
 					return -1;
 				}
@@ -213,18 +212,8 @@ rules_parse(const char *buf, size_t len, struct sb_policy *p, size_t *line, cons
 			}
 			break;
 		}
-		word = copy(w, (size_t)(a - w));
-		arg = wl > 0 ? copy(s, wl) : NULL;
-		if (word == NULL || (wl > 0 && arg == NULL)) {
-			*why = "out of memory";
+		if (rules_word(p, w, s < lend && *s != '\0' ? s : NULL, optional, why) != 0)
 			return -1;
-		}
-		r = rules_word(p, word, arg, optional, why);
-		free(word);
-		if (r != 0) {
-			free(arg);
-			return -1;
-		}
 	}
 	return 0;
 }

@@ -17,10 +17,11 @@ int rules_word(struct sb_policy *p, const char *word, const char *arg, int optio
 
 /* Parse a rules file: one rule per line, "WORD [ARG]" (ARG is the rest of
  * the line after the blanks that follow WORD), "optional r PATH", blank
- * lines and lines starting with '#' ignored. Strings are copied (malloc'd,
- * never freed: the process execs). Returns 0, or -1 with *line the 1-based
- * line number and *why the reason. */
-int rules_parse(const char *buf, size_t len, struct sb_policy *p, size_t *line,
-    const char **why);
+ * lines and lines starting with '#' ignored. The policy's strings point into
+ * one copy of buf returned in *store (free it when the policy is no longer
+ * used; NULL when nothing was allocated). Returns 0, or -1 with *line the
+ * 1-based line number and *why the reason. */
+int rules_parse(const char *buf, size_t len, struct sb_policy *p, char **store,
+    size_t *line, const char **why);
 
 #endif

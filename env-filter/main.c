@@ -59,6 +59,25 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The buffers the new environment points into: they stay reachable from a
+ * static list until exec or exit (no copies, and no leak reports). */
+struct chunk {
+	struct chunk *next;
+	char data[];
+};
+
+static void *
+alloc_kept(struct chunk **kept, size_t n)
+{
+	struct chunk *c = malloc(sizeof *c + n);
+
+	if (c == NULL)
+		return NULL;
+	c->next = *kept;
+	*kept = c;
+	return c->data;
+}
+
 /* One line naming where the error is and what; never a value. */
 static int
 layer_fail(const char *where, size_t line, const struct ef_err *err)
@@ -81,7 +100,7 @@ layer_fail(const char *where, size_t line, const struct ef_err *err)
 
 /* -f: a regular file, not a symlink, the caller's own, private. */
 static int
-read_file(const char *path, char **buf, size_t *len)
+read_file(const char *path, struct chunk **kept, char **buf, size_t *len)
 {
 	struct stat st;
 	ssize_t n;
@@ -120,7 +139,7 @@ read_file(const char *path, char **buf, size_t *len)
 		msg_fatal("%s: larger than %d bytes", path, EF_MAX_TEXT);
 		goto fail;
 	}
-	*buf = malloc((size_t)st.st_size + 2);
+	*buf = alloc_kept(kept, (size_t)st.st_size + 2);
 	if (*buf == NULL) {
 		msg_fatal_sys("%s", path);
 		goto fail;
@@ -142,10 +161,11 @@ fail:
 	return -1;
 }
 
-/* -F: read to EOF, then close, so PROG does not inherit it. *src gets
- * "fd N", the name errors and --explain use. */
+/* -F: read to EOF, then close, so PROG does not inherit it (0-2 are
+ * pointed at /dev/null instead, so the next open cannot take their place).
+ * *src gets "fd N", the name errors and --explain use. */
 static int
-read_fd(const char *arg, char **src, char **buf, size_t *len)
+read_fd(const char *arg, struct chunk **kept, char **src, char **buf, size_t *len)
 {
 	ssize_t n;
 	int fd;
@@ -154,8 +174,8 @@ read_fd(const char *arg, char **src, char **buf, size_t *len)
 		msg_fatal("-F %s: not a descriptor number", arg);
 		return -1;
 	}
-	*src = malloc(24);
-	*buf = malloc(EF_MAX_TEXT + 1);
+	*src = alloc_kept(kept, 24);
+	*buf = alloc_kept(kept, EF_MAX_TEXT + 1);
 	if (*src == NULL || *buf == NULL) {
 		msg_fatal_sys("fd %d", fd);
 		return -1;
@@ -168,7 +188,16 @@ read_fd(const char *arg, char **src, char **buf, size_t *len)
 			msg_fatal_sys("unable to read fd %d", fd);
 		return -1;
 	}
-	close(fd);
+	if (fd > 2)
+		close(fd);
+	else {
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (nul < 0 || dup2(nul, fd) < 0) {
+			msg_fatal_sys("unable to put /dev/null on fd %d", fd);
+			return -1;
+		}
+		close(nul);
+	}
 	snprintf(*src, 24, "fd %d", fd);
 	*len = (size_t)n;
 	return 0;
@@ -177,7 +206,7 @@ read_fd(const char *arg, char **src, char **buf, size_t *len)
 static int
 print_env(const struct ef_env *env, int explain)
 {
-	char line[400];
+	char line[4400];	/* a name, "file", a path of PATH_MAX, a line number */
 	const struct ef_var *v;
 	size_t i;
 	int n;
@@ -196,8 +225,8 @@ print_env(const struct ef_env *env, int explain)
 			n = snprintf(line, sizeof line, "%.*s\t%s\n", (int)v->nlen, v->kv,
 			    ef_layer_name(v->layer));
 		if (n < 0 || (size_t)n >= sizeof line)
-			n = snprintf(line, sizeof line, "%.*s\t%s\n", 256, v->kv,
-			    ef_layer_name(v->layer));
+			n = snprintf(line, sizeof line, "%.*s\t%s\n",	/* the name only */
+			    (int)(v->nlen < 256 ? v->nlen : 256), v->kv, ef_layer_name(v->layer));
 		if (fd_write_all(1, line, (size_t)n) < 0)
 			goto fail;
 	}
@@ -210,18 +239,15 @@ fail:
 int
 main(int argc, char *argv[])
 {
-	struct ef_env *env;
+	static struct ef_env envs;	/* static: 80 KiB, off the stack */
+	static struct chunk *kept;
+	struct ef_env *env = &envs;
 	struct ef_err err;
 	char **envp, *buf, *src;
 	size_t len, i;
 	int c, mode = 0;
 
 	msg_init(argv[0]);
-	env = calloc(1, sizeof *env);
-	if (env == NULL) {
-		msg_fatal_sys("out of memory");
-		return EXIT_CHAIN_FAIL;
-	}
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hk:s:f:F:p:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -239,13 +265,13 @@ main(int argc, char *argv[])
 				return layer_fail(c == 's' ? "-s" : "-p", 0, &err);
 			break;
 		case 'f':
-			if (read_file(optarg, &buf, &len) < 0)
+			if (read_file(optarg, &kept, &buf, &len) < 0)
 				return EXIT_CHAIN_FAIL;
 			if (ef_text(env, buf, len, EF_FILE, optarg, &err) < 0)
 				return layer_fail(optarg, err.line, &err);
 			break;
 		case 'F':
-			if (read_fd(optarg, &src, &buf, &len) < 0)
+			if (read_fd(optarg, &kept, &src, &buf, &len) < 0)
 				return EXIT_CHAIN_FAIL;
 			if (ef_text(env, buf, len, EF_FD, src, &err) < 0)
 				return layer_fail(src, err.line, &err);
@@ -290,13 +316,14 @@ main(int argc, char *argv[])
 		msg_usage("%s", usage);
 		return EXIT_CHAIN_FAIL;
 	}
-	envp = calloc(env->n + 1, sizeof *envp);
+	envp = alloc_kept(&kept, (env->n + 1) * sizeof *envp);
 	if (envp == NULL) {
 		msg_fatal_sys("out of memory");
 		return EXIT_CHAIN_FAIL;
 	}
 	for (i = 0; i < env->n; i++)
 		envp[i] = (char *)env->var[i].kv;
+	envp[env->n] = NULL;
 	exec_env(argv + optind, envp);
 	c = errno;
 	msg_fatal_sys("unable to run %s", argv[optind]);

@@ -339,7 +339,6 @@ hs_create(struct hs_opts *o)
 	memset(&m, 0, sizeof m);
 	strcpy(m.agent, o->agent);
 	if (!o->full_setup) {
-		char *args[] = { "release", (char *)o->signin, "--attempt", (char *)o->attempt, NULL };
 		dfd = walk_parent(hfd, p->signin, 1, &base);
 		if (dfd < 0) {
 			msg_fatal_sys("unable to create the folders of %s", p->signin);
@@ -351,12 +350,18 @@ hs_create(struct hs_opts *o)
 			msg_fatal_sys("unable to create %s", p->signin);
 			goto out;
 		}
-		r = run_store(o, state, args, -1, fd, -1);
-		if (r != 0 || fstat(fd, &st) < 0 || fchmod(fd, 0600) < 0) {
+		/* The store's own release (lib/store.c, the code session-store
+		 * release runs): at most once per attempt, straight into the file. */
+		r = store_release(sfd, o->signin, o->attempt, fd, err, sizeof err);
+		if (r != 0) {
 			close(fd);
-			if (r > 0)
-				msg_fatal("sign-in %s not released for attempt %s", o->signin, o->attempt);
+			msg_fatal("sign-in %s not released for attempt %s: %s", o->signin, o->attempt, err);
 			rc = r == 1 ? EXIT_NO : EXIT_USAGE;
+			goto out;
+		}
+		if (fstat(fd, &st) < 0 || fchmod(fd, 0600) < 0) {
+			msg_fatal_sys("%s", p->signin);
+			close(fd);
 			goto out;
 		}
 		close(fd);

@@ -403,6 +403,9 @@ sb_apply(const struct sb_policy *p, struct sb_error *e)
 		return -1;
 	memset(&x, 0, sizeof x);
 	for (i = 0; i < p->ngit; i++)
+		if (sb_git_conflicts(p, p->git_protect[i], e) != 0)
+			return -1;
+	for (i = 0; i < p->ngit; i++)
 		if (sb_git_prepare(p->git_protect[i], &x, e) != 0)
 			return -1;
 	rfd = build_ruleset(p, &x, e->abi, e);

@@ -29,9 +29,12 @@
  *       io_uring_setup, _enter, _register     -> ENOSYS
  *       socket(AF_UNIX, ...)                  -> EACCES (socketpair allowed;
  *           with a unix allowlist: SOCK_STREAM and SOCK_SEQPACKET allowed and
- *           connect() brokered, see sb_policy.unix_path)
+ *           every connect() brokered, see sb_policy.unix_path)
  *       SB_NET_NONE: socket() of every family but AF_UNIX -> EACCES
- *       SB_NET_PORTS: socket(AF_INET/AF_INET6, any, IPPROTO_MPTCP) -> EACCES
+ *       SB_NET_PORTS: socket(AF_INET/AF_INET6, ...) other than TCP, UDP and
+ *           ICMP echo (so MPTCP, SCTP, UDP-Lite ...) -> EACCES
+ *       SB_NET_PORTS, SB_NET_NONE: sendto/sendmsg/sendmmsg with MSG_FASTOPEN
+ *           -> EACCES (TCP Fast Open connects without Landlock's connect hook)
  *   - every descriptor >= 3 closed except keep_fd[].
  *
  * Errnos seen inside (what probe checks): Landlock denials are EACCES (file
@@ -93,7 +96,10 @@ struct sb_policy {
 	size_t nbind;
 	int scope;			/* 1 (default): signals and abstract unix sockets
 					   cannot reach outside the boundary (ABI 6) */
-	const char *unix_path[SB_MAX_UNIX];	/* pathname sockets connect() may reach */
+	const char *unix_path[SB_MAX_UNIX];	/* pathname sockets connect() may reach:
+					   absolute, existing sockets, pinned by
+					   sb_apply; a broker process outside serves
+					   every connect() (lib/sandbox_broker.c) */
 	size_t nunix;
 	int keep_fd[SB_MAX_KEEPFD];	/* descriptors >= 3 left open */
 	size_t nkeep;

@@ -229,7 +229,7 @@ overlay_git(const char *dir, const char *gitp, struct sb_error *e)
 	g = open(gitp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (g < 0)
 		return sb_fail(e, SB_E_PATH, errno, NULL, "--git-protect %s: %s", dir, strerror(errno));
-	if (mount("corral-git", gitp, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
+	if (mount("corral-git", gitp, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64m") != 0)
 		goto sys;
 	d = fdopendir(dup(g));
 	if (d == NULL)
@@ -297,6 +297,77 @@ out:
 	return r;
 }
 
+/* The mounts keep config, hooks and info read-only, but the shared
+ * directories (objects, refs, logs, the index) stay writable, and a git run
+ * outside follows symlinks there (a logs/HEAD symlink would make it append
+ * reflog lines to any file it can write). So no symlink may be made or moved
+ * into .git: the workspace root is granted without MAKE_SYM and REFER
+ * (hierarchical, so .git inherits that), each existing top-level entry but
+ * .git with every right, and .git/objects with REFER (git moves objects
+ * across its directories). */
+static int
+workspace_rules(const char *dir, const char *gitp, struct sb_extra *x, struct sb_error *e)
+{
+	const uint64_t nosym = ~(LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REFER);
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+
+	if (extra(x, e, dir, NULL, 0, sb_fs_access(SB_W | SB_X, 1, 99) & nosym) != 0 ||
+	    extra(x, e, gitp, "objects", 0, sb_fs_access(SB_W, 1, 99) &
+		~LANDLOCK_ACCESS_FS_MAKE_SYM) != 0)
+		return -1;
+	d = opendir(dir);
+	if (d == NULL)
+		return sb_fail(e, SB_E_PATH, errno, NULL, "--git-protect %s: %s", dir, strerror(errno));
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    strcmp(de->d_name, ".git") == 0)
+			continue;
+		/* Symlinks are skipped: a grant must never follow one out. */
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+			continue;
+		if (extra(x, e, dir, de->d_name, SB_W | SB_X, 0) != 0) {
+			closedir(d);
+			return -1;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+/* A path rule granting write rights on DIR, an ancestor of it, or anything
+ * in DIR/.git would cover .git (Landlock rights add up) and undo the
+ * protection: refuse the policy. */
+int
+sb_git_conflicts(const struct sb_policy *p, const char *dir, struct sb_error *e)
+{
+	char g[PATH_MAX], r[PATH_MAX];
+	size_t i, n;
+
+	if (realpath(dir, g) == NULL)
+		return sb_fail(e, SB_E_PATH, errno, "name the top directory of a repository",
+		    "--git-protect %s: %s", dir, strerror(errno));
+	for (i = 0; i < p->npath; i++) {
+		if (!(p->path[i].rights & (SB_W | SB_WALL)) && !(p->path[i].raw &
+		    ~(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
+		    LANDLOCK_ACCESS_FS_EXECUTE)))
+			continue;
+		if (realpath(p->path[i].path, r) == NULL)
+			continue;	/* reported (or skipped) when the rule is added */
+		n = strlen(r);
+		if ((strncmp(g, r, n) == 0 && (g[n] == '\0' || g[n] == '/' || n == 1)) ||
+		    (strncmp(r, g, strlen(g)) == 0 && strncmp(r + strlen(g), "/.git", 5) == 0 &&
+		    (r[strlen(g) + 5] == '\0' || r[strlen(g) + 5] == '/')))
+			return sb_fail(e, SB_E_POLICY, EINVAL,
+			    "grant the workspace through --git-protect alone",
+			    "write grant on %s would cover the .git that --git-protect %s protects",
+			    p->path[i].path, dir);
+	}
+	return 0;
+}
+
 int
 sb_git_prepare(const char *dir, struct sb_extra *x, struct sb_error *e)
 {
@@ -322,6 +393,5 @@ sb_git_prepare(const char *dir, struct sb_extra *x, struct sb_error *e)
 	close(g);
 	if (r != 0 || overlay_git(dir, gitp, e) != 0)
 		return -1;
-	/* The whole workspace: .git below it is protected by the mounts. */
-	return extra(x, e, dir, NULL, SB_W | SB_X, 0);
+	return workspace_rules(dir, gitp, x, e);
 }

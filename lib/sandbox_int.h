@@ -27,5 +27,7 @@ int sb_broker_start(const struct sb_policy *p, struct sb_error *e);
 /* git protection for the repository at dir: prepares it and appends the
  * rules to *x. */
 int sb_git_prepare(const char *dir, struct sb_extra *x, struct sb_error *e);
+/* Refuse a policy whose write grants cover dir/.git. */
+int sb_git_conflicts(const struct sb_policy *p, const char *dir, struct sb_error *e);
 
 #endif

@@ -27,7 +27,11 @@
 
 /* Labels used by the filter. */
 enum { L_ALLOW = 1, L_EPERM, L_EACCES, L_ENOSYS, L_KILL, L_NOTIF,
-	L_IOCTL, L_SOCKET, L_UNIX, L_INET, L_NEXT };
+	L_IOCTL, L_SOCKET, L_UNIX, L_INET, L_FLAGS2, L_FLAGS3, L_STREAM, L_DGRAM };
+
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
+#endif
 
 int
 sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
@@ -46,7 +50,23 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 	sf_jeq(f, __NR_socket, L_SOCKET, 0);
 	if (p->nunix > 0)
 		sf_jeq(f, __NR_connect, L_NOTIF, 0);
+	if (p->net != SB_NET_OPEN) {
+		/* TCP Fast Open connects from sendto/sendmsg without the
+		 * connect hook Landlock's port rules rely on. */
+		sf_jeq(f, __NR_sendto, L_FLAGS3, 0);
+		sf_jeq(f, __NR_sendmmsg, L_FLAGS3, 0);
+		sf_jeq(f, __NR_sendmsg, L_FLAGS2, 0);
+	}
 	sf_ret(f, SECCOMP_RET_ALLOW);
+
+	if (p->net != SB_NET_OPEN) {
+		sf_label(f, L_FLAGS3);
+		sf_ld(f, offsetof(struct seccomp_data, args[3]));
+		sf_jset(f, MSG_FASTOPEN, L_EACCES, L_ALLOW);
+		sf_label(f, L_FLAGS2);
+		sf_ld(f, offsetof(struct seccomp_data, args[2]));
+		sf_jset(f, MSG_FASTOPEN, L_EACCES, L_ALLOW);
+	}
 
 	/* ioctl(fd, cmd): cmd is an unsigned int, the low word is what counts. */
 	sf_label(f, L_IOCTL);
@@ -65,11 +85,24 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 		sf_jeq(f, AF_INET, L_INET, 0);
 		sf_jeq(f, AF_INET6, L_INET, 0);
 		sf_ret(f, SECCOMP_RET_ALLOW);
-		/* MPTCP would bypass Landlock's TCP port rules. */
+		/* Landlock's port rules cover TCP only: MPTCP, SCTP and the
+		 * like would bypass them. Allowed: TCP, UDP (name resolution)
+		 * and ICMP echo sockets. */
 		sf_label(f, L_INET);
+		sf_ld(f, offsetof(struct seccomp_data, args[1]));
+		sf_and(f, ~(uint32_t)(SOCK_NONBLOCK | SOCK_CLOEXEC));
+		sf_jeq(f, SOCK_STREAM, L_STREAM, 0);
+		sf_jeq(f, SOCK_DGRAM, L_DGRAM, L_EACCES);
+		sf_label(f, L_STREAM);
 		sf_ld(f, offsetof(struct seccomp_data, args[2]));
-		sf_jeq(f, IPPROTO_MPTCP, L_EACCES, 0);
-		sf_ret(f, SECCOMP_RET_ALLOW);
+		sf_jeq(f, 0, L_ALLOW, 0);
+		sf_jeq(f, IPPROTO_TCP, L_ALLOW, L_EACCES);
+		sf_label(f, L_DGRAM);
+		sf_ld(f, offsetof(struct seccomp_data, args[2]));
+		sf_jeq(f, 0, L_ALLOW, 0);
+		sf_jeq(f, IPPROTO_UDP, L_ALLOW, 0);
+		sf_jeq(f, IPPROTO_ICMP, L_ALLOW, 0);
+		sf_jeq(f, IPPROTO_ICMPV6, L_ALLOW, L_EACCES);
 	} else
 		sf_ret(f, SECCOMP_RET_ALLOW);
 

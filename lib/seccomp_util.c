@@ -34,6 +34,7 @@ void sf_ld(struct sf_prog *f, uint32_t off) { emit(f, BPF_LD | BPF_W | BPF_ABS, 
 void sf_and(struct sf_prog *f, uint32_t k) { emit(f, BPF_ALU | BPF_AND | BPF_K, k, 0, 0); }
 void sf_jeq(struct sf_prog *f, uint32_t k, int lt, int lf) { emit(f, BPF_JMP | BPF_JEQ | BPF_K, k, lt, lf); }
 void sf_jge(struct sf_prog *f, uint32_t k, int lt, int lf) { emit(f, BPF_JMP | BPF_JGE | BPF_K, k, lt, lf); }
+void sf_jset(struct sf_prog *f, uint32_t k, int lt, int lf) { emit(f, BPF_JMP | BPF_JSET | BPF_K, k, lt, lf); }
 void sf_ret(struct sf_prog *f, uint32_t k) { emit(f, BPF_RET | BPF_K, k, 0, 0); }
 
 void

@@ -32,6 +32,7 @@ void sf_and(struct sf_prog *f, uint32_t k);
 /* Conditional jumps to labels; label 0 means "fall through". */
 void sf_jeq(struct sf_prog *f, uint32_t k, int lt, int lf);
 void sf_jge(struct sf_prog *f, uint32_t k, int lt, int lf);
+void sf_jset(struct sf_prog *f, uint32_t k, int lt, int lf);	/* A & k */
 void sf_ret(struct sf_prog *f, uint32_t k);
 void sf_label(struct sf_prog *f, int label);
 /* Resolve labels: 0, or -1 (too long, undefined or backward label). */

@@ -337,3 +337,88 @@ proc_starttime(int64_t pid, uint64_t *out)
 	*out = v;
 	return 0;
 }
+
+int
+store_read_attempt(int afd, const char *id, struct attempt *a)
+{
+	char *buf;
+	size_t len;
+	int r;
+
+	if (file_read_bounded(afd, id, STORE_RECORD_MAX, &buf, &len) < 0)
+		return -1;
+	r = attempt_parse(buf, len, a);
+	free(buf);
+	if (r < 0 || strcmp(a->id, id) != 0)
+		return errno = EINVAL, -1;
+	return 0;
+}
+
+int
+store_release(int storefd, const char *name, const char *id, int out, char *err, size_t errn)
+{
+	char marker[STORE_ID_LEN + PROF_NAME_MAX + 3], *buf = NULL;
+	int afd = -1, cfd = -1, rfd = -1, m, r = -1, e;
+	struct credhdr h;
+	struct attempt a;
+	size_t len = 0, off;
+
+	if ((afd = store_subdir(storefd, "attempts", 1, err, errn)) < 0 ||
+	    (cfd = store_subdir(storefd, "creds", 1, err, errn)) < 0 ||
+	    (rfd = store_subdir(storefd, "released", 1, err, errn)) < 0) {
+		r = errno == EPERM ? 1 : -1;
+		goto out;
+	}
+	if (store_read_attempt(afd, id, &a) < 0) {
+		r = errno == ENOENT ? 1 : -1;
+		fail(err, errn, "attempt %s: %s", id, errno == ENOENT ? "no such attempt" : "unreadable record");
+		goto out;
+	}
+	if (a.ended) {
+		r = 1;
+		fail(err, errn, "release refused: attempt %s has ended", id);
+		goto out;
+	}
+	if (file_read_bounded(cfd, name, STORE_SECRET_MAX + 4096, &buf, &len) < 0) {
+		r = errno == ENOENT ? 1 : -1;
+		fail(err, errn, "credential %s: %s", name, strerror(errno));
+		goto out;
+	}
+	if (cred_split(buf, len, &h, &off) < 0) {
+		fail(err, errn, "credential %s: damaged header", name);
+		goto out;
+	}
+	/* The marker is the at-most-once: O_EXCL lets exactly one process
+	 * create it, and it exists before a byte of the secret leaves. */
+	snprintf(marker, sizeof marker, "%s.%s", id, name);
+	m = openat(rfd, marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (m < 0) {
+		if (errno == EEXIST) {
+			r = 1;
+			fail(err, errn, "release refused: %s was already released for attempt %s", name, id);
+		} else {
+			fail(err, errn, "unable to mark the release: %s", strerror(errno));
+		}
+		goto out;
+	}
+	close(m);
+	if (fd_write_all(out, buf + off, len - off) < 0) {
+		fail(err, errn, "unable to write %s: %s", name, strerror(errno));
+		goto out;
+	}
+	r = 0;
+out:
+	e = errno;
+	if (buf != NULL) {
+		explicit_bzero(buf, len);
+		free(buf);
+	}
+	if (afd >= 0)
+		close(afd);
+	if (cfd >= 0)
+		close(cfd);
+	if (rfd >= 0)
+		close(rfd);
+	errno = e;
+	return r;
+}

@@ -68,6 +68,14 @@ int cred_header_format(const struct credhdr *h, char *buf, size_t n);
 /* Split a stored credential: header into h, *off = where the secret starts. */
 int cred_split(const char *buf, size_t len, struct credhdr *h, size_t *off);
 
+/* Read and check attempts/ID (afd is the attempts directory). */
+int store_read_attempt(int afd, const char *id, struct attempt *a);
+/* Release credential name for attempt id into descriptor out, at most once
+ * per attempt: an O_EXCL marker in released/ exists before a byte leaves.
+ * Returns 0; 1 refused (no such attempt or credential, attempt ended,
+ * already released), reason in err; -1 system error, reason in err. */
+int store_release(int storefd, const char *name, const char *id, int out, char *err, size_t errn);
+
 /* /proc/PID/stat's starttime, or -1 (ENOENT: no such process). */
 int proc_starttime(int64_t pid, uint64_t *out);
 

@@ -10,7 +10,9 @@
 #include "execenv.h"
 #include "msg.h"
 #include "num.h"
+#include "http_up.h"
 #include "proxy.h"
+#include "token.h"
 #include "version.h"
 
 extern char **environ;
@@ -18,10 +20,15 @@ extern char **environ;
 static const char usage[] =
 "usage: mcp-proxy [-a TOOL]... [-e NAME]... [-t DURATION] [-m BYTES]\n"
 "                 [--audit FILE | --audit-fd FD] [--] COMMAND [ARG]...\n"
+"       mcp-proxy [-a TOOL]... [-t DURATION] [-m BYTES] [--audit FILE | --audit-fd FD]\n"
+"                 [--token-file FILE | --token-fd FD] [--cacert FILE] --url URL\n"
+"       (either form may add: [--listen-unix PATH]\n"
+"                 [--listen-http PORT (--listen-token-file FILE | --listen-token-fd FD)])\n"
 "       mcp-proxy -h | --help | --version\n"
 "\n"
-"Serve MCP on stdin/stdout and relay it to the stdio MCP server COMMAND,\n"
-"letting through only the tools named with --allow.\n"
+"Serve MCP on stdin/stdout and relay it to one upstream MCP server: the stdio\n"
+"server COMMAND, or the Streamable HTTP server at URL. Only the tools named\n"
+"with --allow are let through.\n"
 "\n"
 "  -a, --allow TOOL       allow the tool named exactly TOOL (repeatable; none: no tools)\n"
 "  -e, --env NAME         pass NAME from this environment to COMMAND (besides PATH)\n"
@@ -30,10 +37,21 @@ static const char usage[] =
 "  -m, --max-message BYTES  longest message accepted from either side (default 4194304)\n"
 "      --audit FILE       append one JSON line per tool call: tool name and outcome\n"
 "      --audit-fd FD      the same, to an open descriptor\n"
+"  -u, --url URL          the upstream is the Streamable HTTP server at URL (https://,\n"
+"                         or http:// to a loopback address)\n"
+"      --token-file FILE  send the bearer token in FILE (mode 0600, ours) upstream\n"
+"      --token-fd FD      the same, read from descriptor FD\n"
+"      --cacert FILE      trust the CAs in FILE instead of the system bundle\n"
+"      --listen-unix PATH serve clients on the unix socket PATH (mode 0600) instead of stdio\n"
+"      --listen-http PORT serve Streamable HTTP on 127.0.0.1:PORT/mcp (0: any port; the URL\n"
+"                         is printed on stdout) instead of stdio\n"
+"      --listen-token-file FILE  the bearer token HTTP clients must send (mode 0600)\n"
+"      --listen-token-fd FD      the same, from a descriptor\n"
 "  -h, --help             this help\n"
 "      --version          print the version\n";
 
-enum { OPT_AUDIT = 256, OPT_AUDIT_FD, OPT_VERSION };
+enum { OPT_AUDIT = 256, OPT_AUDIT_FD, OPT_VERSION, OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_CACERT,
+	OPT_LUNIX, OPT_LHTTP, OPT_LTOKEN_FILE, OPT_LTOKEN_FD };
 
 static const struct option longopts[] = {
 	{ "allow", required_argument, NULL, 'a' },
@@ -42,6 +60,14 @@ static const struct option longopts[] = {
 	{ "max-message", required_argument, NULL, 'm' },
 	{ "audit", required_argument, NULL, OPT_AUDIT },
 	{ "audit-fd", required_argument, NULL, OPT_AUDIT_FD },
+	{ "url", required_argument, NULL, 'u' },
+	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
+	{ "token-fd", required_argument, NULL, OPT_TOKEN_FD },
+	{ "cacert", required_argument, NULL, OPT_CACERT },
+	{ "listen-unix", required_argument, NULL, OPT_LUNIX },
+	{ "listen-http", required_argument, NULL, OPT_LHTTP },
+	{ "listen-token-file", required_argument, NULL, OPT_LTOKEN_FILE },
+	{ "listen-token-fd", required_argument, NULL, OPT_LTOKEN_FD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -50,13 +76,15 @@ static const struct option longopts[] = {
 int
 main(int argc, char **argv)
 {
-	struct proxy_config cfg = {
+	/* static: what they point to lives as long as the process */
+	static struct proxy_config cfg = {
 		.timeout_ms = 60000, .max_msg = 4194304, .audit_fd = -1,
-		.backoff_min_ms = 250, .backoff_max_ms = 30000,
+		.backoff_min_ms = 250, .backoff_max_ms = 30000, .listen_http = -1,
 	};
-	const char **allow, **envnames;
+	static const char **allow, **envnames;
 	size_t nenv = 0;
-	const char *audit = NULL;
+	const char *audit = NULL, *token_file = NULL, *ltoken_file = NULL;
+	int token_fd = -1, ltoken_fd = -1;
 	uint64_t v;
 	int o, fd;
 
@@ -68,7 +96,7 @@ main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cfg.allow.names = allow;
-	while ((o = getopt_long(argc, argv, "+a:e:t:m:h", longopts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+a:e:t:m:u:h", longopts, NULL)) != -1) {
 		switch (o) {
 		case 'a':
 			if (!tool_name_valid(optarg)) {
@@ -109,6 +137,39 @@ main(int argc, char **argv)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
 			cfg.audit_fd = fd;
 			break;
+		case 'u':
+			cfg.url = optarg;
+			break;
+		case OPT_TOKEN_FILE:
+			token_file = optarg;
+			break;
+		case OPT_TOKEN_FD:
+			if (num_parse_int(optarg, 0, 1 << 20, &token_fd) < 0 || fcntl(token_fd, F_GETFD) < 0) {
+				msg_usage("--token-fd: not an open descriptor: %s", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_CACERT:
+			cfg.cacert = optarg;
+			break;
+		case OPT_LUNIX:
+			cfg.listen_unix = optarg;
+			break;
+		case OPT_LHTTP:
+			if (num_parse_int(optarg, 0, 65535, &cfg.listen_http) < 0) {
+				msg_usage("invalid --listen-http port: %s", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_LTOKEN_FILE:
+			ltoken_file = optarg;
+			break;
+		case OPT_LTOKEN_FD:
+			if (num_parse_int(optarg, 0, 1 << 20, &ltoken_fd) < 0 || fcntl(ltoken_fd, F_GETFD) < 0) {
+				msg_usage("--listen-token-fd: not an open descriptor: %s", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -120,10 +181,65 @@ main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
+	if (cfg.url && optind < argc) {
+		msg_usage("either --url or a COMMAND, not both");
+		return EXIT_USAGE;
+	}
+	if (!cfg.url && optind >= argc) {
 		msg_usage("no upstream COMMAND");
 		msg_hint("mcp-proxy --allow echo -- node server.js");
 		return EXIT_USAGE;
+	}
+	if (!cfg.url && (token_file || token_fd >= 0 || cfg.cacert)) {
+		msg_usage("--token-file, --token-fd and --cacert need --url");
+		return EXIT_USAGE;
+	}
+	if (token_file && token_fd >= 0) {
+		msg_usage("either --token-file or --token-fd");
+		return EXIT_USAGE;
+	}
+	if (cfg.url && !http_url_ok(cfg.url)) {
+		msg_usage("--url must be https://, or http:// to 127.0.0.1, [::1] or localhost");
+		return EXIT_USAGE;
+	}
+	if (token_file || token_fd >= 0) {
+		static char token[TOKEN_MAX + 1];
+		const char *why = NULL;
+		if (token_read(token_file, token_fd, token, sizeof token, &why) < 0) {
+			if (why)
+				msg_fatal("bearer token %s %s", token_file ? token_file : "from --token-fd", why);
+			else
+				msg_fatal_sys("unable to read the bearer token %s", token_file ? token_file : "from --token-fd");
+			if (token_file && why)
+				msg_hint("chmod 0600 %s", token_file);
+			return EXIT_USAGE;
+		}
+		cfg.token = token;
+	}
+	if (cfg.listen_http >= 0 && !ltoken_file && ltoken_fd < 0) {
+		msg_usage("--listen-http needs --listen-token-file or --listen-token-fd");
+		return EXIT_USAGE;
+	}
+	if (cfg.listen_http < 0 && (ltoken_file || ltoken_fd >= 0)) {
+		msg_usage("--listen-token-file and --listen-token-fd need --listen-http");
+		return EXIT_USAGE;
+	}
+	if (ltoken_file || ltoken_fd >= 0) {
+		static char ltoken[TOKEN_MAX + 1];
+		const char *why = NULL;
+		const char *what = ltoken_file ? ltoken_file : "from --listen-token-fd";
+		if (ltoken_file && ltoken_fd >= 0) {
+			msg_usage("either --listen-token-file or --listen-token-fd");
+			return EXIT_USAGE;
+		}
+		if (token_read(ltoken_file, ltoken_fd, ltoken, sizeof ltoken, &why) < 0) {
+			if (why)
+				msg_fatal("listen token %s %s", what, why);
+			else
+				msg_fatal_sys("unable to read the listen token %s", what);
+			return EXIT_USAGE;
+		}
+		cfg.listen_token = ltoken;
 	}
 	cfg.up_argv = argv + optind;
 	if (audit) {

@@ -11,23 +11,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "execenv.h"
 #include "fdio.h"
+#include "http_up.h"
+#include "httpd.h"
 #include "msg.h"
 #include "proxy.h"
 #include "version.h"
 
-enum { MAX_CONN = 1, MAX_PEND = 512, MAX_SREQ = 64, CHUNK = 65536 };
+enum { MAX_CONN = 64, MAX_PEND = 512, MAX_SREQ = 64, CHUNK = 65536 };
+
+enum ckind { C_STDIO, C_UNIX, C_HTTP };
 
 enum pkind { K_FREE, K_INTERNAL_INIT, K_INIT_WAIT, K_LIST, K_CALL, K_OTHER };
 
 struct conn {
 	int used, in, out, eof, discard;
+	enum ckind kind;
 	struct buf rd, wr;
+	/* C_HTTP: one request per connection */
+	int started, closing, got;	/* SSE begun; close once flushed; message in */
+	size_t hlen;			/* head length, once parsed */
+	long long clen;
 };
 
 struct pend {
@@ -41,6 +55,8 @@ struct pend {
 	char tool[TOOL_NAME_MAX + 1];
 	int64_t deadline;
 	int held;		/* queued until the upstream is ready */
+	char *msg;		/* the held message */
+	size_t msgn;
 };
 
 struct sreq {			/* a request from the upstream to a client */
@@ -63,11 +79,14 @@ struct proxy {
 	/* upstream */
 	int state, ready, in, out, discard;
 	pid_t pid;
-	struct buf rd, wr, hold;
+	struct buf rd, wr;
+	struct http_up *http;	/* NULL: a stdio upstream */
+	int expired_once;
 	int64_t retry_at, backoff, last_rx, started;
 	char *init_params, *init_result;
 	size_t init_paramsn, init_resultn;
 	int reinit;		/* the next handshake follows a restart */
+	int lunix, lhttp, http_port;
 	int stopping;
 };
 
@@ -128,12 +147,77 @@ audit(struct proxy *p, const char *tool, size_t tooln, const char *outcome)
 /* ---- sending ---- */
 
 static void
-conn_send(struct proxy *p, int c, const char *s, size_t n)
+http_head(struct conn *k, int status, const char *ctype, size_t clen, int has_len)
 {
+	char h[256];
+
+	snprintf(h, sizeof h, "HTTP/1.1 %d %s\r\n%s%s%sCache-Control: no-store\r\nConnection: close\r\n",
+	    status, httpd_reason(status), ctype ? "Content-Type: " : "", ctype ? ctype : "", ctype ? "\r\n" : "");
+	buf_adds(&k->wr, h);
+	if (has_len) {
+		snprintf(h, sizeof h, "Content-Length: %zu\r\n", clen);
+		buf_adds(&k->wr, h);
+	}
+	if (status == 401)
+		buf_adds(&k->wr, "WWW-Authenticate: Bearer\r\n");
+	if (status == 405)
+		buf_adds(&k->wr, "Allow: POST\r\n");
+	buf_adds(&k->wr, "\r\n");
+}
+
+/* An HTTP answer with no MCP body, then close. */
+static void
+http_status(struct conn *k, int status)
+{
+	k->wr.len = 0;
+	http_head(k, status, NULL, 0, 1);
+	k->closing = 1;
+	k->started = 1;
+}
+
+/* s[0..n) is one line ending in \n. final: it answers the client's request. */
+static void
+conn_out(struct proxy *p, int c, const char *s, size_t n, int final)
+{
+	struct conn *k;
+	int bad = 0;
+
 	if (c < 0 || c >= MAX_CONN || !p->conn[c].used || p->conn[c].out < 0)
 		return;
-	if (buf_add(&p->conn[c].wr, s, n) < 0)
+	k = &p->conn[c];
+	if (k->kind != C_HTTP) {
+		bad = buf_add(&k->wr, s, n) < 0;
+	} else if (k->closing) {
+		return;
+	} else if (final && !k->started) {
+		/* the answer alone: plain JSON */
+		http_head(k, 200, "application/json", n - 1, 1);
+		bad = buf_add(&k->wr, s, n - 1) < 0;
+		k->started = k->closing = 1;
+	} else {
+		/* notifications or requests first: an event stream, the answer last */
+		if (!k->started)
+			http_head(k, 200, "text/event-stream", 0, 0);
+		k->started = 1;
+		bad = buf_adds(&k->wr, "event: message\ndata: ") < 0 || buf_add(&k->wr, s, n - 1) < 0 ||
+		    buf_adds(&k->wr, "\n\n") < 0;
+		if (final)
+			k->closing = 1;
+	}
+	if (bad)
 		msg_warn("out of memory queueing a message to the client (dropped)");
+}
+
+static void
+conn_send(struct proxy *p, int c, const char *s, size_t n)
+{
+	conn_out(p, c, s, n, 0);
+}
+
+static void
+conn_reply(struct proxy *p, int c, const char *s, size_t n)
+{
+	conn_out(p, c, s, n, 1);
 }
 
 static void
@@ -141,7 +225,7 @@ conn_error(struct proxy *p, int c, const char *id, size_t idn, int code, const c
 {
 	p->tmp.len = 0;
 	if (rpc_error(&p->tmp, id, idn, code, text) == 0)
-		conn_send(p, c, p->tmp.p, p->tmp.len);
+		conn_reply(p, c, p->tmp.p, p->tmp.len);
 }
 
 static void
@@ -149,23 +233,31 @@ conn_result(struct proxy *p, int c, const char *id, size_t idn, const char *res)
 {
 	p->tmp.len = 0;
 	if (rpc_result(&p->tmp, id, idn, res, strlen(res)) == 0)
-		conn_send(p, c, p->tmp.p, p->tmp.len);
+		conn_reply(p, c, p->tmp.p, p->tmp.len);
 }
 
 static void
 broadcast(struct proxy *p, const char *s, size_t n)
 {
 	for (int c = 0; c < MAX_CONN; c++)
-		conn_send(p, c, s, n);
+		if (p->conn[c].kind != C_HTTP)
+			conn_send(p, c, s, n);
 }
 
 static void up_fail(struct proxy *p, const char *why);
 
 static void
-up_write(struct proxy *p, const char *s, size_t n)
+up_send(struct proxy *p, const char *s, size_t n, uint64_t uid, int init)
 {
 	if (p->state != UP_RUNNING)
 		return;
+	if (p->http) {
+		if (n && s[n - 1] == '\n')
+			n--;
+		if (http_up_post(p->http, s, n, uid, init) < 0)
+			msg_warn("unable to start a request to the upstream (dropped)");
+		return;
+	}
 	if (p->wr.len + n > 4 * p->cfg->max_msg + CHUNK) {
 		up_fail(p, "stopped reading its input");
 		return;
@@ -201,6 +293,7 @@ pend_free(struct pend *e)
 {
 	free(e->cid);
 	free(e->ptok);
+	free(e->msg);
 	memset(e, 0, sizeof *e);
 }
 
@@ -266,7 +359,7 @@ up_close(struct proxy *p)
 	if (p->out >= 0)
 		close(p->out);
 	p->in = p->out = -1;
-	p->rd.len = p->wr.len = p->hold.len = 0;
+	p->rd.len = p->wr.len = 0;
 	p->discard = 0;
 }
 
@@ -277,6 +370,8 @@ up_fail(struct proxy *p, const char *why)
 		return;
 	up_kill(p);
 	up_close(p);
+	if (p->http)
+		http_up_reset(p->http);
 	p->state = UP_DOWN;
 	p->ready = 0;
 	for (int i = 0; i < MAX_PEND; i++)
@@ -303,6 +398,14 @@ up_spawn(struct proxy *p)
 	int a[2], b[2];
 	pid_t pid;
 
+	if (p->http) {
+		p->state = UP_RUNNING;
+		p->ready = 0;
+		p->started = p->last_rx = now_ms();
+		if (p->init_params)
+			start_handshake(p);
+		return;
+	}
 	if (pipe2(a, O_CLOEXEC) < 0)
 		goto fail;
 	if (pipe2(b, O_CLOEXEC) < 0) {
@@ -375,7 +478,7 @@ start_handshake(struct proxy *p)
 	    buf_adds(&p->tmp, ",\"method\":\"initialize\",\"params\":") < 0 ||
 	    buf_add(&p->tmp, p->init_params, p->init_paramsn) < 0 || buf_adds(&p->tmp, "}\n") < 0)
 		return;
-	up_write(p, p->tmp.p, p->tmp.len);
+	up_send(p, p->tmp.p, p->tmp.len, e->uid, 1);
 }
 
 /* The handshake is done: release held requests, answer waiting clients. */
@@ -386,19 +489,32 @@ up_ready(struct proxy *p)
 	static const char initialized[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
 
 	p->ready = 1;
-	up_write(p, initialized, sizeof initialized - 1);
+	up_send(p, initialized, sizeof initialized - 1, 0, 0);
 	for (int i = 0; i < MAX_PEND; i++) {
 		struct pend *e = &p->pend[i];
 		if (e->kind == K_INIT_WAIT) {
 			conn_result(p, e->conn, e->cid, e->cidn, p->init_result);
 			pend_free(e);
 		}
-		e->held = 0;
 	}
-	if (p->hold.len) {
-		up_write(p, p->hold.p, p->hold.len);
-		p->hold.len = 0;
+	/* held requests, in the order they came */
+	for (;;) {
+		struct pend *first = NULL;
+		for (int i = 0; i < MAX_PEND; i++)
+			if (p->pend[i].kind != K_FREE && p->pend[i].held &&
+			    (!first || p->pend[i].uid < first->uid))
+				first = &p->pend[i];
+		if (!first)
+			break;
+		first->held = 0;
+		up_send(p, first->msg, first->msgn, first->uid, 0);
+		free(first->msg);
+		first->msg = NULL;
+		if (p->state != UP_RUNNING)
+			break;
 	}
+	if (p->http)
+		http_up_listen(p->http);
 	if (p->reinit)
 		broadcast(p, changed, sizeof changed - 1);
 	p->reinit = 0;
@@ -441,11 +557,12 @@ forward_request(struct proxy *p, int c, const struct rpc_msg *m, enum pkind kind
 	}
 	if (!p->ready) {
 		e->held = 1;
-		if (buf_add(&p->hold, p->tmp.p, p->tmp.len) < 0)
+		if ((e->msg = dupn(p->tmp.p, p->tmp.len)) == NULL)
 			pend_fail(p, e, RPC_INTERNAL_ERROR, "out of memory", "error");
+		e->msgn = p->tmp.len;
 		return;
 	}
-	up_write(p, p->tmp.p, p->tmp.len);
+	up_send(p, p->tmp.p, p->tmp.len, e->uid, 0);
 }
 
 static void
@@ -511,9 +628,8 @@ client_cancel(struct proxy *p, int c, const struct rpc_msg *m)
 			snprintf(id, sizeof id, "%llu", (unsigned long long)e->uid);
 			p->tmp.len = 0;
 			if (rpc_splice(&p->tmp, m, t, id, strlen(id)) == 0)
-				up_write(p, p->tmp.p, p->tmp.len);
+				up_send(p, p->tmp.p, p->tmp.len, 0, 0);
 		}
-		/* held requests are in p->hold: their late answer is dropped */
 		pend_free(e);
 		return;
 	}
@@ -528,11 +644,13 @@ client_response(struct proxy *p, int c, const struct rpc_msg *m)
 		return;
 	for (int i = 0; i < MAX_SREQ; i++) {
 		struct sreq *s = &p->sreq[i];
-		if (!s->used || s->conn != c || s->did != (uint64_t)did)
+		/* over HTTP the answer comes on another connection */
+		if (!s->used || s->did != (uint64_t)did ||
+		    (s->conn != c && !(p->conn[c].kind == C_HTTP && p->conn[s->conn].kind == C_HTTP)))
 			continue;
 		p->tmp.len = 0;
 		if (p->ready && rpc_splice(&p->tmp, m, m->id, s->uid, s->uidn) == 0)
-			up_write(p, p->tmp.p, p->tmp.len);
+			up_send(p, p->tmp.p, p->tmp.len, 0, 0);
 		free(s->uid);
 		memset(s, 0, sizeof *s);
 		return;
@@ -569,7 +687,7 @@ client_line(struct proxy *p, int c, const char *line, size_t len)
 		}
 		p->tmp.len = 0;
 		if (p->ready && buf_add(&p->tmp, line, len) == 0 && buf_add(&p->tmp, "\n", 1) == 0)
-			up_write(p, p->tmp.p, p->tmp.len);
+			up_send(p, p->tmp.p, p->tmp.len, 0, 0);
 		return;
 	}
 	rpc_raw(&m, m.id, &cid, &cidn);
@@ -632,15 +750,22 @@ up_response(struct proxy *p, const struct rpc_msg *m)
 			if (p->init_result[i] == '\n' || p->init_result[i] == '\r')
 				p->init_result[i] = ' ';
 		p->init_resultn = n;
+		if (p->http) {
+			int v = json_get(m->js, m->t, m->result, "protocolVersion");
+			if (v >= 0 && m->t[v].type == JSMN_STRING)
+				http_up_set_version(p->http, m->js + m->t[v].start,
+				    (size_t)(m->t[v].end - m->t[v].start));
+		}
+		p->expired_once = 0;
 		up_ready(p);
 		return;
 	case K_LIST:
 		p->tmp.len = 0;
 		if (m->error >= 0) {
 			if (rpc_splice(&p->tmp, m, m->id, e->cid, e->cidn) == 0)
-				conn_send(p, e->conn, p->tmp.p, p->tmp.len);
+				conn_reply(p, e->conn, p->tmp.p, p->tmp.len);
 		} else if (tools_list_filter(m, &p->cfg->allow, e->cid, e->cidn, &p->tmp, &kept, &dropped) == 0) {
-			conn_send(p, e->conn, p->tmp.p, p->tmp.len);
+			conn_reply(p, e->conn, p->tmp.p, p->tmp.len);
 		} else {
 			msg_warn("upstream sent a malformed tools/list result (zero tools given)");
 			conn_result(p, e->conn, e->cid, e->cidn, EMPTY_TOOLS);
@@ -660,17 +785,29 @@ up_response(struct proxy *p, const struct rpc_msg *m)
 	default:
 		p->tmp.len = 0;
 		if (rpc_splice(&p->tmp, m, m->id, e->cid, e->cidn) == 0)
-			conn_send(p, e->conn, p->tmp.p, p->tmp.len);
+			conn_reply(p, e->conn, p->tmp.p, p->tmp.len);
 		break;
 	}
 	pend_free(e);
 }
 
+/* Who gets a request from the upstream: the client whose call is the
+ * latest in flight (it most likely caused it), else a streaming client. */
 static int
 pick_conn(struct proxy *p)
 {
+	struct pend *best = NULL;
+
+	for (int i = 0; i < MAX_PEND; i++) {
+		struct pend *e = &p->pend[i];
+		if (e->kind == K_CALL && e->conn >= 0 && p->conn[e->conn].used &&
+		    !p->conn[e->conn].closing && (!best || e->uid > best->uid))
+			best = e;
+	}
+	if (best)
+		return best->conn;
 	for (int c = 0; c < MAX_CONN; c++)
-		if (p->conn[c].used && p->conn[c].out >= 0)
+		if (p->conn[c].used && p->conn[c].out >= 0 && p->conn[c].kind != C_HTTP)
 			return c;
 	return -1;
 }
@@ -702,7 +839,7 @@ up_request(struct proxy *p, const struct rpc_msg *m)
 	}
 	p->tmp.len = 0;
 	if (rpc_error(&p->tmp, uid, uidn, RPC_INTERNAL_ERROR, "no client can take this request") == 0)
-		up_write(p, p->tmp.p, p->tmp.len);
+		up_send(p, p->tmp.p, p->tmp.len, 0, 0);
 }
 
 static void
@@ -916,14 +1053,215 @@ next_timeout(struct proxy *p)
 }
 
 static int
-pending_count(struct proxy *p)
+conn_pending(struct proxy *p, int c)
 {
 	int n = 0;
 
 	for (int i = 0; i < MAX_PEND; i++)
-		if (p->pend[i].kind != K_FREE && p->pend[i].kind != K_INTERNAL_INIT)
+		if (p->pend[i].kind != K_FREE && p->pend[i].kind != K_INTERNAL_INIT && p->pend[i].conn == c)
 			n++;
 	return n;
+}
+
+/* A client is gone: cancel what it left in flight, upstream too. */
+static void
+conn_close(struct proxy *p, int c)
+{
+	struct conn *k = &p->conn[c];
+	char line[128];
+
+	for (int i = 0; i < MAX_PEND; i++) {
+		struct pend *e = &p->pend[i];
+		if (e->kind == K_FREE || e->kind == K_INTERNAL_INIT || e->conn != c)
+			continue;
+		if (e->kind == K_CALL)
+			audit(p, e->tool, strlen(e->tool), "cancelled");
+		if (e->kind != K_INIT_WAIT && !e->held && p->ready) {
+			snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+			    "\"params\":{\"requestId\":%llu,\"reason\":\"client disconnected\"}}\n",
+			    (unsigned long long)e->uid);
+			up_send(p, line, strlen(line), 0, 0);
+		}
+		pend_free(e);
+	}
+	for (int i = 0; i < MAX_SREQ; i++) {
+		struct sreq *r = &p->sreq[i];
+		if (!r->used || r->conn != c)
+			continue;
+		p->tmp.len = 0;
+		if (rpc_error(&p->tmp, r->uid, r->uidn, RPC_INTERNAL_ERROR, "client disconnected") == 0)
+			up_send(p, p->tmp.p, p->tmp.len, 0, 0);
+		free(r->uid);
+		memset(r, 0, sizeof *r);
+	}
+	if (k->kind != C_STDIO && k->in >= 0)
+		close(k->in);
+	buf_free(&k->rd);
+	buf_free(&k->wr);
+	memset(k, 0, sizeof *k);
+	k->in = k->out = -1;
+}
+
+static int
+conn_new(struct proxy *p, int fd, enum ckind kind)
+{
+	for (int c = 0; c < MAX_CONN; c++) {
+		struct conn *k = &p->conn[c];
+		if (k->used)
+			continue;
+		memset(k, 0, sizeof *k);
+		k->used = 1;
+		k->in = k->out = fd;
+		k->kind = kind;
+		return c;
+	}
+	close(fd);
+	return -1;
+}
+
+/* One HTTP request per connection: head, checks, body, then the message. */
+static void
+http_read(struct proxy *p, int c)
+{
+	struct conn *k = &p->conn[c];
+	struct http_req r;
+	char chunk[CHUNK];
+	ssize_t n;
+	int st;
+
+	n = read(k->in, chunk, sizeof chunk);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		k->eof = 1;
+		k->closing = 1;
+		return;
+	}
+	if (k->rd.len + (size_t)n > HTTPD_HEAD_MAX + p->cfg->max_msg || buf_add(&k->rd, chunk, (size_t)n) < 0) {
+		http_status(k, 413);
+		return;
+	}
+	if (!k->hlen) {
+		st = httpd_parse(k->rd.p, k->rd.len, &r);
+		if (st == 0)
+			return;
+		if (st < 0) {
+			http_status(k, 400);
+			return;
+		}
+		st = httpd_check(&r, p->http_port, p->cfg->listen_token, p->cfg->max_msg);
+		explicit_bzero(r.auth, sizeof r.auth);
+		if (st) {
+			http_status(k, st);
+			return;
+		}
+		k->hlen = r.head_len;
+		k->clen = r.clen;
+	}
+	if (k->rd.len < k->hlen + (size_t)k->clen)
+		return;
+	k->got = 1;
+	client_line(p, c, k->rd.p + k->hlen, (size_t)k->clen);
+	if (!k->started && conn_pending(p, c) == 0)
+		http_status(k, 202);	/* a notification or a response */
+	buf_free(&k->rd);
+}
+
+/* What the HTTP upstream reported while curl ran. */
+static void
+http_events(struct proxy *p)
+{
+	struct http_ev ev;
+	struct pend *e;
+
+	while (http_up_next(p->http, &ev)) {
+		e = ev.uid ? pend_by_uid(p, ev.uid) : NULL;
+		switch (ev.kind) {
+		case HEV_MSG:
+			if (p->state == UP_RUNNING)
+				up_line(p, ev.data, ev.n);
+			break;
+		case HEV_EXPIRED:
+			if (!p->expired_once && p->state == UP_RUNNING) {
+				/* the session is gone: a new handshake, then this again */
+				msg_warn("upstream %s; initializing again", ev.why);
+				p->expired_once = 1;
+				p->ready = 0;
+				if (e && !e->msg) {
+					e->held = 1;
+					e->msg = ev.data;
+					e->msgn = ev.n;
+					ev.data = NULL;
+				}
+				start_handshake(p);
+				break;
+			}
+			/* expired again right after a new session: a failure */
+			/* fall through */
+		case HEV_FAIL:
+			if (ev.init || (e && e->kind == K_INTERNAL_INIT)) {
+				up_fail(p, ev.why);
+			} else {
+				msg_warn("upstream %s", ev.why);
+				if (e)
+					pend_fail(p, e, RPC_UPSTREAM_DOWN, "upstream unavailable", "unavailable");
+			}
+			break;
+		case HEV_DONE:
+			if (e && e->kind == K_INTERNAL_INIT)
+				up_fail(p, "ended the initialize stream without an answer");
+			else if (e && !e->held)
+				pend_fail(p, e, RPC_UPSTREAM_DOWN, "upstream ended the stream without an answer",
+				    "unavailable");
+			break;
+		}
+		free(ev.data);
+	}
+}
+
+
+static int
+listen_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	mode_t old;
+	int fd, rc;
+
+	if (strlen(path) >= sizeof sa.sun_path)
+		return errno = ENAMETOOLONG, -1;
+	strcpy(sa.sun_path, path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+		return -1;
+	old = umask(077);	/* the socket is ours alone: mode 0600 */
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+	umask(old);
+	if (rc < 0 || listen(fd, 64) < 0) {
+		int e = errno;
+		close(fd);
+		return errno = e, -1;
+	}
+	return fd;
+}
+
+static int
+listen_http(int port, int *bound)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	socklen_t sl = sizeof sa;
+	int fd, one = 1;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);	/* 127.0.0.1 only */
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 64) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
+		int e = errno;
+		close(fd);
+		return errno = e, -1;
+	}
+	*bound = ntohs(sa.sin_port);
+	return fd;
 }
 
 int
@@ -932,11 +1270,41 @@ proxy_run(const struct proxy_config *cfg)
 	static struct proxy px;
 	struct proxy *p = &px;
 	struct sigaction sa;
-	struct pollfd pf[4];
-	int rc = 0;
+	static struct pollfd pf[MAX_CONN * 2 + 8];
+	int rc = 0, stdio;
 
 	memset(p, 0, sizeof *p);
 	p->cfg = cfg;
+	p->lunix = p->lhttp = -1;
+	for (int c = 0; c < MAX_CONN; c++)
+		p->conn[c].in = p->conn[c].out = -1;
+	stdio = !cfg->listen_unix && cfg->listen_http < 0;
+	if (cfg->listen_unix && (p->lunix = listen_unix(cfg->listen_unix)) < 0) {
+		msg_fatal_sys("unable to listen on %s", cfg->listen_unix);
+		if (errno == EADDRINUSE)
+			msg_hint("remove the stale socket, or use a fresh path");
+		return 2;
+	}
+	if (cfg->listen_http >= 0) {
+		if ((p->lhttp = listen_http(cfg->listen_http, &p->http_port)) < 0) {
+			msg_fatal_sys("unable to listen on 127.0.0.1:%d", cfg->listen_http);
+			if (p->lunix >= 0)
+				unlink(cfg->listen_unix);
+			return 2;
+		}
+		/* where to connect, for whoever started us (port 0 picks one) */
+		printf("http://127.0.0.1:%d/mcp\n", p->http_port);
+		fflush(stdout);
+	}
+	if (cfg->url) {
+		static struct http_config hc;
+		hc = (struct http_config){ .url = cfg->url, .token = cfg->token,
+			.cacert = cfg->cacert, .max_msg = cfg->max_msg };
+		if ((p->http = http_up_new(&hc)) == NULL) {
+			msg_fatal("unable to set up the HTTP client");
+			return 2;
+		}
+	}
 	p->in = p->out = -1;
 	p->pid = -1;
 	p->next_uid = 1;
@@ -950,31 +1318,59 @@ proxy_run(const struct proxy_config *cfg)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	p->conn[0].used = 1;
-	p->conn[0].in = 0;
-	p->conn[0].out = 1;
+	if (stdio) {
+		p->conn[0].used = 1;
+		p->conn[0].kind = C_STDIO;
+		p->conn[0].in = 0;
+		p->conn[0].out = 1;
+	}
 
 	up_spawn(p);
 	for (;;) {
-		struct conn *c = &p->conn[0];
-		int n = 0, ci = -1, co = -1, ui = -1, uo = -1;
+		int n = 0, ui = -1, uo = -1, li = -1, hi = -1;
+		int rd[MAX_CONN], wr[MAX_CONN];
 
 		if (got_signal)
 			break;
-		/* stdin closed: finish what is in flight, then leave */
-		if (c->eof && pending_count(p) == 0 && c->wr.len == 0)
-			break;
-		if (c->out < 0 && c->eof)
-			break;
-		if (!c->eof) {
-			pf[n] = (struct pollfd){ .fd = c->in, .events = POLLIN };
-			ci = n++;
+		if (stdio) {
+			struct conn *c = &p->conn[0];
+			/* stdin closed: finish what is in flight, then leave */
+			if (c->eof && conn_pending(p, 0) == 0 && c->wr.len == 0)
+				break;
+			if (c->out < 0)
+				break;
 		}
-		if (c->wr.len && c->out >= 0) {
-			pf[n] = (struct pollfd){ .fd = c->out, .events = POLLOUT };
-			co = n++;
+		for (int c = 0; c < MAX_CONN; c++) {
+			struct conn *k = &p->conn[c];
+			rd[c] = wr[c] = -1;
+			if (!k->used || k->kind == C_STDIO)
+				continue;
+			if ((k->closing && k->wr.len == 0) || k->out < 0 ||
+			    (k->eof && k->kind == C_UNIX && conn_pending(p, c) == 0 && k->wr.len == 0))
+				conn_close(p, c);
 		}
-		if (p->state == UP_RUNNING) {
+		if (p->lunix >= 0) {
+			pf[n] = (struct pollfd){ .fd = p->lunix, .events = POLLIN };
+			li = n++;
+		}
+		if (p->lhttp >= 0) {
+			pf[n] = (struct pollfd){ .fd = p->lhttp, .events = POLLIN };
+			hi = n++;
+		}
+		for (int c = 0; c < MAX_CONN; c++) {
+			struct conn *k = &p->conn[c];
+			if (!k->used)
+				continue;
+			if (!k->eof && !k->got && !k->closing) {
+				pf[n] = (struct pollfd){ .fd = k->in, .events = POLLIN };
+				rd[c] = n++;
+			}
+			if (k->wr.len && k->out >= 0) {
+				pf[n] = (struct pollfd){ .fd = k->out, .events = POLLOUT };
+				wr[c] = n++;
+			}
+		}
+		if (p->state == UP_RUNNING && !p->http) {
 			pf[n] = (struct pollfd){ .fd = p->out, .events = POLLIN };
 			ui = n++;
 			if (p->wr.len) {
@@ -982,7 +1378,16 @@ proxy_run(const struct proxy_config *cfg)
 				uo = n++;
 			}
 		}
-		if (poll(pf, (nfds_t)n, next_timeout(p)) < 0) {
+		if (p->http) {
+			int t = next_timeout(p);
+			/* short waits: a signal does not interrupt curl's */
+			if (http_up_wait(p->http, pf, n, t > 500 ? 500 : t) < 0) {
+				msg_warn("waiting on the upstream failed");
+				rc = 2;
+				break;
+			}
+			http_events(p);
+		} else if (poll(pf, (nfds_t)n, next_timeout(p)) < 0) {
 			if (errno == EINTR)
 				continue;
 			msg_warn_sys("poll");
@@ -994,7 +1399,13 @@ proxy_run(const struct proxy_config *cfg)
 			if (r == FEED_EOF || (r == FEED_ERR && p->state == UP_RUNNING)) {
 				int st;
 				char why[64];
-				pid_t w = waitpid(p->pid, &st, WNOHANG);
+				pid_t w = 0;
+				/* output closed: it is usually exiting; give it 200 ms to say how */
+				for (int k = 0; k < 40 && w == 0; k++) {
+					w = waitpid(p->pid, &st, WNOHANG);
+					if (w == 0)
+						nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+				}
 				if (w == p->pid) {
 					p->pid = -1;
 					if (WIFEXITED(st))
@@ -1011,23 +1422,50 @@ proxy_run(const struct proxy_config *cfg)
 			if (flush(p->in, &p->wr) < 0)
 				up_fail(p, "closed its input");
 		}
-		if (ci >= 0 && pf[ci].revents) {
-			int r = feed(p, c->in, &c->rd, &c->discard, cfg->max_msg, client_feed_line, 0);
-			if (r != FEED_OK)
-				c->eof = 1;
+		if (li >= 0 && (pf[li].revents & POLLIN)) {
+			int fd = accept4(p->lunix, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+			if (fd >= 0 && conn_new(p, fd, C_UNIX) < 0)
+				msg_warn("too many clients: connection refused");
 		}
-		if (co >= 0 && pf[co].revents) {
-			if (flush(c->out, &c->wr) < 0) {
-				c->out = -1;	/* the client went away */
-				c->eof = 1;
-				break;
+		if (hi >= 0 && (pf[hi].revents & POLLIN)) {
+			int fd = accept4(p->lhttp, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+			if (fd >= 0 && conn_new(p, fd, C_HTTP) < 0)
+				msg_warn("too many clients: connection refused");
+		}
+		for (int c = 0; c < MAX_CONN; c++) {
+			struct conn *k = &p->conn[c];
+			if (rd[c] >= 0 && k->used && pf[rd[c]].revents) {
+				if (k->kind == C_HTTP) {
+					http_read(p, c);
+				} else if (feed(p, k->in, &k->rd, &k->discard, cfg->max_msg, client_feed_line, c) != FEED_OK) {
+					k->eof = 1;
+				}
+			}
+			if (wr[c] >= 0 && k->used && pf[wr[c]].revents) {
+				if (flush(k->out, &k->wr) < 0) {
+					k->out = -1;	/* the client went away */
+					k->eof = 1;
+					k->wr.len = 0;
+				}
 			}
 		}
 		check_timers(p);
 	}
-	flush(p->conn[0].out, &p->conn[0].wr);
+	if (stdio)
+		flush(p->conn[0].out, &p->conn[0].wr);
 	p->stopping = 1;
 	up_kill(p);
 	up_close(p);
+	for (int c = 0; c < MAX_CONN; c++)
+		if (p->conn[c].used && p->conn[c].kind != C_STDIO)
+			conn_close(p, c);
+	if (p->lunix >= 0) {
+		close(p->lunix);
+		unlink(cfg->listen_unix);
+	}
+	if (p->lhttp >= 0)
+		close(p->lhttp);
+	if (p->http)
+		http_up_free(p->http);
 	return rc;
 }

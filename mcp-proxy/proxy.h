@@ -9,6 +9,12 @@ struct proxy_config {
 	struct allowlist allow;
 	char **up_argv;		/* stdio upstream command */
 	char **up_envp;		/* its whole environment */
+	const char *url;	/* a Streamable HTTP upstream instead */
+	const char *token;	/* its bearer token, or NULL */
+	const char *cacert;	/* CA file instead of the system bundle */
+	const char *listen_unix;	/* serve clients on this unix socket */
+	int listen_http;	/* serve Streamable HTTP on 127.0.0.1:port (-1: no) */
+	const char *listen_token;	/* the bearer token HTTP clients must send */
 	int64_t timeout_ms;	/* per request */
 	size_t max_msg;		/* bytes per message, either side */
 	int audit_fd;		/* -1: no audit log */

@@ -41,6 +41,20 @@ help(void)
 	    "system error. See probe(1).\n");
 }
 
+/* The option getopt_long stopped at, as the user wrote it. */
+static const char *
+bad_opt(int argc, char **argv, char buf[3])
+{
+	const char *a = optind - 1 < argc ? argv[optind - 1] : NULL;
+
+	if (a != NULL && strncmp(a, "--", 2) == 0)
+		return a;
+	buf[0] = '-';
+	buf[1] = (char)optopt;
+	buf[2] = '\0';
+	return buf;
+}
+
 static int
 parse(int argc, char **argv, struct opts *o)
 {
@@ -53,13 +67,14 @@ parse(int argc, char **argv, struct opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char buf[3];
 	int c;
 
 	memset(o, 0, sizeof *o);
 	o->fmt = FMT_DEFAULT;
 	o->required = TIER_FS;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+qvjr:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:qvjr:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'q': o->quiet = 1; o->nfmt++; break;
 		case 'v': o->fmt = FMT_VERBOSE; o->nfmt++; break;
@@ -72,11 +87,11 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'h': help(); return 1;
 		case 'V': printf("probe %s\n", CORRAL_VERSION); return 1;
+		case ':':
+			msg_usage("option '%s' needs a TIER (fs, fs+net or full)", bad_opt(argc, argv, buf));
+			return -1;
 		default:
-			if (optopt)
-				msg_usage("unknown option '-%c'; " USAGE, optopt);
-			else
-				msg_usage("unknown option '%s'; " USAGE, argv[optind - 1]);
+			msg_usage("bad option '%s'; " USAGE, bad_opt(argc, argv, buf));
 			return -1;
 		}
 	}
@@ -107,6 +122,8 @@ main(int argc, char **argv)
 
 	msg_init(argv[0]);
 	rc = parse(argc, argv, &o);
+	if (rc < 0)
+		msg_hint("probe --help");
 	if (rc != 0)
 		return rc < 0 ? EXIT_USAGE : 0;
 	if (probe_nchecks > sizeof oc / sizeof oc[0]) {

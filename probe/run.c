@@ -1,5 +1,6 @@
 /* run: the parent's fixtures, and every check's child at once. */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -7,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <stdint.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -96,12 +100,16 @@ int
 probe_setup(struct probe_ctx *ctx, const char **what)
 {
 	const char *tmp = getenv("TMPDIR");
+	struct stat st;
 
 	memset(ctx, 0, sizeof *ctx);
 	ctx->leak_fd = ctx->tcp_allow_fd = ctx->tcp_deny_fd = ctx->abs_fd = -1;
 	ctx->parent = getpid();
+	/* $TMPDIR when set; else /dev/shm, a tmpfs where creating and
+	 * removing the fixtures costs a fraction of a disk filesystem's. */
 	if (tmp == NULL || tmp[0] != '/')
-		tmp = "/tmp";
+		tmp = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+		    access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
 	*what = "temporary directory";
 	if ((size_t)snprintf(ctx->dir, sizeof ctx->dir, "%s/corral-probe.XXXXXX", tmp) >= sizeof ctx->dir) {
 		ctx->dir[0] = '\0';
@@ -182,98 +190,412 @@ now_ms(void)
 
 enum { MAXCHECKS = 16 };
 
+/*
+ * Speed. fork(2) costs a copy of the address space (over half a millisecond
+ * on a paravirtualised VM), clone(CLONE_VM) a tenth of that. A CLONE_VM
+ * child has its own credentials, seccomp filters, Landlock domain,
+ * descriptor table and rlimits, which is all the sandbox touches; but it
+ * shares memory, errno included, so such children run one at a time per
+ * address space, on one stack, while their parent sleeps in wait.
+ *
+ * Two lanes use the two ends of that: lane 0 is this process, lane 1 a real
+ * fork (the proc-environ check needs one anyway: a task sharing its
+ * parent's memory may always read the parent's environ) which runs its
+ * share of the checks the same way in its own address space, in parallel.
+ * The fork is made by a CLONE_VM helper on a stack of its own, so that the
+ * copy costs the parent nothing: the helper forks with the raw system call
+ * (no libc bookkeeping in memory it shares), closes every descriptor, waits,
+ * and makes no system call that can fail with an errno a check expects.
+ * Lane 1 forwards each child's wait status over a pipe; the children write
+ * their reports straight to the parent. Each child dies with its parent
+ * (PR_SET_PDEATHSIG), so killing the helper on a timeout leaves nothing.
+ */
+enum { CHILD_STACK = 256 * 1024, HELPER_STACK = 64 * 1024 };
+static char child_stack[CHILD_STACK] __attribute__((aligned(64)));
+static char helper_stack[HELPER_STACK] __attribute__((aligned(64)));
+
+/* ASan keeps per-thread state that a CLONE_VM child would share and
+ * corrupt: the sanitizer build (make san) forks every child, one lane. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PROBE_FORK_ALL 1
+#endif
+#endif
+#ifndef PROBE_FORK_ALL
+#define PROBE_FORK_ALL 0
+#endif
+
+enum { LANE1_TAIL = 3 };	/* lane 1: proc-environ and the last three */
+enum { EXIT_FORK_FAILED = 121, EXIT_FORK_LOST = 122 };
+
+static int
+lane_of(size_t i)
+{
+	if (PROBE_FORK_ALL)
+		return 0;
+	return (probe_checks[i].flags & PROBE_OWN_MM) || i + LANE1_TAIL >= probe_nchecks;
+}
+
+struct child_arg {
+	probe_child_fn *fn;
+	size_t i;
+	const struct probe_ctx *ctx;
+	int wfd;
+	pid_t parent;		/* > 0: die with it */
+};
+
+static int
+child_main(void *a)
+{
+	const struct child_arg *c = a;
+
+	if (c->parent > 0 && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != c->parent))
+		_exit(EXIT_FORK_LOST);
+	c->fn(c->i, c->ctx, c->wfd);
+	_exit(0);
+}
+
+struct lane {
+	probe_child_fn *fn;
+	const struct probe_ctx *ctx;
+	int wfd[MAXCHECKS];	/* lane 1's report pipes; -1 for lane 0's checks */
+	int status_fd;
+	size_t n;
+};
+
+struct status_rec {
+	int32_t i;
+	int32_t status;		/* as from waitpid */
+};
+
+/* Lane 1, in its own address space: its checks one at a time. */
+static _Noreturn void
+lane_main(const struct lane *l)
+{
+	struct child_arg arg;
+	struct status_rec rec;
+	pid_t me = getpid(), pid;
+	size_t i;
+	int st;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->wfd[i] < 0)
+			continue;
+		arg.fn = l->fn;
+		arg.i = i;
+		arg.ctx = l->ctx;
+		arg.wfd = l->wfd[i];
+		arg.parent = me;
+		pid = clone(child_main, child_stack + CHILD_STACK, CLONE_VM | SIGCHLD, &arg);
+		close(l->wfd[i]);
+		st = EXIT_FORK_FAILED << 8;
+		if (pid > 0)
+			while (waitpid(pid, &st, __WALL) < 0)
+				if (errno != EINTR) {
+					st = EXIT_FORK_LOST << 8;
+					break;
+				}
+		rec.i = (int32_t)i;
+		rec.status = st;
+		if (write(l->status_fd, &rec, sizeof rec) != (ssize_t)sizeof rec)
+			_exit(EXIT_FORK_LOST);
+	}
+	_exit(0);
+}
+
+/* The helper, sharing the parent's memory: fork lane 1 and wait for it. */
+static int
+helper_main(void *a)
+{
+	const struct lane *l = a;
+	long me = syscall(SYS_getpid);
+	long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	int st = 0;
+
+	if (pid == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != me)
+			_exit(EXIT_FORK_LOST);
+		lane_main(l);
+	}
+	syscall(SYS_close_range, 3U, ~0U, 0U);
+	if (pid < 0)
+		_exit(EXIT_FORK_FAILED);
+	while (wait4((pid_t)pid, &st, __WALL, NULL) < 0)
+		if (errno != EINTR)
+			_exit(EXIT_FORK_LOST);
+	_exit(WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
+}
+
+struct run {
+	struct pollfd pfd[MAXCHECKS + 1];	/* [n]: lane 1's status pipe */
+	pid_t pid[MAXCHECKS];			/* lane 0's children */
+	size_t got[MAXCHECKS];
+	int status[MAXCHECKS];			/* lane 1's, forwarded */
+	int have_status[MAXCHECKS];
+	char sbuf[sizeof(struct status_rec)];
+	size_t sgot;
+	struct probe_outcome *out;
+	size_t n;
+	long deadline;
+};
+
+/* How a child ended, from its wait status and its report. */
+static void
+judge_end(struct run *r, size_t i, int st)
+{
+	struct probe_outcome *o = &r->out[i];
+
+	if (WIFSIGNALED(st)) {
+		o->end = END_SIGNALED;
+		o->detail = WTERMSIG(st);
+	} else if (WEXITSTATUS(st) != 0) {
+		o->end = END_EXITED;
+		o->detail = WEXITSTATUS(st);
+	} else if (r->got[i] != sizeof o->obs) {
+		o->end = END_SHORT;
+		o->detail = (int)r->got[i];
+	} else {
+		o->end = END_REPORTED;
+	}
+}
+
+static void
+read_status(struct run *r)
+{
+	struct status_rec rec;
+	ssize_t m;
+
+	m = read(r->pfd[r->n].fd, r->sbuf + r->sgot, sizeof r->sbuf - r->sgot);
+	if (m < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (m <= 0) {
+		close(r->pfd[r->n].fd);
+		r->pfd[r->n].fd = -1;
+		return;
+	}
+	r->sgot += (size_t)m;
+	if (r->sgot < sizeof rec)
+		return;
+	memcpy(&rec, r->sbuf, sizeof rec);
+	r->sgot = 0;
+	if (rec.i >= 0 && (size_t)rec.i < r->n && lane_of((size_t)rec.i) == 1) {
+		r->status[rec.i] = rec.status;
+		r->have_status[rec.i] = 1;
+	}
+}
+
+/* Read what is ready; return once child `until` has reported (or at EOF),
+ * or at the deadline. until = n: until every child and lane 1 are done. */
+static void
+collect(struct run *r, size_t until)
+{
+	size_t i;
+
+	for (;;) {
+		long wait = r->deadline - now_ms();
+		int k;
+
+		if (until < r->n) {
+			if (r->pfd[until].fd < 0)
+				return;
+		} else {
+			for (i = 0; i <= r->n && r->pfd[i].fd < 0; i++)
+				;
+			if (i > r->n)
+				return;
+		}
+		if (wait <= 0)
+			return;
+		k = poll(r->pfd, r->n + 1, (int)wait);
+		if (k < 0 && errno != EINTR)
+			return;
+		for (i = 0; k > 0 && i <= r->n; i++) {
+			struct probe_outcome *o;
+			ssize_t m;
+
+			if (r->pfd[i].fd < 0 || r->pfd[i].revents == 0)
+				continue;
+			if (i == r->n) {
+				read_status(r);
+				continue;
+			}
+			o = &r->out[i];
+			m = read(r->pfd[i].fd, (char *)&o->obs + r->got[i], sizeof o->obs - r->got[i]);
+			if (m < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (m > 0)
+				r->got[i] += (size_t)m;
+			if (m <= 0 || r->got[i] == sizeof o->obs) {
+				close(r->pfd[i].fd);
+				r->pfd[i].fd = -1;
+			}
+		}
+	}
+}
+
+/* Reap lane 0's child i; kill it first when it is still silent. */
+static void
+reap(struct run *r, size_t i)
+{
+	int st;
+
+	if (r->pid[i] < 0)
+		return;
+	if (r->pfd[i].fd >= 0)
+		kill(r->pid[i], SIGKILL);
+	while (waitpid(r->pid[i], &st, __WALL) < 0 && errno == EINTR)
+		;
+	r->pid[i] = -1;
+	if (r->pfd[i].fd >= 0) {
+		close(r->pfd[i].fd);
+		r->pfd[i].fd = -1;
+		r->out[i].end = END_TIMEOUT;
+		return;
+	}
+	judge_end(r, i, st);
+}
+
+static void
+nostart(struct run *r, size_t i, int err)
+{
+	r->out[i].end = END_NOSTART;
+	r->out[i].detail = err;
+}
+
+/* Lane 0's check i: start it, wait for it, reap it (the stack is reused). */
+static void
+run_one(struct run *r, size_t i, const struct probe_ctx *ctx, probe_child_fn *fn)
+{
+	struct child_arg arg;
+	int p[2], e;
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		nostart(r, i, errno);
+		return;
+	}
+	arg.fn = fn;
+	arg.i = i;
+	arg.ctx = ctx;
+	arg.wfd = p[1];
+	arg.parent = 0;
+	if (PROBE_FORK_ALL) {
+		r->pid[i] = fork();
+		if (r->pid[i] == 0) {
+			close(p[0]);
+			fn(i, ctx, p[1]);
+			_exit(0);
+		}
+	} else {
+		r->pid[i] = clone(child_main, child_stack + CHILD_STACK, CLONE_VM | SIGCHLD, &arg);
+	}
+	e = errno;
+	close(p[1]);
+	if (r->pid[i] < 0) {
+		close(p[0]);
+		r->pid[i] = -1;
+		nostart(r, i, e);
+		return;
+	}
+	r->pfd[i].fd = p[0];
+	collect(r, i);
+	reap(r, i);
+}
+
 int
 probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
     probe_child_fn *child)
 {
-	struct pollfd pfd[MAXCHECKS];
-	pid_t pid[MAXCHECKS];
-	size_t got[MAXCHECKS];
-	size_t i, n = probe_nchecks, left = 0;
-	long deadline;
-	int p[2], st;
+	static struct lane lane;
+	struct run r;
+	pid_t helper = -1;
+	size_t i;
+	int p[2], st, n1 = 0;
 
-	if (n > MAXCHECKS) {
+	if (probe_nchecks > MAXCHECKS) {
 		errno = E2BIG;
 		return -1;
 	}
-	for (i = 0; i < n; i++) {
+	memset(&r, 0, sizeof r);
+	r.out = out;
+	r.n = probe_nchecks;
+	for (i = 0; i <= r.n; i++) {
+		r.pfd[i].fd = -1;
+		r.pfd[i].events = POLLIN;
+	}
+	memset(&lane, 0, sizeof lane);
+	lane.fn = child;
+	lane.ctx = ctx;
+	lane.n = r.n;
+	lane.status_fd = -1;
+	for (i = 0; i < r.n; i++) {
 		memset(&out[i], 0, sizeof out[i]);
-		pid[i] = -1;
-		got[i] = 0;
-		pfd[i].fd = -1;
-		pfd[i].events = POLLIN;
+		r.pid[i] = -1;
+		lane.wfd[i] = -1;
+		if (lane_of(i) != 1)
+			continue;
 		if (pipe2(p, O_CLOEXEC) < 0) {
-			out[i].end = END_NOSTART;
-			out[i].detail = errno;
+			nostart(&r, i, errno);
 			continue;
 		}
-		pid[i] = fork();
-		if (pid[i] == 0) {
-			close(p[0]);
-			child(i, ctx, p[1]);
-			_exit(0);
-		}
+		r.pfd[i].fd = p[0];
+		lane.wfd[i] = p[1];
+		n1++;
+	}
+	r.deadline = now_ms() + timeout_ms;
+	/* orphans of lane 1 (after a timeout) are reaped here, not left to init */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	if (n1 > 0 && pipe2(p, O_CLOEXEC) == 0) {
+		lane.status_fd = p[1];
+		r.pfd[r.n].fd = p[0];
+		helper = clone(helper_main, helper_stack + HELPER_STACK, CLONE_VM | SIGCHLD, &lane);
 		close(p[1]);
-		if (pid[i] < 0) {
-			out[i].end = END_NOSTART;
-			out[i].detail = errno;
+		if (helper < 0) {
 			close(p[0]);
-			continue;
-		}
-		pfd[i].fd = p[0];
-		left++;
-	}
-	deadline = now_ms() + timeout_ms;
-	while (left > 0) {
-		long wait = deadline - now_ms();
-		int r;
-
-		if (wait <= 0)
-			break;
-		r = poll(pfd, n, (int)wait);
-		if (r < 0 && errno != EINTR)
-			break;
-		for (i = 0; r > 0 && i < n; i++) {
-			ssize_t m;
-
-			if (pfd[i].fd < 0 || pfd[i].revents == 0)
-				continue;
-			m = read(pfd[i].fd, (char *)&out[i].obs + got[i], sizeof out[i].obs - got[i]);
-			if (m < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (m > 0)
-				got[i] += (size_t)m;
-			if (m <= 0 || got[i] == sizeof out[i].obs) {
-				close(pfd[i].fd);
-				pfd[i].fd = -1;
-				left--;
-			}
+			r.pfd[r.n].fd = -1;
 		}
 	}
-	for (i = 0; i < n; i++) {
-		if (pid[i] < 0)
-			continue;
-		if (pfd[i].fd >= 0) {	/* still silent at the deadline */
-			kill(pid[i], SIGKILL);
-			close(pfd[i].fd);
-			out[i].end = END_TIMEOUT;
-		}
-		while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR)
+	for (i = 0; i < r.n; i++)
+		if (lane.wfd[i] >= 0)
+			close(lane.wfd[i]);
+
+	for (i = 0; i < r.n; i++)
+		if (lane_of(i) == 0)
+			run_one(&r, i, ctx, child);
+
+	collect(&r, r.n);
+	if (helper > 0) {
+		int killed = r.pfd[r.n].fd >= 0;	/* lane 1 busy at the deadline */
+
+		if (killed)
+			kill(helper, SIGKILL);
+		while (waitpid(helper, &st, __WALL) < 0 && errno == EINTR)
 			;
-		if (out[i].end == END_TIMEOUT)
+		/* Lane 1 and its child die with the helper and, this process
+		 * being their subreaper, come back here to be reaped. */
+		for (i = 0; killed && i < 500; i++) {
+			struct timespec ms = { 0, 1000000 };
+			pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
+
+			if (w < 0)
+				break;
+			if (w == 0)
+				nanosleep(&ms, NULL);
+		}
+	}
+	if (r.pfd[r.n].fd >= 0)
+		close(r.pfd[r.n].fd);
+	for (i = 0; i < r.n; i++) {
+		if (lane_of(i) != 1 || out[i].end == END_NOSTART)
 			continue;
-		if (WIFSIGNALED(st)) {
-			out[i].end = END_SIGNALED;
-			out[i].detail = WTERMSIG(st);
-		} else if (WEXITSTATUS(st) != 0) {
-			out[i].end = END_EXITED;
-			out[i].detail = WEXITSTATUS(st);
-		} else if (got[i] != sizeof out[i].obs) {
-			out[i].end = END_SHORT;
-			out[i].detail = (int)got[i];
-		} else {
-			out[i].end = END_REPORTED;
+		if (helper < 0)
+			nostart(&r, i, ECHILD);
+		else if (r.pfd[i].fd >= 0 || !r.have_status[i])
+			out[i].end = END_TIMEOUT;
+		else
+			judge_end(&r, i, r.status[i]);
+		if (r.pfd[i].fd >= 0) {
+			close(r.pfd[i].fd);
+			r.pfd[i].fd = -1;
 		}
 	}
 	return 0;

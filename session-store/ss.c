@@ -25,17 +25,17 @@ void
 ss_usage(int fd)
 {
 	dprintf(fd,
-	    "usage: session-store [--store DIR] [--profiles FILE] COMMAND [ARG...]\n"
-	    "  begin --agent NAME [--pid N]          new attempt; prints its id\n"
-	    "  end ID --status N [--platform P] [--tier T]\n"
-	    "  list [--json]\n"
-	    "  show ID [--json]\n"
-	    "  put NAME [--agent AGENT [--account-from FILE]]   secret from stdin\n"
-	    "  release NAME --attempt ID [--fd N]    at most once per attempt\n"
-	    "  renew NAME (--from FILE | --from-fd N) [--account-from FILE | --account-fd N]\n"
-	    "  reap [--older-than DURATION]\n"
-	    "  -h, --help     this text\n"
-	    "      --version  print the version\n"
+	    "usage: session-store [--store DIR] [--profiles FILE] begin --agent NAME [--pid N]\n"
+	    "       session-store [--store DIR] end ID --status N [--platform P] [--tier T]\n"
+	    "       session-store [--store DIR] list [--json]\n"
+	    "       session-store [--store DIR] show ID [--json]\n"
+	    "       session-store [--store DIR] [--profiles FILE] put NAME [--agent AGENT [--account-from FILE]]\n"
+	    "       session-store [--store DIR] release NAME --attempt ID [--fd N]\n"
+	    "       session-store [--store DIR] [--profiles FILE] renew NAME --from FILE | --from-fd N\n"
+	    "                     [--account-from FILE | --account-fd N]\n"
+	    "       session-store [--store DIR] reap [--older-than DURATION]\n"
+	    "       session-store -h | --help | --version\n"
+	    "put reads the secret from stdin; begin prints the new attempt id.\n"
 	    "The store is DIR, else $XDG_STATE_HOME/corral, else ~/.local/state/corral.\n"
 	    "Exit: 0 done, 1 refused, 2 usage or system error.\n");
 }
@@ -71,22 +71,6 @@ usage_err(void)
 {
 	ss_usage(2);
 	return EXIT_USAGE;
-}
-
-static int
-read_record(int afd, const char *id, struct attempt *a)
-{
-	char *buf;
-	size_t len;
-	int r;
-
-	if (file_read_bounded(afd, id, STORE_RECORD_MAX, &buf, &len) < 0)
-		return -1;
-	r = attempt_parse(buf, len, a);
-	free(buf);
-	if (r < 0 || strcmp(a->id, id) != 0)
-		return errno = EINVAL, -1;
-	return 0;
 }
 
 static int
@@ -212,7 +196,7 @@ ss_end(struct ss *s, int argc, char **argv)
 		msg_fatal_sys("unable to lock the store");
 		return EXIT_USAGE;
 	}
-	if (read_record(afd, id, &a) < 0) {
+	if (store_read_attempt(afd, id, &a) < 0) {
 		msg_fatal_sys("attempt %s", id);
 		return errno == ENOENT ? EXIT_NO : EXIT_USAGE;
 	}
@@ -307,14 +291,15 @@ ss_list(struct ss *s, int argc, char **argv)
 			}
 			v = nv;
 		}
-		if (read_record(dirfd(d), de->d_name, &v[n]) < 0) {
+		if (store_read_attempt(dirfd(d), de->d_name, &v[n]) < 0) {
 			msg_warn("attempt %s: unreadable record, skipped", de->d_name);
 			continue;
 		}
 		n++;
 	}
 	closedir(d);
-	qsort(v, n, sizeof *v, cmp_attempt);
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_attempt);
 	if (json)
 		printf("[");
 	for (i = 0; i < n; i++) {
@@ -357,7 +342,7 @@ ss_show(struct ss *s, int argc, char **argv)
 	}
 	if ((afd = open_sub(s, "attempts")) < 0)
 		return EXIT_NO;
-	if (read_record(afd, id, &a) < 0) {
+	if (store_read_attempt(afd, id, &a) < 0) {
 		msg_fatal_sys("attempt %s", id);
 		return errno == ENOENT ? EXIT_NO : EXIT_USAGE;
 	}
@@ -553,11 +538,8 @@ ss_release(struct ss *s, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *id = NULL, *fdarg = NULL, *name;
-	char marker[STORE_ID_LEN + PROF_NAME_MAX + 3], *buf;
-	struct credhdr h;
-	struct attempt a;
-	size_t len, off;
-	int c, out = 1, afd, cfd, rfd, m, r;
+	char err[256];
+	int c, out = 1, r;
 
 	name = take_operand(&argc, &argv);
 	OPTLOOP(opts) {
@@ -577,49 +559,10 @@ ss_release(struct ss *s, int argc, char **argv)
 	}
 	if (fdarg != NULL && parse_fd(fdarg, &out) < 0)
 		return EXIT_USAGE;
-	if ((afd = open_sub(s, "attempts")) < 0 || (cfd = open_sub(s, "creds")) < 0 ||
-	    (rfd = open_sub(s, "released")) < 0)
-		return EXIT_NO;
-	if (read_record(afd, id, &a) < 0) {
-		msg_fatal_sys("attempt %s", id);
-		return errno == ENOENT ? EXIT_NO : EXIT_USAGE;
-	}
-	if (a.ended) {
-		msg_fatal("release refused: attempt %s has ended", id);
-		return EXIT_NO;
-	}
-	if (file_read_bounded(cfd, name, STORE_SECRET_MAX + 4096, &buf, &len) < 0) {
-		msg_fatal_sys("credential %s", name);
-		return errno == ENOENT ? EXIT_NO : EXIT_USAGE;
-	}
-	if (cred_split(buf, len, &h, &off) < 0) {
-		msg_fatal("credential %s: damaged header", name);
-		free(buf);
-		return EXIT_USAGE;
-	}
-	/* The marker is the at-most-once: O_EXCL lets exactly one process
-	 * create it, and it exists before a byte of the secret leaves. */
-	snprintf(marker, sizeof marker, "%s.%s", id, name);
-	m = openat(rfd, marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (m < 0) {
-		r = errno;
-		explicit_bzero(buf, len);
-		free(buf);
-		if (r == EEXIST) {
-			msg_fatal("release refused: %s was already released for attempt %s", name, id);
-			return EXIT_NO;
-		}
-		errno = r;
-		msg_fatal_sys("unable to mark the release");
-		return EXIT_USAGE;
-	}
-	close(m);
-	r = fd_write_all(out, buf + off, len - off);
-	explicit_bzero(buf, len);
-	free(buf);
-	if (r < 0) {
-		msg_fatal_sys("unable to write %s", name);
-		return EXIT_USAGE;
+	r = store_release(s->fd, name, id, out, err, sizeof err);
+	if (r != 0) {
+		msg_fatal("%s", err);
+		return r == 1 ? EXIT_NO : EXIT_USAGE;
 	}
 	return 0;
 }
@@ -828,7 +771,7 @@ ss_reap(struct ss *s, int argc, char **argv)
 			unlinkat(afd, de->d_name, 0);	/* a write killed midway */
 			continue;
 		}
-		if (!store_id_ok(de->d_name) || read_record(afd, de->d_name, &a) < 0)
+		if (!store_id_ok(de->d_name) || store_read_attempt(afd, de->d_name, &a) < 0)
 			continue;
 		if (now - a.start < (int64_t)bound)
 			continue;

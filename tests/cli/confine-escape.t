@@ -131,8 +131,22 @@ suite() {	# suite WHO AS
 	is "$out" EACCES "$who: --connect P: another port: EACCES"
 	run $AS "$H/confine-parent" -t -- "$C" --connect @P1@ $G -- "$TRY" mptcp @P1@
 	is "$out" socket:EACCES "$who: --connect P: MPTCP socket (would bypass the port rules): EACCES"
+	run $AS "$C" --connect 1 $G -- "$TRY" sctp
+	is "$out" socket:EACCES "$who: --connect P: SCTP socket: EACCES"
+	run $AS "$C" --connect 1 $G -- "$TRY" udp 9
+	is "$out" ok "$who: --connect P: UDP stays open (name resolution)"
+	run $AS "$H/confine-parent" -t -- "$TRY" tfo @P2@
+	is "$out" ok "$who: control: a TCP Fast Open sendto connects outside"
+	run $AS "$H/confine-parent" -t -- "$C" --connect @P1@ $G -- "$TRY" tfo @P2@
+	is "$out" EACCES "$who: --connect P: TCP Fast Open to another port (bypasses Landlock): EACCES"
 	run $AS "$C" --connect 1 $G -- "$TRY" bind 0
 	is "$out" EACCES "$who: --connect P: bind to an ungranted port: EACCES"
+
+	# devices: only the usable ones
+	run c "$TRY" write /dev/null
+	is "$out" ok "$who: --dev: /dev/null is writable"
+	run c "$TRY" read /dev/kmsg
+	is "$out" EACCES "$who: --dev: /dev/kmsg is not granted: EACCES"
 
 	# io_uring
 	run c "$TRY" io-uring

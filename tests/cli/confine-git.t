@@ -38,9 +38,22 @@ suite() {	# suite WHO AS
 	ok "$([ ! -e "$R/.git/commondir" ] && [ ! -e "$R/.git/config.worktree" ]; echo $?)" \
 	    "$who: ... the real .git never gets commondir or config.worktree"
 	run c "$TRY" rename "$R/.git" "$R/src/g"
-	is "$out" EBUSY "$who: moving .git away: EBUSY"
+	is "$out" EXDEV "$who: moving .git into a subdirectory: EXDEV"
+	run c "$TRY" rename "$R/.git" "$R/.git.old"
+	is "$out" EBUSY "$who: renaming .git beside itself: EBUSY"
 	run c "$TRY" write "$R/.git/refs/heads/../../hooks/post-checkout"
 	is "$out" EROFS "$who: no way into hooks through refs/"
+	run c "$TRY" symlink "$TMP/$who/home/.bashrc" "$R/.git/logs/refs/heads/x"
+	is "$out" EACCES "$who: a symlink into the shared logs/: EACCES"
+	run c "$TRY" symlink /etc/passwd "$R/.git/corral-index/index.new"
+	is "$out" EACCES "$who: a symlink into the index directory: EACCES"
+	run c sh -c "mkdir -p $R/src/d && ln -s $TMP/$who/home/.bashrc $R/src/d/main && echo ok"
+	is "$out" ok "$who: symlinks in existing workspace directories work"
+	run c "$TRY" rename "$R/src/d" "$R/.git/logs/refs/heads/d"
+	is "$out" EXDEV "$who: moving a directory holding a symlink into logs/: EXDEV"
+	run c "$TRY" rename "$R/src/d/main" "$R/.git/refs/heads/d"
+	is "$out" EXDEV "$who: moving a symlink into refs/: EXDEV"
+	rm -rf "$R/src/d"
 	cmp -s "$R/.git/config" "$TMP/$who/config.before"
 	ok $? "$who: .git/config unchanged"
 	ok "$([ ! -e "$R/.git/hooks/pre-commit" ] && [ ! -e "$R/.git/commondir" ]; echo $?)" \
@@ -57,9 +70,20 @@ suite() {	# suite WHO AS
 	is "$out" "again inside init 0" "$who: git outside sees the commits and a clean index"
 	run c "$TRY" write "$R/newtop"
 	is "$out" ok "$who: the workspace root takes new files"
+	run c "$TRY" symlink newtop "$R/newlink"
+	is "$out" EACCES "$who: trade-off: but no new symlinks at the top level"
 	run c "$TRY" write "$TMP/$who/outside"
 	is "$out" EACCES "$who: ... but nothing outside the workspace"
 }
+
+mkdir -p "$TMP/c/repo/.git"
+run "$C" -x /usr -W "$TMP" --git-protect "$TMP/c/repo" -- true
+is "$rc:$err" "125:confine: fatal: write grant on $TMP would cover the .git that --git-protect $TMP/c/repo protects
+confine: hint: grant the workspace through --git-protect alone" "a write grant above the repository is refused"
+run "$C" -x /usr -w "$TMP/c/repo/.git" --git-protect "$TMP/c/repo" -- true
+is "$rc" 125 "a write grant inside its .git is refused"
+run "$C" -x /usr -r "$TMP" -w "$TMP/c/repo2" --git-protect "$TMP/c/repo" -- true
+ok "$([ "$rc" -ne 125 ] || ! printf '%s' "$err" | grep -q 'would cover'; echo $?)" "read grants above and write grants beside it are fine"
 
 suite root ""
 suite nobody as_nobody

@@ -75,6 +75,8 @@ run env -i "$EF" -F 3 -s Z=z -- "$D" 3<"$TMP/a.env"
 is "$out" "A=again${nl}B=two words${nl}Q=\"quoted\"${nl}Z=z" "-F: lines from a descriptor"
 run sh -c 'printf "P=piped\n" | "$1" -F 0 -- "$2"' sh "$EF" "$D"
 is "$out" "P=piped" "-F 0: from a pipe"
+run sh -c 'printf "P=piped\n" | "$1" -F 0 -- /bin/sh -c "readlink /proc/self/fd/0"' sh "$EF"
+is "$out" "/dev/null" "-F 0: stdin is /dev/null afterwards"
 run env -i "$EF" -F 7 -- /bin/sh -c 'ls /proc/self/fd' 7<"$TMP/a.env"
 unlike "$out" '^7$' "-F: the descriptor is closed before exec"
 run env -i "$EF" -- /bin/sh -c 'ls /proc/self/fd' 7<"$TMP/a.env"
@@ -122,6 +124,10 @@ N	fd 3:1
 P	pin"
 is "$rc:$out" "0:$want" "--explain: each name and its layer"
 unlike "$out" "hunter2|setvalue|pinvalue|again|two words|quoted|=" "--explain prints no value"
+long=$(head -c 5000 /dev/zero | tr '\0' N)
+run env -i "$EF" -s "$long=secretvalue" --explain
+is "$rc:${#out}" "0:260" "--explain of a 5000-byte name: 256 bytes of it and its layer"
+unlike "$out" "secretvalue|=" "and never its value"
 run env -i "$EF" -s A=1 --explain -- /bin/false
 is "$rc:$out" "0:A	set" "--explain does not exec PROG"
 

@@ -10,7 +10,7 @@ run "$P" --help
 is "$rc" 0 '--help exits 0'
 like "$out" '^usage: mcp-proxy ' '--help prints the usage'
 # the man page SYNOPSIS names every option --help names
-for o in allow env timeout max-message audit audit-fd help version; do
+for o in allow env timeout max-message audit audit-fd url token-file token-fd cacert listen-unix listen-http listen-token-file listen-token-fd help version; do
 	like "$out" "--$o" "--help names --$o"
 	grep -q "Fl -$o" "$CORRAL_TOP/mcp-proxy/mcp-proxy.1" || grep -q "Fl .*-$o" "$CORRAL_TOP/mcp-proxy/mcp-proxy.1"
 	ok $? "man page names --$o"

@@ -1,6 +1,7 @@
-/* confine-parent [-a NAME] [-u PATH] [-t] [-l FD=PATH] -- CMD...
+/* confine-parent [-a NAME] [-u PATH] [-U PATH] [-t] [-l FD=PATH] -- CMD...
  * The runner outside the boundary: listens on an abstract unix socket
- * (-a), a pathname unix socket (-u, mode 0666) and two TCP ports on
+ * (-a), a pathname unix socket (-u, mode 0666; -U also accepts and
+ * answers each connection with "PATH\n") and two TCP ports on
  * 127.0.0.1 (-t; "@P1@" and "@P2@" in CMD become their numbers), leaks
  * PATH open at FD without close-on-exec (-l), then runs CMD with its own
  * environment minus every CORRAL_SECRET* variable (so its /proc/PID/environ
@@ -10,6 +11,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,35 @@ tcp_listen(int *port)
 	return s;
 }
 
+static pid_t servers[8];
+static int nservers;
+
+static int
+serve(const char *path)
+{
+	int s = unix_listen(path, 0), c;
+	pid_t pid;
+
+	if (s < 0 || nservers >= 8)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		for (;;) {
+			c = accept(s, NULL, NULL);
+			if (c < 0)
+				continue;
+			(void)!write(c, path, strlen(path));
+			(void)!write(c, "\n", 1);
+			close(c);
+		}
+	}
+	close(s);
+	servers[nservers++] = pid;
+	return 0;
+}
+
 int
 main(int argc, char *argv[], char *envp[])
 {
@@ -67,8 +98,14 @@ main(int argc, char *argv[], char *envp[])
 	int i, n = 0, st, c, port;
 	pid_t pid;
 
-	while ((c = getopt(argc, argv, "+a:u:tl:")) != -1) {
+	while ((c = getopt(argc, argv, "+a:u:U:tl:")) != -1) {
 		switch (c) {
+		case 'U':
+			if (serve(optarg) != 0) {
+				perror("confine-parent: serve");
+				return 2;
+			}
+			break;
 		case 'a':
 		case 'u':
 			if (unix_listen(optarg, c == 'a') < 0) {
@@ -130,5 +167,9 @@ main(int argc, char *argv[], char *envp[])
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return 2;
+	for (i = 0; i < nservers; i++) {
+		kill(servers[i], SIGKILL);
+		waitpid(servers[i], NULL, 0);
+	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

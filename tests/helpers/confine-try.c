@@ -2,13 +2,14 @@
  * name (EACCES, EPERM, ...) of the step that failed, prefixed "socket:"
  * when socket() itself failed. Exit 0 when it could try, 2 on usage.
  *   read PATH | write PATH | exec PATH | truncate PATH | link OLD NEW |
- *   rename OLD NEW | readfd N | kill-ppid | environ-ppid | abstract NAME |
- *   unix PATH | tcp PORT | bind PORT | udp PORT | raw | mptcp PORT |
+ *   rename OLD NEW | symlink TARGET LINK | readfd N | kill-ppid | environ-ppid | abstract NAME |
+ *   unix PATH | unix-read PATH (prints "ok:LINE") | tcp PORT | tfo PORT | bind PORT | udp PORT | raw | mptcp PORT |
  *   tiocsti TEXT | core DIR | socket-unix | socketpair | io-uring */
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,8 @@ main(int argc, char *argv[])
 		return say(link(a, b));
 	if (strcmp(op, "rename") == 0 && a && b)
 		return say(rename(a, b));
+	if (strcmp(op, "symlink") == 0 && a && b)
+		return say(symlink(a, b));
 	if (strcmp(op, "readfd") == 0 && a)
 		return say(read(atoi(a), &c, 1) < 0 ? -1 : 0);
 	if (strcmp(op, "kill-ppid") == 0)
@@ -135,6 +138,28 @@ main(int argc, char *argv[])
 		return unix_connect(a, 1);
 	if (strcmp(op, "unix") == 0 && a)
 		return unix_connect(a, 0);
+	if (strcmp(op, "unix-read") == 0 && a) {
+		struct sockaddr_un su;
+		char line[256];
+		ssize_t n;
+		int s = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		if (s < 0) {
+			printf("socket:%s\n", ename(errno));
+			return 0;
+		}
+		memset(&su, 0, sizeof su);
+		su.sun_family = AF_UNIX;
+		snprintf(su.sun_path, sizeof su.sun_path, "%s", a);
+		if (connect(s, (struct sockaddr *)&su, sizeof su) != 0)
+			return say(-1);
+		n = read(s, line, sizeof line - 1);
+		if (n < 0)
+			return say(-1);
+		line[n] = '\0';
+		printf("ok:%s", line);
+		return 0;
+	}
 	if ((strcmp(op, "tcp") == 0 || strcmp(op, "mptcp") == 0) && a) {
 		struct sockaddr_in sin = lo_addr(a);
 		return sock_connect(AF_INET, SOCK_STREAM, op[0] == 'm' ? IPPROTO_MPTCP : 0,
@@ -149,6 +174,15 @@ main(int argc, char *argv[])
 		}
 		return say(bind(s, (struct sockaddr *)&sin, sizeof sin));
 	}
+	if (strcmp(op, "tfo") == 0 && a) {
+		struct sockaddr_in sin = lo_addr(a);
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+		if (s < 0) {
+			printf("socket:%s\n", ename(errno));
+			return 0;
+		}
+		return say(sendto(s, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&sin, sizeof sin) == 1 ? 0 : -1);
+	}
 	if (strcmp(op, "udp") == 0 && a) {
 		struct sockaddr_in sin = lo_addr(a);
 		int s = socket(AF_INET, SOCK_DGRAM, 0);
@@ -157,6 +191,14 @@ main(int argc, char *argv[])
 			return 0;
 		}
 		return say(sendto(s, "x", 1, 0, (struct sockaddr *)&sin, sizeof sin) == 1 ? 0 : -1);
+	}
+	if (strcmp(op, "sctp") == 0) {
+		int s = socket(AF_INET, SOCK_STREAM, 132 /* IPPROTO_SCTP */);
+		if (s < 0) {
+			printf("socket:%s\n", ename(errno));
+			return 0;
+		}
+		return say(0);
 	}
 	if (strcmp(op, "raw") == 0) {
 		int s = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);

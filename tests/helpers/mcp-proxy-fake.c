@@ -75,7 +75,8 @@ static const char *PAGE3 = "{\"tools\":["
 	"{\"name\":\"ask\",\"inputSchema\":{\"type\":\"object\"}},"
 	"{\"name\":\"big\",\"inputSchema\":{\"type\":\"object\"}},"
 	"{\"name\":\"changed\",\"inputSchema\":{\"type\":\"object\"}},"
-	"{\"name\":\"slow\",\"inputSchema\":{\"type\":\"object\"}}"
+	"{\"name\":\"slow\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"say\",\"inputSchema\":{\"type\":\"object\"}}"
 	"]}";
 
 int
@@ -141,7 +142,7 @@ main(int argc, char **argv)
 			if (c >= 0 && json_str(line, &t[c], name, sizeof name) < 0)
 				name[0] = '\0';
 			if (strcmp(name, "crash") == 0) {
-				return 4;
+				_exit(4);	/* a crash: no clean-up */
 			} else if (strcmp(name, "hang") == 0) {
 				for (;;)
 					pause();
@@ -187,6 +188,12 @@ main(int argc, char **argv)
 			} else if (strcmp(name, "changed") == 0) {
 				out("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}");
 				text(id, "changed");
+			} else if (strcmp(name, "say") == 0) {
+				int w = json_pointer(line, t, nt, p, "/arguments/word");
+				char word[64] = "?";
+				if (w >= 0 && json_str(line, &t[w], word, sizeof word) < 0)
+					snprintf(word, sizeof word, "?");
+				text(id, word);
 			} else if (strcmp(name, "slow") == 0) {
 				snprintf(slow_id, sizeof slow_id, "%s", id);	/* never answered */
 			} else {
@@ -199,5 +206,6 @@ main(int argc, char **argv)
 			fflush(stdout);
 		}
 	}
+	free(line);
 	return 0;
 }

@@ -9,6 +9,10 @@
  *                                               /proc/PID/cmdline and environ
  *                                               of every tracee for FILE's text
  *   store-trace -o OUT rss -- PROG ARG...       peak RSS (KiB) of PROG
+ *   store-trace -o OUT plant dir|symlink TARGET -- PROG ARG...
+ *                      at PROG's first mkdirat of an "attempt-*" name, create
+ *                      that very path first (a directory, or a symlink to
+ *                      TARGET): the race a pre-creating attacker would run
  *
  * OUT gets one line "key value..."; the exit status is PROG's (128+N when
  * killed by signal N).
@@ -22,6 +26,9 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,6 +61,43 @@ untrack(pid_t p)
 			pids[i] = pids[--npids];
 			return;
 		}
+}
+
+static const char *plant_kind, *plant_target;
+static char planted[8200];
+
+/* Read the path argument of a stopped tracee's mkdirat and create it first. */
+static void
+plant(pid_t p, const unsigned char *info)
+{
+	uint64_t nr, a0, a1;
+	char name[4096], dir[4096], link[64];
+	struct iovec l, r;
+	ssize_t n;
+
+	memcpy(&nr, info + 24, 8);
+	if (nr != SYS_mkdirat || planted[0])
+		return;
+	memcpy(&a0, info + 32, 8);
+	memcpy(&a1, info + 40, 8);
+	l.iov_base = name; l.iov_len = sizeof name - 1;
+	r.iov_base = (void *)(uintptr_t)a1; r.iov_len = sizeof name - 1;
+	n = process_vm_readv(p, &l, 1, &r, 1, 0);
+	if (n <= 0)
+		return;
+	name[n] = '\0';
+	if (strncmp(name, "attempt-", 8) != 0)
+		return;
+	snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)p, (int)a0);
+	n = readlink(link, dir, sizeof dir - 1);
+	if (n <= 0)
+		return;
+	dir[n] = '\0';
+	snprintf(planted, sizeof planted, "%s/%s", dir, name);
+	if (strcmp(plant_kind, "dir") == 0)
+		mkdir(planted, 0777);
+	else
+		symlink(plant_target, planted);
 }
 
 static char *secret;
@@ -109,6 +153,10 @@ main(int argc, char **argv, char **envp)
 	if (strcmp(mode, "kill") == 0) {
 		target = atol(argv[0]);
 		argv++;
+	} else if (strcmp(mode, "plant") == 0) {
+		plant_kind = argv[0];
+		plant_target = argv[1];
+		argv += 2;
 	} else if (strcmp(mode, "watch") == 0) {
 		if (file_read_bounded(AT_FDCWD, argv[0], 4096, &secret, &len) < 0 || len == 0) {
 			perror("store-trace: secret");
@@ -171,6 +219,8 @@ main(int argc, char **argv, char **envp)
 				count++;
 				if (secret)
 					check_proc(p);
+				if (plant_kind)
+					plant(p, info);
 				if (count == target && !killed) {
 					for (i = 0; i < npids; i++)
 						kill(pids[i], SIGKILL);
@@ -193,7 +243,9 @@ main(int argc, char **argv, char **envp)
 	f = fopen(out, "w");
 	if (f == NULL)
 		return 2;
-	if (secret)
+	if (plant_kind)
+		fprintf(f, "planted %s\n", planted);
+	else if (secret)
 		fprintf(f, "leaks %ld checks %ld\n", leaks, checks);
 	else
 		fprintf(f, "syscalls %ld killed %d\n", count, killed);

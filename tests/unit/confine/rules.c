@@ -1,15 +1,18 @@
 /* rules_parse / rules_word: the pure rule parser. */
+#include <stdlib.h>
 #include <string.h>
 #include "rules.h"
 #include "tap.h"
 
 static struct sb_policy p;
+static char *store;
 
 static int
 parse(const char *s, size_t *line, const char **why)
 {
+	free(store);
 	sb_policy_init(&p);
-	return rules_parse(s, strlen(s), &p, line, why);
+	return rules_parse(s, strlen(s), &p, &store, line, why);
 }
 
 int
@@ -67,13 +70,16 @@ main(void)
 	is_int(parse("optional connect 1\n", &line, &why), -1, "optional on a non-path word");
 	is_int(parse("optional\n", &line, &why), -1, "optional alone");
 	is_int(parse("r /a\0b\n", &line, &why), 0, "strlen stops at NUL (harness)");
+	free(store);
 	sb_policy_init(&p);
-	is_int(rules_parse("r /a\0b\n", 7, &p, &line, &why), -1, "NUL inside a line");
+	is_int(rules_parse("r /a\n\nr /a\0b\n", 12, &p, &store, &line, &why), -1, "NUL inside a line");
+	is_int(line, 3, "... on line 3");
 	{
 		static char big[RULES_MAX_LINE + 10];
 		memset(big, 'a', sizeof big - 1);
 		is_int(parse(big, &line, &why), -1, "line too long");
 		is_str(why, "line too long", "... reason");
 	}
+	free(store);
 	return done_testing();
 }

@@ -27,7 +27,11 @@ layer_of(const struct ef_env *env, const char *name)
 	return -1;
 }
 
-/* ef_text on a copy of s (with its spare byte), so tests can pass literals. */
+/* ef_text on a copy of s (with its spare byte), so tests can pass literals.
+ * The copies stay reachable from here: env points into them. */
+static char *copies[64];
+static size_t ncopies;
+
 static int
 text(struct ef_env *env, const char *s, size_t len, struct ef_err *err)
 {
@@ -35,7 +39,9 @@ text(struct ef_env *env, const char *s, size_t len, struct ef_err *err)
 
 	if (len == (size_t)-1)
 		len = strlen(s);
-	b = malloc(len + 1);	/* never freed: env points into it */
+	b = malloc(len + 1);
+	if (ncopies < sizeof copies / sizeof copies[0])
+		copies[ncopies++] = b;
 
 	memcpy(b, s, len);
 	return ef_text(env, b, len, EF_FILE, "t.env", err);
@@ -223,7 +229,9 @@ main(void)
 		is_int(ef_text(&env, t, len, EF_FILE, "t", &err), -1, "1025 entries in one source");
 		is_int(err.code, EF_E_MANY, "EF_E_MANY");
 		is_int(err.line, EF_MAX_VARS + 1, "on line 1025");
+		free(t);
 	}
+	free(big);
 
 	is_str(ef_layer_name(EF_BASELINE), "baseline", "layer names");
 	is_str(ef_layer_name(EF_FD), "fd", "fd layer name");

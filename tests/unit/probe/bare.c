@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "apply.h"
@@ -62,12 +64,27 @@ main(void)
 	is_int(probe_tier_of(probe_checks, res, probe_nchecks), TIER_NONE, "no boundary: tier none");
 
 	ok(probe_run(&ctx, oc, 5000, silent_child) == 0, "silent children ran");
-	probe_judge(&probe_checks[0], &oc[0], &res[0]);
-	ok(oc[0].end == END_SHORT && !res[0].proven, "no report: unproven (%s)", res[0].evidence);
+	for (i = 0; i < probe_nchecks; i++) {
+		probe_judge(&probe_checks[i], &oc[i], &res[i]);
+		ok(oc[i].end == END_SHORT && !res[i].proven, "%s: no report: unproven (%s)",
+		    probe_checks[i].name, res[i].evidence);
+	}
 
-	ok(probe_run(&ctx, oc, 200, hung_child) == 0, "hung children ran");
-	probe_judge(&probe_checks[0], &oc[0], &res[0]);
-	ok(oc[0].end == END_TIMEOUT && !res[0].proven, "hang: killed, unproven (%s)", res[0].evidence);
+	ok(probe_run(&ctx, oc, 300, hung_child) == 0, "hung children ran");
+	for (i = 0; i < probe_nchecks; i++) {
+		probe_judge(&probe_checks[i], &oc[i], &res[i]);
+		ok(oc[i].end == END_TIMEOUT && !res[i].proven, "%s: hang: killed, unproven (%s)",
+		    probe_checks[i].name, res[i].evidence);
+	}
+	ok(kill(0, 0) == 0, "still here");
+	{
+		int left = 0;
+		pid_t w;
+
+		while ((w = waitpid(-1, NULL, WNOHANG | __WALL)) > 0)
+			left++;
+		is_int(left, 0, "no child left to reap");
+	}
 
 	ok(probe_run(&ctx, oc, 5000, probe_child) == 0, "sandboxed children ran");
 	for (i = 0; i < probe_nchecks; i++) {

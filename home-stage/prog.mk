@@ -1,0 +1,1 @@
+CFLAGS_home-stage := -Ihome-stage

@@ -1,0 +1,435 @@
+/*
+ * Streamable HTTP client side: every message is a POST; the answer is one
+ * JSON body or an SSE stream; the session id comes with the initialize
+ * answer. Everything is handed back as events, after curl returns, so the
+ * proxy never re-enters curl from a curl callback.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+
+#include "http_up.h"
+#include "msg.h"
+#include "rpc.h"
+#include "sse.h"
+
+enum { MAX_XFER = 256, SID_MAX = 256 };
+
+struct xfer {
+	CURL *e;
+	struct http_up *h;
+	uint64_t uid;
+	int init, get, sse, typed, over;
+	struct curl_slist *hdrs;
+	char *body;
+	size_t bodyn;
+	struct buf resp;
+	struct sse ev;
+	char sid[SID_MAX];
+};
+
+struct http_up {
+	const struct http_config *cfg;
+	CURLM *m;
+	struct xfer *x[MAX_XFER];
+	char sid[SID_MAX], ver[64];
+	char *auth;
+	struct http_ev *q;
+	size_t qn, qcap, qhead;
+	int listening;
+};
+
+int
+http_url_ok(const char *url)
+{
+	const char *h;
+
+	if (strncmp(url, "https://", 8) == 0)
+		return url[8] != '\0';
+	if (strncmp(url, "http://", 7) != 0)
+		return 0;
+	h = url + 7;
+	static const char *const loop[] = { "127.0.0.1", "[::1]", "localhost" };
+	for (size_t i = 0; i < 3; i++) {
+		size_t k = strlen(loop[i]);
+		if (strncmp(h, loop[i], k) == 0 && (h[k] == ':' || h[k] == '/' || h[k] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+static void
+push(struct http_up *h, enum http_ev_kind kind, uint64_t uid, int init, const char *data, size_t n, const char *why)
+{
+	struct http_ev *ev;
+
+	if (h->qn == h->qcap) {
+		size_t c = h->qcap ? h->qcap * 2 : 16;
+		struct http_ev *q = realloc(h->q, c * sizeof *q);
+		if (!q)
+			return;
+		h->q = q;
+		h->qcap = c;
+	}
+	ev = &h->q[h->qn++];
+	memset(ev, 0, sizeof *ev);
+	ev->kind = kind;
+	ev->uid = uid;
+	ev->init = init;
+	if (data) {
+		if ((ev->data = malloc(n + 1)) == NULL) {
+			h->qn--;
+			return;
+		}
+		memcpy(ev->data, data, n);
+		ev->data[n] = '\0';
+		for (size_t i = 0; i < n; i++)	/* whitespace only, in valid JSON */
+			if (ev->data[i] == '\n' || ev->data[i] == '\r')
+				ev->data[i] = ' ';
+		ev->n = n;
+	}
+	if (why)
+		snprintf(ev->why, sizeof ev->why, "%s", why);
+}
+
+int
+http_up_next(struct http_up *h, struct http_ev *ev)
+{
+	if (h->qhead == h->qn) {
+		h->qhead = h->qn = 0;
+		return 0;
+	}
+	*ev = h->q[h->qhead++];
+	return 1;
+}
+
+static void
+on_event(void *ctx, const char *data, size_t n)
+{
+	struct xfer *x = ctx;
+
+	push(x->h, HEV_MSG, 0, 0, data, n, NULL);
+}
+
+static size_t
+on_write(char *p, size_t sz, size_t nm, void *ctx)
+{
+	struct xfer *x = ctx;
+	size_t n = sz * nm;
+	long status = 0;
+
+	curl_easy_getinfo(x->e, CURLINFO_RESPONSE_CODE, &status);
+	if (status != 200)
+		return n;	/* error bodies are not messages */
+	if (!x->typed) {
+		char *ct = NULL;
+		curl_easy_getinfo(x->e, CURLINFO_CONTENT_TYPE, &ct);
+		x->sse = ct && strncasecmp(ct, "text/event-stream", 17) == 0;
+		x->typed = 1;
+	}
+	if (x->sse) {
+		if (sse_feed(&x->ev, p, n, on_event, x) < 0)
+			msg_warn("upstream sent an event over the size limit (dropped)");
+		return n;
+	}
+	if (x->resp.len + n > x->h->cfg->max_msg) {
+		x->over = 1;
+		return 0;	/* abort: bounded memory */
+	}
+	if (buf_add(&x->resp, p, n) < 0)
+		return 0;
+	return n;
+}
+
+static size_t
+on_header(char *p, size_t sz, size_t nm, void *ctx)
+{
+	struct xfer *x = ctx;
+	size_t n = sz * nm, k = 15, i;
+
+	if (n > k && strncasecmp(p, "mcp-session-id:", k) == 0) {
+		while (k < n && (p[k] == ' ' || p[k] == '\t'))
+			k++;
+		while (n > k && (p[n - 1] == '\r' || p[n - 1] == '\n' || p[n - 1] == ' '))
+			n--;
+		/* visible ASCII only (the spec's charset), bounded */
+		if (n - k == 0 || n - k >= SID_MAX)
+			return sz * nm;
+		for (i = k; i < n; i++)
+			if (p[i] < 0x21 || p[i] > 0x7e)
+				return sz * nm;
+		memcpy(x->sid, p + k, n - k);
+		x->sid[n - k] = '\0';
+	}
+	return sz * nm;
+}
+
+static void
+xfer_free(struct xfer *x)
+{
+	if (!x)
+		return;
+	if (x->e) {
+		curl_multi_remove_handle(x->h->m, x->e);
+		curl_easy_cleanup(x->e);
+	}
+	curl_slist_free_all(x->hdrs);
+	free(x->body);
+	buf_free(&x->resp);
+	sse_free(&x->ev);
+	free(x);
+}
+
+static struct curl_slist *
+add_hdr(struct curl_slist *l, const char *a, const char *b, int *bad)
+{
+	char line[600];
+	struct curl_slist *n;
+
+	snprintf(line, sizeof line, "%s%s", a, b);
+	if ((n = curl_slist_append(l, line)) == NULL)
+		*bad = 1;
+	explicit_bzero(line, sizeof line);
+	return n ? n : l;
+}
+
+static int
+start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int get)
+{
+	struct xfer *x;
+	int slot = -1, bad = 0;
+
+	for (int i = 0; i < MAX_XFER; i++)
+		if (!h->x[i]) {
+			slot = i;
+			break;
+		}
+	if (slot < 0 || (x = calloc(1, sizeof *x)) == NULL)
+		return -1;
+	x->h = h;
+	x->uid = uid;
+	x->init = init;
+	x->get = get;
+	x->ev.max = h->cfg->max_msg;
+	if (msg && (x->body = malloc(n + 1)) == NULL) {
+		free(x);
+		return -1;
+	}
+	if (msg) {
+		memcpy(x->body, msg, n);
+		x->body[n] = '\0';
+		x->bodyn = n;
+	}
+	if ((x->e = curl_easy_init()) == NULL) {
+		xfer_free(x);
+		return -1;
+	}
+	if (get) {
+		x->hdrs = add_hdr(x->hdrs, "Accept: ", "text/event-stream", &bad);
+	} else {
+		x->hdrs = add_hdr(x->hdrs, "Content-Type: ", "application/json", &bad);
+		x->hdrs = add_hdr(x->hdrs, "Accept: ", "application/json, text/event-stream", &bad);
+	}
+	if (h->auth)
+		x->hdrs = add_hdr(x->hdrs, h->auth, "", &bad);
+	if (h->sid[0])
+		x->hdrs = add_hdr(x->hdrs, "Mcp-Session-Id: ", h->sid, &bad);
+	if (h->ver[0] && !init)
+		x->hdrs = add_hdr(x->hdrs, "MCP-Protocol-Version: ", h->ver, &bad);
+	if (bad) {
+		xfer_free(x);
+		return -1;
+	}
+	curl_easy_setopt(x->e, CURLOPT_URL, h->cfg->url);
+	curl_easy_setopt(x->e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(x->e, CURLOPT_FOLLOWLOCATION, 0L);	/* the token stays with this URL */
+	curl_easy_setopt(x->e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(x->e, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(x->e, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(x->e, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (h->cfg->cacert)
+		curl_easy_setopt(x->e, CURLOPT_CAINFO, h->cfg->cacert);
+	curl_easy_setopt(x->e, CURLOPT_HTTPHEADER, x->hdrs);
+	curl_easy_setopt(x->e, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(x->e, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(x->e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(x->e, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(x->e, CURLOPT_PRIVATE, x);
+	if (!get) {
+		curl_easy_setopt(x->e, CURLOPT_POST, 1L);
+		curl_easy_setopt(x->e, CURLOPT_POSTFIELDS, x->body);
+		curl_easy_setopt(x->e, CURLOPT_POSTFIELDSIZE, (long)x->bodyn);
+	}
+	if (curl_multi_add_handle(h->m, x->e) != CURLM_OK) {
+		xfer_free(x);
+		return -1;
+	}
+	h->x[slot] = x;
+	return 0;
+}
+
+struct http_up *
+http_up_new(const struct http_config *cfg)
+{
+	struct http_up *h;
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return NULL;
+	if ((h = calloc(1, sizeof *h)) == NULL)
+		return NULL;
+	h->cfg = cfg;
+	if ((h->m = curl_multi_init()) == NULL) {
+		free(h);
+		return NULL;
+	}
+	if (cfg->token) {
+		size_t n = strlen(cfg->token) + 32;
+		if ((h->auth = malloc(n)) == NULL) {
+			curl_multi_cleanup(h->m);
+			free(h);
+			return NULL;
+		}
+		snprintf(h->auth, n, "Authorization: Bearer %s", cfg->token);
+	}
+	return h;
+}
+
+void
+http_up_reset(struct http_up *h)
+{
+	struct http_ev ev;
+
+	for (int i = 0; i < MAX_XFER; i++) {
+		xfer_free(h->x[i]);
+		h->x[i] = NULL;
+	}
+	while (http_up_next(h, &ev))
+		free(ev.data);
+	h->sid[0] = h->ver[0] = '\0';
+	h->listening = 0;
+}
+
+void
+http_up_free(struct http_up *h)
+{
+	if (!h)
+		return;
+	http_up_reset(h);
+	curl_multi_cleanup(h->m);
+	if (h->auth) {
+		explicit_bzero(h->auth, strlen(h->auth));
+		free(h->auth);
+	}
+	free(h->q);
+	free(h);
+	curl_global_cleanup();
+}
+
+int
+http_up_post(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init)
+{
+	if (init)
+		h->sid[0] = '\0';	/* a new session */
+	return start(h, msg, n, uid, init, 0);
+}
+
+void
+http_up_set_version(struct http_up *h, const char *v, size_t n)
+{
+	size_t i;
+
+	h->ver[0] = '\0';
+	if (n == 0 || n >= sizeof h->ver)
+		return;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)v[i]) && v[i] != '-' && v[i] != '.')
+			return;
+	memcpy(h->ver, v, n);
+	h->ver[n] = '\0';
+}
+
+void
+http_up_listen(struct http_up *h)
+{
+	if (h->listening || !h->sid[0])
+		return;
+	if (start(h, NULL, 0, 0, 0, 1) == 0)
+		h->listening = 1;
+}
+
+static void
+done(struct http_up *h, struct xfer *x, CURLcode res)
+{
+	long status = 0;
+	char why[96];
+
+	curl_easy_getinfo(x->e, CURLINFO_RESPONSE_CODE, &status);
+	if (x->get) {
+		/* the optional stream: 405 means the server has none; others end it */
+		if (res != CURLE_OK || status != 200)
+			h->listening = status == 405 ? 1 : 0;
+		else
+			h->listening = 0;
+		if (status == 405)
+			h->listening = 1;	/* never ask again this session */
+		return;
+	}
+	if (res != CURLE_OK) {
+		snprintf(why, sizeof why, "%s", x->over ? "sent a message over the size limit" :
+		    curl_easy_strerror(res));
+		push(h, HEV_FAIL, x->uid, x->init, NULL, 0, why);
+		return;
+	}
+	if (status == 404 && h->sid[0] && !x->init) {
+		push(h, HEV_EXPIRED, x->uid, 0, x->body, x->bodyn, "session expired (404)");
+		return;
+	}
+	if (status != 200 && status != 202) {
+		snprintf(why, sizeof why, "answered HTTP %ld", status);
+		push(h, HEV_FAIL, x->uid, x->init, NULL, 0, why);
+		return;
+	}
+	if (x->init && x->sid[0])
+		memcpy(h->sid, x->sid, sizeof h->sid);
+	if (!x->sse && x->resp.len)
+		push(h, HEV_MSG, 0, 0, x->resp.p, x->resp.len, NULL);
+	push(h, HEV_DONE, x->uid, x->init, NULL, 0, NULL);
+}
+
+int
+http_up_wait(struct http_up *h, struct pollfd *pf, int n, int timeout_ms)
+{
+	static struct curl_waitfd w[256];
+	CURLMsg *msg;
+	int running, left, i;
+
+	for (i = 0; i < n && i < 256; i++) {
+		w[i].fd = pf[i].fd;
+		w[i].events = (short)pf[i].events;
+		w[i].revents = 0;
+	}
+	if (curl_multi_wait(h->m, w, (unsigned)i, timeout_ms, NULL) != CURLM_OK)
+		return -1;
+	for (i = 0; i < n && i < 256; i++)
+		pf[i].revents = w[i].revents;
+	curl_multi_perform(h->m, &running);
+	while ((msg = curl_multi_info_read(h->m, &left)) != NULL) {
+		struct xfer *x = NULL;
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+		if (!x)
+			continue;
+		done(h, x, msg->data.result);
+		for (i = 0; i < MAX_XFER; i++)
+			if (h->x[i] == x)
+				h->x[i] = NULL;
+		xfer_free(x);
+	}
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* http_up: a Streamable HTTP upstream over libcurl (multi interface). */
+#ifndef MCP_HTTP_UP_H
+#define MCP_HTTP_UP_H
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct http_config {
+	const char *url;
+	const char *token;	/* NULL: no Authorization header */
+	const char *cacert;	/* NULL: the system CA bundle */
+	size_t max_msg;
+};
+
+enum http_ev_kind {
+	HEV_MSG,	/* a message from the upstream: data[0..n) */
+	HEV_FAIL,	/* the POST of request uid (0: not a request) failed: why */
+	HEV_EXPIRED,	/* 404 on a session: data is the message to send again */
+	HEV_DONE,	/* the POST of request uid is complete */
+};
+
+struct http_ev {
+	enum http_ev_kind kind;
+	uint64_t uid;
+	int init;
+	char *data;
+	size_t n;
+	char why[96];
+};
+
+struct http_up;
+
+/* 1 when url is https://..., or http:// to a loopback host (127.0.0.1,
+ * [::1], localhost): a bearer token never crosses a network in clear. */
+int http_url_ok(const char *url);
+struct http_up *http_up_new(const struct http_config *cfg);
+void http_up_free(struct http_up *h);
+/* POST one message. uid: the request's upstream id, or 0. init: it is the
+ * initialize request (its answer carries the session id). */
+int http_up_post(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init);
+/* The negotiated protocol version, sent as MCP-Protocol-Version. */
+void http_up_set_version(struct http_up *h, const char *v, size_t n);
+/* Abort every transfer and forget the session. */
+void http_up_reset(struct http_up *h);
+/* Open the GET stream for server-initiated messages (once per session). */
+void http_up_listen(struct http_up *h);
+/* Wait for our descriptors and curl's, then run transfers. */
+int http_up_wait(struct http_up *h, struct pollfd *pf, int n, int timeout_ms);
+/* The next event, or 0 when none. The caller frees ev->data. */
+int http_up_next(struct http_up *h, struct http_ev *ev);
+
+#endif

@@ -1,0 +1,71 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fdio.h"
+#include "token.h"
+
+int
+token_valid(const char *t, size_t n)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)t[i] < 0x21 || (unsigned char)t[i] > 0x7e)
+			return 0;
+	return 1;
+}
+
+int
+token_read(const char *path, int fd, char *out, size_t cap, const char **why)
+{
+	struct stat st;
+	ssize_t n;
+	int own = 0;
+
+	*why = NULL;
+	if (path) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY)) < 0)
+			return -1;
+		own = 1;
+		if (fstat(fd, &st) < 0)
+			goto fail;
+		if (!S_ISREG(st.st_mode)) {
+			*why = "is not a regular file";
+			goto fail;
+		}
+		if (st.st_mode & 077) {
+			*why = "is readable or writable by others (want mode 0600)";
+			goto fail;
+		}
+		if (st.st_uid != geteuid()) {
+			*why = "is not owned by this user";
+			goto fail;
+		}
+	}
+	n = fd_read_bounded(fd, out, cap - 1);
+	if (n < 0) {
+		if (errno == EFBIG)
+			*why = "is too long";
+		goto fail;
+	}
+	close(fd);
+	if (n > 0 && out[n - 1] == '\n')
+		n--;
+	if (n > 0 && out[n - 1] == '\r')
+		n--;
+	out[n] = '\0';
+	if (!token_valid(out, (size_t)n)) {
+		explicit_bzero(out, cap);
+		*why = n == 0 ? "is empty" : "has characters a header cannot carry";
+		return -1;
+	}
+	return 0;
+fail:
+	if (own || fd >= 0)
+		close(fd);
+	explicit_bzero(out, cap);
+	return -1;
+}

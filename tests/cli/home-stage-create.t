@@ -1,0 +1,143 @@
+#!/bin/sh
+# home-stage create: the attempt tree, the one sign-in, the minimal .gitconfig.
+. "$CORRAL_TOP/tests/lib/tap.sh"
+. "$CORRAL_TOP/tests/lib/session-store.sh"
+st=$TMP/store ws=$TMP/ws home=$TMP/home
+mkdir -p "$ws" "$home/.claude" "$home/.codex"
+S() { "$SS" --store "$st" "$@"; }
+H() { env -i HOME="$home" "$HS" "$@"; }
+t=$(now)
+cat >"$home/.gitconfig" <<'GIT'
+# the user's own
+[user]
+	name = "Ada \"The\" Lovelace"
+	email = ada@example.com ; a comment
+	signingkey = ABC
+[credential]
+	helper = store
+[core]
+	hooksPath = /tmp/hooks
+	sshCommand = evil
+[include]
+	path = /tmp/other.gitconfig
+[url "https://x"]
+	insteadOf = https://github.com
+GIT
+claude_account u-1 >"$TMP/acct"
+claude_signin tok0 $((t + 3600)) >"$TMP/c0"
+S put claude --agent claude --account-from "$TMP/acct" <"$TMP/c0"
+
+run "$HS" --help
+ok $rc "--help"
+like "$out" 'usage: home-stage create --state DIR --attempt ID --agent NAME \[--signin NAME\]' "--help synopsis"
+run "$HS" --version
+is "$out" "home-stage 0.1.0" "--version"
+
+id=$(S begin --agent claude --pid $$)
+cd "$ws"
+run H create --state "$st" --attempt "$id" --agent claude
+ok $rc "create exits 0"
+d=$out
+like "$d" "^$st/attempt-$id-claude-[0-9a-f]{16}\$" "prints only the attempt directory"
+is "$err" "" "nothing on stderr"
+is "$(stat -c %a "$d" "$d/home" "$d/config" "$d/tmp" | tr '\n' ' ')" "700 700 700 700 " "attempt dir, home, config, tmp are 0700"
+is "$(stat -c %a "$d/home/.claude/.credentials.json")" 600 "sign-in 0600"
+is "$(cat "$d/home/.claude/.credentials.json")" "$(cat "$TMP/c0")" "sign-in is the stored one, exactly"
+is "$(cd "$d/home" && find . | sort | tr '\n' ' ')" ". ./.claude ./.claude/.credentials.json ./.gitconfig " "home holds the sign-in and .gitconfig, nothing else"
+is "$(cat "$d/home/.gitconfig")" '[user]
+	name = "Ada \"The\" Lovelace"
+	email = "ada@example.com"' ".gitconfig: user.name and user.email only"
+is "$(HOME=$d/home git config --global --get user.name)" 'Ada "The" Lovelace' "git reads the name back"
+is "$(HOME=$d/home XDG_CONFIG_HOME=/nonexistent git config --global --list | cut -d= -f1 | tr '\n' ' ')" "user.name user.email " "git sees no other setting"
+run H create --state "$st" --attempt "$id" --agent claude
+is $rc 1 "second create for the attempt: the release is refused, exit 1"
+like "$err" "already released for attempt $id" "second create: the store's reason"
+like "$err" "^home-stage: fatal: sign-in claude not released|home-stage: fatal: sign-in claude not released" "second create: home-stage's line"
+is "$(ls "$st" | grep -c "attempt-$id")" 1 "second create left no tree behind"
+
+# XDG git config is read first, ~/.gitconfig wins
+mkdir -p "$home/.config/git"
+printf '[user]\n\temail = xdg@example.com\n\tname = Xdg\n' >"$home/.config/git/config"
+mv "$home/.gitconfig" "$home/.gitconfig.off"
+id2=$(S begin --agent claude --pid $$)
+d2=$(H create --state "$st" --attempt "$id2" --agent claude)
+like "$(cat "$d2/home/.gitconfig")" 'email = "xdg@example.com"' "XDG git config used when there is no ~/.gitconfig"
+mv "$home/.gitconfig.off" "$home/.gitconfig"
+rm -rf "$home/.config"
+id3=$(S begin --agent claude --pid $$)
+run env -i HOME=/nonexistent "$HS" create --state "$st" --attempt "$id3" --agent claude
+ok $rc "no git config at all: still created"
+is "$(cat "$out/home/.gitconfig")" "" ".gitconfig is empty then"
+
+# --signin picks another stored sign-in; --full-setup copies nothing
+claude_signin tok9 $((t + 3600)) | S put work --agent claude --account-from "$TMP/acct"
+id4=$(S begin --agent claude --pid $$)
+d4=$(H create --state "$st" --attempt "$id4" --agent claude --signin work)
+like "$(cat "$d4/home/.claude/.credentials.json")" '"accessToken":"tok9"' "--signin NAME stages that sign-in"
+id5=$(S begin --agent claude --pid $$)
+run H create --state "$st" --attempt "$id5" --agent claude --full-setup
+ok $rc "--full-setup"
+is "$(printf '%s\n' "$out" | sed -n 2p)" "$home/.claude" "--full-setup prints the folders to grant"
+d5=$(printf '%s\n' "$out" | head -n 1)
+[ ! -e "$d5/home/.claude" ]; ok $? "--full-setup copies no sign-in"
+[ ! -e "$st/released/$id5.claude" ]; ok $? "--full-setup releases nothing"
+id5b=$(S begin --agent gemini --pid $$)
+run H create --state "$st" --attempt "$id5b" --agent gemini --full-setup
+like "$err" "full setup: $home/.gemini is not a directory, not granted" "--full-setup: a missing folder is named, not printed"
+is "$(printf '%s\n' "$out" | wc -l)" 1 "--full-setup: only the directory then"
+
+# refusals
+id6=$(S begin --agent claude --pid $$)
+run H create --state "$ws/state" --attempt "$id6" --agent claude
+is $rc 1 "state inside the workspace refused"
+like "$err" "^home-stage: fatal: state directory $ws/state overlaps the workspace $ws" "workspace: message"
+run H create --state "$TMP" --attempt "$id6" --agent claude --workspace "$st"
+is $rc 1 "workspace inside the state directory refused"
+run H create --state "$st" --attempt "$id6" --agent claude --workspace "$st/../store"
+is $rc 1 "the same directory by another spelling refused"
+mkdir -m 0777 "$TMP/open"; chmod 0777 "$TMP/open"
+run H create --state "$TMP/open" --attempt "$id6" --agent claude
+is $rc 1 "0777 state directory refused"
+like "$err" "group- or world-writable" "0777: reason"
+nobody_dir "$TMP/nbstate"
+run H create --state "$TMP/nbstate" --attempt "$id6" --agent claude
+is $rc 1 "state directory owned by nobody refused (as root)"
+like "$err" "owned by uid 65534" "foreign owner: reason"
+ln -s "$st" "$TMP/stlink"
+run H create --state "$TMP/stlink" --attempt "$id6" --agent claude
+is $rc 2 "state directory given as a symlink refused"
+run H create --state "$st" --attempt "$id6" --agent nosuch
+is $rc 2 "unknown agent: exit 2"
+run H create --state "$st" --attempt XYZ --agent claude
+is $rc 2 "bad attempt id: exit 2"
+run H create --state "$st" --agent claude
+is $rc 2 "missing --attempt: exit 2"
+run H create --state "$st" --attempt "$id6" --agent claude --signin nothere
+is $rc 1 "a sign-in the store lacks: exit 1"
+is "$(ls "$st" | grep -c "attempt-$id6")" 0 "no tree left behind"
+
+# A pre-created or symlinked attempt directory: planted at the very moment
+# home-stage makes it (ptrace stops it at mkdirat), never followed.
+mkdir -p "$TMP/outside"; echo precious >"$TMP/outside/f"
+id7=$(S begin --agent claude --pid $$)
+run env -i HOME="$home" "$TR" -o "$TMP/pl" plant symlink "$TMP/outside" -- "$HS" create --state "$st" --attempt "$id7" --agent claude
+is $rc 1 "symlink planted at the attempt path: create refuses"
+like "$(cat "$TMP/pl")" "^planted $st/attempt-$id7-claude-[0-9a-f]{16}\$" "the helper planted exactly that path"
+like "$err" "^home-stage: fatal: unable to create $st/attempt-$id7-claude-[0-9a-f]{16}: File exists" "planted symlink: message"
+is "$(ls -A "$TMP/outside")" "f" "nothing created through the symlink"
+[ ! -e "$st/released/$id7.claude" ]; ok $? "nothing released for it"
+run env -i HOME="$home" "$TR" -o "$TMP/pl" plant dir - -- "$HS" create --state "$st" --attempt "$id7" --agent claude
+is $rc 1 "directory pre-created at the attempt path: create refuses"
+p=$(cut -d' ' -f2 "$TMP/pl")
+is "$(ls -A "$p")" "" "the pre-created directory was not used"
+
+# as nobody, in nobody's own store
+nobody_dir "$TMP/nb"
+as_nobody sh -c '"$0" --store "$1" put claude --agent claude --account-from "$2" <"$3"' "$SS" "$TMP/nb/st" "$TMP/acct" "$TMP/c0"
+nid=$(as_nobody "$SS" --store "$TMP/nb/st" begin --agent claude --pid $$)
+run as_nobody env -i HOME=/nonexistent "$HS" create --state "$TMP/nb/st" --attempt "$nid" --agent claude --workspace "$ws"
+ok $rc "nobody: create"
+is "$(stat -c '%U %a' "$out/home/.claude/.credentials.json")" "nobody 600" "nobody: sign-in is nobody's, 0600"
+run as_nobody env -i HOME=/nonexistent "$HS" create --state "$st" --attempt "$id6" --agent claude --workspace "$ws"
+is $rc 2 "nobody: root's store is out of reach"
+done_testing

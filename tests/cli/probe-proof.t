@@ -1,0 +1,56 @@
+#!/bin/sh
+# probe: tier full proven on this machine (Landlock ABI 7), as root and as
+# nobody; the verbose report; the fixtures are gone afterwards.
+. "$CORRAL_TOP/tests/lib/tap.sh"
+P=$CORRAL_BIN/probe
+CHECKS="fs:fs privs:fs fds:fs proc-environ:fs tcp:fs+net signal:full abstract-unix:full unix-socket:full tiocsti:full udp:full"
+mkdir "$TMP/root" "$TMP/nobody"
+chown nobody "$TMP/nobody"
+
+for who in root nobody; do
+	if [ $who = root ]; then as=""; else as=as_nobody; fi
+	run $as env TMPDIR="$TMP/$who" "$P"
+	is "$rc" 0 "$who: exit 0"
+	is "$out" "platform=linux tier=full" "$who: exactly platform=linux tier=full"
+	is "$err" "" "$who: nothing on stderr"
+	is "$(ls -A "$TMP/$who")" "" "$who: fixtures removed"
+
+	run $as env TMPDIR="$TMP/$who" "$P" --verbose
+	is "$rc" 0 "$who: --verbose exit 0"
+	first=$(printf '%s\n' "$out" | sed -n 1p)
+	is "$first" "platform=linux tier=full" "$who: verbose starts with the tier line"
+	is "$(printf '%s\n' "$out" | sed -n 2,4p)" "kernel: $(uname -r)
+landlock abi: 7
+required: fs (met)" "$who: kernel release, ABI, requirement"
+	for ct in $CHECKS; do
+		c=${ct%%:*}
+		is "$(printf '%s\n' "$out" | grep "^check $c: ")" "check $c: proven [tier ${ct#*:}]" "$who: check $c proven at tier ${ct#*:}"
+		ev=$(printf '%s\n' "$out" | sed -n "/^check $c: /{n;n;p;}")
+		like "$ev" "^  evidence: [^ ].+" "$who: check $c has evidence"
+	done
+	is "$(printf '%s\n' "$out" | grep -c '^check ')" 10 "$who: ten checks"
+	unlike "$out" "unproven|WRONG" "$who: nothing unproven"
+	is "$(printf '%s\n' "$out" | tail -n 1)" \
+	    "note: this detail stays on this machine: report only platform and tier upstream" \
+	    "$who: says the detail stays here"
+	like "$out" "evidence: read unread sibling B/f: EACCES; read granted A/f: ok" "$who: fs evidence is the errno"
+	like "$out" "read /proc/PARENT/environ: EACCES" "$who: parent's environ denied"
+	like "$out" "kill\\(parent, 0\\): EPERM" "$who: signal to the parent denied"
+	like "$out" "ioctl\\(TIOCSTI\\): EPERM" "$who: TIOCSTI denied"
+	is "$(ls -A "$TMP/$who")" "" "$who: fixtures removed after --verbose"
+	run $as env TMPDIR="$TMP/$who" "$P" --require full
+	is "$rc:$out:$err" "0:platform=linux tier=full:" "$who: --require full met"
+done
+
+# An ordinary user keeps a full bounding set it cannot empty: still proven.
+run setpriv --reuid=nobody --regid=nogroup --clear-groups -- env TMPDIR="$TMP/nobody" "$P" -v
+is "$rc" 0 "nobody with a full bounding set: exit 0"
+like "$out" "cap_setpcap_before=0; no_new_privs=1; cap_effective=0; cap_permitted=0; cap_inheritable=0; cap_ambient_count=0; cap_bounding_count=[1-9]" \
+    "... bounding set recorded, capabilities empty"
+
+# the fixtures cannot be made: a system error, 2
+run as_nobody env TMPDIR="$TMP/root" "$P"
+is "$rc" 2 "unwritable TMPDIR: exit 2"
+like "$err" "^probe: fatal: unable to set up the temporary directory: Permission denied$" "... says what and why"
+is "$out" "" "... and prints no tier"
+done_testing

@@ -1,0 +1,85 @@
+#!/bin/sh
+# session-store reap: gone and old attempts go; nothing is followed out of the store.
+. "$CORRAL_TOP/tests/lib/tap.sh"
+. "$CORRAL_TOP/tests/lib/session-store.sh"
+st=$TMP/store
+S() { "$SS" --store "$st" "$@"; }
+ws=$TMP/ws; mkdir -p "$ws"
+printf 'tok' | S put tok
+
+# The outside world an agent would like deleted.
+mkdir -p "$TMP/outside/sub"
+echo precious >"$TMP/outside/file"
+echo precious >"$TMP/outside/sub/file"
+outside_ok() { [ "$(cat "$TMP/outside/file" "$TMP/outside/sub/file")" = "precious
+precious" ]; }
+
+sleep 600 & live=$!
+sleep 600 & dead=$!
+idlive=$(S begin --agent claude --pid $live)
+iddead=$(S begin --agent claude --pid $dead)
+run S begin --agent claude; idself=$out
+kill $dead; wait $dead 2>/dev/null
+S release tok --attempt "$iddead" >/dev/null
+
+# a staged tree for the dead attempt, with planted symlinks
+mkdir -p "$st/attempt-$iddead-claude-0123456789abcdef/home/deep/er"
+ln -s "$TMP/outside" "$st/attempt-$iddead-claude-0123456789abcdef/home/link"
+ln -s "$TMP/outside" "$st/attempt-$iddead-claude-0123456789abcdef/home/deep/er/link"
+ln -s "$TMP/outside/file" "$st/attempt-$iddead-claude-0123456789abcdef/home/flink"
+# a symlink planted in the store itself under an attempt's name
+ln -s "$TMP/outside" "$st/attempt-$iddead-claude-fedcba9876543210"
+mkdir -p "$st/attempt-$idlive-claude-0123456789abcdef/home"
+
+run S reap --older-than 1h
+ok $rc "reap --older-than 1h"
+is "$out" "" "nothing younger than an hour is reaped"
+run S reap --older-than 0
+ok $rc "reap --older-than 0"
+is "$out" "$iddead" "only the attempt whose process is gone is reaped"
+[ ! -e "$st/attempts/$iddead" ]; ok $? "its record is gone"
+[ -z "$(ls "$st" | grep "$iddead")" ]; ok $? "its trees and the planted symlink are gone"
+[ ! -e "$st/released/$iddead.tok" ]; ok $? "its release marker is gone"
+outside_ok; ok $? "nothing outside was deleted through the symlinks"
+[ -d "$TMP/outside/sub" ]; ok $? "the outside directory is intact"
+[ -e "$st/attempts/$idlive" ] && [ -d "$st/attempt-$idlive-claude-0123456789abcdef" ]; ok $? "the live attempt stays"
+[ -e "$st/attempts/$idself" ]; ok $? "the caller's own attempt stays"
+
+# pid reuse: a record naming a live pid with another start time is gone
+kill $live; wait $live 2>/dev/null
+sed -i 's/"pid_start":[0-9]*/"pid_start":1/; s/"pid":[0-9]*/"pid":1/' "$st/attempts/$idlive"
+run S reap --older-than 0
+is "$out" "$idlive" "a reused pid (other start time) counts as gone"
+[ ! -e "$st/attempt-$idlive-claude-0123456789abcdef" ]; ok $? "and its tree is removed"
+
+# a tree without a record, older than the bound, goes too
+orphan=0123456789abcdef0123456789abcdef
+mkdir -p "$st/attempt-$orphan-codex-0123456789abcdef/home"
+ln -s "$TMP/outside" "$st/attempt-$orphan-codex-0123456789abcdef/home/x"
+run S reap --older-than 1d
+is "$out" "" "a fresh orphan tree stays under a 1 day bound"
+touch -h -d '3 days ago' "$st/attempt-$orphan-codex-0123456789abcdef"
+run S reap --older-than 1d
+is "$out" "$orphan" "an orphan tree older than the bound is reaped"
+outside_ok; ok $? "outside still intact"
+# names that are not attempt trees are never touched
+mkdir "$st/attempt-notanid"
+run S reap --older-than 0
+[ -d "$st/attempt-notanid" ]; ok $? "a non-attempt name is left alone"
+run S reap --older-than soon
+is $rc 2 "bad duration: exit 2"
+like "$err" "^session-store: fatal: bad --older-than soon" "bad duration: message"
+
+# as nobody, with a tree made unreadable by the agent
+nobody_dir "$TMP/nb"
+sleep 600 & p=$!
+nid=$(as_nobody "$SS" --store "$TMP/nb/st" begin --agent claude --pid $p)
+kill $p; wait $p 2>/dev/null
+as_nobody mkdir -p "$TMP/nb/st/attempt-$nid-claude-0123456789abcdef/home/locked/in"
+as_nobody ln -s "$TMP/outside" "$TMP/nb/st/attempt-$nid-claude-0123456789abcdef/home/locked/in/l"
+as_nobody chmod 000 "$TMP/nb/st/attempt-$nid-claude-0123456789abcdef/home/locked"
+run as_nobody "$SS" --store "$TMP/nb/st" reap --older-than 0
+is "$out" "$nid" "nobody: reaped, through a mode-000 directory"
+[ ! -e "$TMP/nb/st/attempt-$nid-claude-0123456789abcdef" ]; ok $? "nobody: tree gone"
+outside_ok; ok $? "nobody: outside intact"
+done_testing

@@ -1,0 +1,80 @@
+// mcp-proxy-fake-http: a recording Streamable HTTP MCP server for tests.
+//   node mcp-proxy-fake-http.mjs PORTFILE RECORD [KEY CERT]
+// Listens on 127.0.0.1 (an ephemeral port, written to PORTFILE), over TLS
+// when KEY and CERT are given. Appends one JSON line per HTTP request to
+// RECORD: method, the MCP headers, Authorization, and the body.
+// Tools: echo (answered as SSE with a progress event), json (plain JSON),
+// expire (drops the session once: 404), fail (HTTP 500), secret.
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+
+const [portFile, record, key, cert] = process.argv.slice(2);
+let session = null, n = 0, expired = false;
+
+function handler(req, res) {
+	let body = '';
+	req.on('data', (d) => { body += d; });
+	req.on('end', () => {
+		fs.appendFileSync(record, JSON.stringify({
+			method: req.method,
+			authorization: req.headers['authorization'] ?? null,
+			session: req.headers['mcp-session-id'] ?? null,
+			version: req.headers['mcp-protocol-version'] ?? null,
+			accept: req.headers['accept'] ?? null,
+			body,
+		}) + '\n');
+		if (req.method !== 'POST') { res.writeHead(405).end(); return; }
+		let m;
+		try { m = JSON.parse(body); } catch { res.writeHead(400).end(); return; }
+		if (m.method === 'initialize') {
+			session = 'sess-' + (++n);
+			res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': session });
+			res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {
+				protocolVersion: '2025-11-25', capabilities: { tools: { listChanged: true } },
+				serverInfo: { name: 'fake-http', version: '1' } } }));
+			return;
+		}
+		if (req.headers['mcp-session-id'] !== session) { res.writeHead(404).end(); return; }
+		if (m.id === undefined) { res.writeHead(202).end(); return; }
+		const reply = (result) => JSON.stringify({ jsonrpc: '2.0', id: m.id, result });
+		const text = (t) => reply({ content: [{ type: 'text', text: t }] });
+		if (m.method === 'tools/list') {
+			res.writeHead(200, { 'content-type': 'application/json' });
+			res.end(reply({ tools: [{ name: 'echo', inputSchema: { type: 'object' } },
+				{ name: 'json', inputSchema: { type: 'object' } },
+				{ name: 'expire', inputSchema: { type: 'object' } },
+				{ name: 'fail', inputSchema: { type: 'object' } },
+				{ name: 'secret', inputSchema: { type: 'object' } }] }));
+			return;
+		}
+		const name = m.params?.name;
+		if (name === 'expire' && !expired) {
+			expired = true;
+			session = null;		// the server lost its sessions
+			res.writeHead(404).end();
+			return;
+		}
+		if (name === 'fail') { res.writeHead(500, { 'content-type': 'text/plain' }).end('boom'); return; }
+		if (name === 'echo') {
+			res.writeHead(200, { 'content-type': 'text/event-stream' });
+			const tok = m.params?._meta?.progressToken;
+			if (tok !== undefined)
+				res.write('event: message\ndata: ' + JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress',
+					params: { progressToken: tok, progress: 1 } }) + '\n\n');
+			// a message split over two data lines, with CRLF endings
+			const t = text('sse ok');
+			res.end(': comment\r\nid: 1\r\ndata: ' + t.slice(0, 10) + '\r\ndata: ' + t.slice(10) + '\r\n\r\n');
+			return;
+		}
+		res.writeHead(200, { 'content-type': 'application/json' });
+		res.end(text(name === 'expire' ? 'after a new session' : 'json ok'));
+	});
+}
+const server = key ? https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, handler)
+	: http.createServer(handler);
+server.listen(0, '127.0.0.1', () => {
+	fs.writeFileSync(portFile + '.tmp', String(server.address().port));
+	fs.renameSync(portFile + '.tmp', portFile);
+});
+process.on('SIGTERM', () => process.exit(0));

@@ -1,0 +1,97 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rmtree.h"
+#include "store.h"
+#include "tap.h"
+
+int
+main(void)
+{
+	struct attempt a, b;
+	struct credhdr h, h2;
+	char buf[4096], id[40], agent[40], tmpl[] = "/tmp/corral-unit-XXXXXX", p[512];
+	size_t off;
+	int n, fd, i;
+
+	ok(store_id_ok("0123456789abcdef0123456789abcdef"), "id ok");
+	ok(!store_id_ok("0123456789ABCDEF0123456789abcdef"), "uppercase id refused");
+	ok(!store_id_ok("0123456789abcdef0123456789abcde"), "short id refused");
+	ok(store_label_ok("landlock-7") && !store_label_ok("a b") && !store_label_ok(""), "labels");
+
+	ok(store_attempt_name("attempt-0123456789abcdef0123456789abcdef-claude-code-0123456789abcdef", id, agent) == 0,
+	    "attempt name parses");
+	is_str(id, "0123456789abcdef0123456789abcdef", "id from the name");
+	is_str(agent, "claude-code", "agent with a dash from the name");
+	ok(store_attempt_name("attempt-0123456789abcdef0123456789abcdef--0123456789abcdef", id, agent) < 0, "empty agent refused");
+	ok(store_attempt_name("attempt-0123456789abcdef0123456789abcdef-claude-0123456789abcdeg", id, agent) < 0, "bad nonce refused");
+	ok(store_attempt_name("attempt-x", id, agent) < 0, "short name refused");
+	ok(store_attempt_name("attempt-0123456789abcdef0123456789abcdef-Cl/x-0123456789abcdef", id, agent) < 0, "bad agent refused");
+
+	memset(&a, 0, sizeof a);
+	strcpy(a.id, "0123456789abcdef0123456789abcdef");
+	strcpy(a.agent, "codex");
+	a.pid = 42; a.pid_start = 777; a.start = 1700000000;
+	n = attempt_format(&a, buf, sizeof buf);
+	ok(n > 0 && buf[n - 1] == '\n', "record formats, newline-terminated");
+	ok(attempt_parse(buf, (size_t)n, &b) == 0 && !b.ended && b.pid == 42 && b.pid_start == 777 &&
+	    b.start == 1700000000 && strcmp(b.agent, "codex") == 0, "running record round-trips");
+	a.ended = 1; a.end = 1700000100; a.status = 130;
+	strcpy(a.platform, "linux"); strcpy(a.tier, "t2");
+	n = attempt_format(&a, buf, sizeof buf);
+	ok(attempt_parse(buf, (size_t)n, &b) == 0 && b.ended && b.end == 1700000100 && b.status == 130 &&
+	    strcmp(b.tier, "t2") == 0, "ended record round-trips");
+	ok(attempt_format(&a, buf, 20) < 0 && errno == ENOSPC, "small buffer: ENOSPC");
+	ok(attempt_parse(buf, (size_t)n - 3, &b) < 0, "torn record refused");
+	ok(attempt_parse("{\"id\":\"x\"}", 10, &b) < 0, "incomplete record refused");
+	n = snprintf(buf, sizeof buf, "{\"id\":\"0123456789abcdef0123456789abcdef\",\"agent\":\"c\",\"pid\":1,"
+	    "\"pid_start\":1,\"start\":1,\"end\":5,\"status\":300,\"platform\":\"\",\"tier\":\"\"}");
+	ok(attempt_parse(buf, (size_t)n, &b) < 0, "status out of range refused");
+
+	memset(&h, 0, sizeof h);
+	strcpy(h.agent, "claude");
+	strcpy(h.account, "u-\"1\"\n");
+	n = cred_header_format(&h, buf, sizeof buf);
+	ok(n > 0 && memchr(buf, '\n', (size_t)n) == buf + n - 1, "header is one line even with a newline in the account");
+	memcpy(buf + n, "SECRET", 6);
+	ok(cred_split(buf, (size_t)n + 6, &h2, &off) == 0 && off == (size_t)n && strcmp(h2.account, h.account) == 0,
+	    "header splits off the secret");
+	ok(cred_split("SECRET", 6, &h2, &off) < 0, "no header refused");
+	ok(cred_split("{\"v\":2,\"agent\":\"\",\"account\":\"\"}\nS", 33, &h2, &off) < 0, "unknown version refused");
+	ok(cred_split("{\"v\":1,\"agent\":\"claude\",\"account\":\"\"}\nS", 39, &h2, &off) < 0, "agent without account refused");
+
+	/* rmtree: symlinks unlinked, never followed */
+	ok(mkdtemp(tmpl) != NULL, "temp dir");
+	snprintf(p, sizeof p, "%s/out", tmpl); mkdir(p, 0700);
+	snprintf(p, sizeof p, "%s/out/keep", tmpl); close(open(p, O_CREAT | O_WRONLY, 0600));
+	snprintf(p, sizeof p, "%s/t", tmpl); mkdir(p, 0700);
+	snprintf(p, sizeof p, "%s/t/a", tmpl); mkdir(p, 0700);
+	snprintf(p, sizeof p, "%s/t/a/l", tmpl); symlink("../../out", p);
+	snprintf(p, sizeof p, "%s/t/a/f", tmpl); close(open(p, O_CREAT | O_WRONLY, 0600));
+	snprintf(p, sizeof p, "%s/t/a/fifo", tmpl); mkfifo(p, 0600);
+	fd = open(tmpl, O_RDONLY | O_DIRECTORY);
+	ok(rmtree_at(fd, "t") == 0, "rmtree_at succeeds");
+	ok(faccessat(fd, "t", F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT, "tree gone");
+	ok(faccessat(fd, "out/keep", F_OK, 0) == 0, "symlink target untouched");
+	ok(rmtree_at(fd, "t") == 0, "absent name is success");
+	snprintf(p, sizeof p, "%s/sl", tmpl); symlink("out", p);
+	ok(rmtree_at(fd, "sl") == 0 && faccessat(fd, "out/keep", F_OK, 0) == 0, "a top-level symlink is unlinked, not followed");
+	snprintf(p, sizeof p, "%s/deep", tmpl); mkdir(p, 0700);
+	for (i = 0; i < 1000; i++) {
+		size_t l = strlen(p);
+		if (l + 3 >= sizeof p) break;
+		strcat(p, "/d");
+		if (mkdir(p, 0700) < 0) break;
+	}
+	ok(i > 200, "deep tree built (%d levels)", i);
+	ok(rmtree_at(fd, "deep") == 0, "deep tree removed");
+	ok(rmtree_at(fd, "out") == 0, "cleanup");
+	close(fd);
+	rmdir(tmpl);
+	return done_testing();
+}

@@ -65,6 +65,35 @@ explain_print(FILE *f, const struct plan *pl0)
 	    line(f, "ATTEMPT_DIR=$(", &a, ") || exit 125\n") < 0))
 		r = -1;
 	av_free(&a);
+	for (size_t i = 0; r == 0 && i < pl.pol->nmcp; i++) {
+		/* an MCP server: a per-attempt token, the proxy (its URL on its
+		 * stdout), then $CORRAL_MCP_CONFIG, which corral run writes */
+		char port[32], var[24], q[PATH_MAX * 4 + 16];
+		snprintf(var, sizeof var, "MCP_PORT_%zu", i + 1);
+		snprintf(port, sizeof port, "\001%s\002", var);
+		snprintf(pl.mcp_port[i], sizeof pl.mcp_port[i], "%s", port);
+		snprintf(q, sizeof q, "%s/mcp-%s.token", pl.attempt_dir, pl.pol->mcp[i].name);
+		fprintf(f, "# MCP server %s (corral run writes $CORRAL_MCP_CONFIG from its URL and token)\n",
+		    pl.pol->mcp[i].name);
+		fprintf(f, "(umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > ");
+		{
+			char qq[PATH_MAX * 4 + 16];
+			if (sh_quote(q, 1, qq, sizeof qq) < 0)
+				r = -1;
+			else
+				fprintf(f, "%s)\n", qq);
+		}
+		if (r == 0 && (step_mcp(&pl, i, &a) < 0 || line(f, "", &a, " </dev/null > ") < 0))
+			r = -1;
+		snprintf(q, sizeof q, "%s/mcp-%s.url", pl.attempt_dir, pl.pol->mcp[i].name);
+		{
+			char qq[PATH_MAX * 4 + 16];
+			if (r == 0 && sh_quote(q, 1, qq, sizeof qq) >= 0)
+				fprintf(f, "%s &\n%s=$(until grep -q mcp %s; do sleep 0.1; done; sed 's|^http://127.0.0.1:\\([0-9]*\\)/mcp$|\\1|' %s)\n",
+				    qq, var, qq, qq);
+		}
+		av_free(&a);
+	}
 	if (r == 0 && step_chain(&pl, &a, &ci, &xi) == 0) {
 		/* one step per line; each "--" ends the step before it */
 		if (put(f, &a, 0, ci - 1, 1) < 0)

@@ -26,6 +26,7 @@ struct plan {
 	struct argv rd, ex, wr;		/* resolved grants beyond workspace and attempt */
 	char path[PATH_MAX];		/* the child's PATH: the granted PATH directories ("" keeps the caller's) */
 	struct argv fullsetup;		/* folders home-stage --full-setup named (read-write) */
+	char mcp_port[POLICY_MAX_MCP][32]; /* each proxy's loopback port (SHVAR in explain) */
 	char *const *cmd;		/* the program and its arguments */
 	const char *attempt;		/* attempt id (SHVAR in explain) */
 	const char *attempt_dir;	/* its directory (SHVAR in explain) */
@@ -36,6 +37,7 @@ struct pin {
 	const char *name, *sub;
 };
 extern const struct pin plan_pins[];
+extern const struct pin plan_mcp_pin;	/* CORRAL_MCP_CONFIG, with MCP servers */
 
 void plan_free(struct plan *pl);
 
@@ -50,6 +52,9 @@ int plan_nosignin_json(const struct plan *pl, char *out, size_t n);
  * the index where each later step begins (for explain's line breaks). */
 int step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cmd_at);
 int step_finish(const struct plan *pl, struct argv *a);
+/* mcp-proxy for the policy's server i: a loopback endpoint with the
+ * attempt's token file, the tool allowlist, the upstream. */
+int step_mcp(const struct plan *pl, size_t i, struct argv *a);
 int step_end(const struct plan *pl, const char *status, const char *platform, const char *tier,
     struct argv *a);
 

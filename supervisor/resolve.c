@@ -298,6 +298,11 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 		*why = *hint = '\0';
 	}
 
+	if (pol->nmcp > 0 && pol->net == NET_NONE) {
+		say(why, whyn, "the policy names MCP servers, but \"network\" is \"none\": the agent reaches mcp-proxy over loopback TCP");
+		return say(hint, hintn, "use \"network\": {\"connect\": []} (the proxies' ports are added), or drop \"mcp\"");
+	}
+
 	/* git protection applies to a workspace that is a repository's top */
 	{
 		char gitp[PATH_MAX + 8];

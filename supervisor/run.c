@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -16,7 +17,9 @@
 #include "cli.h"
 #include "execenv.h"
 #include "fdio.h"
+#include "json.h"
 #include "msg.h"
+#include "rnd.h"
 #include "spawn.h"
 
 static volatile sig_atomic_t child_pid, pending_sig;
@@ -127,7 +130,14 @@ reap_leftovers(pid_t pgid)
 	}
 }
 
+struct proxy {
+	pid_t pid;
+	int out;		/* its stdout, held open while it runs */
+};
+
 struct runstate {
+	struct proxy mcp[POLICY_MAX_MCP];
+	size_t nmcp;
 	struct plan pl;
 	struct policy pol;
 	struct audit au;
@@ -139,12 +149,28 @@ struct runstate {
 	int have_attempt, have_dir;
 };
 
+static void
+stop_mcp(struct runstate *s)
+{
+	int ws;
+
+	for (size_t i = 0; i < s->nmcp; i++) {
+		kill(s->mcp[i].pid, SIGTERM);
+		while (waitpid(s->mcp[i].pid, &ws, 0) < 0 && errno == EINTR)
+			;
+		close(s->mcp[i].out);
+	}
+	s->nmcp = 0;
+}
+
 static int
 close_attempt(struct runstate *s, int status)
 {
 	struct argv a = { 0 };
 	char took[4096], st[16];
 	int ws, ok = 1;
+
+	stop_mcp(s);
 
 	if (s->have_dir) {
 		if (step_finish(&s->pl, &a) == 0 && (ws = spawn_wait(a.v, s->senv, took, sizeof took)) >= 0) {
@@ -234,6 +260,169 @@ write_nosignin(const struct plan *pl)
 		return -1;
 	r = file_write_atomic(fd, name, doc, (size_t)n, 0600);
 	close(fd);
+	return r;
+}
+
+/* The proxies' environment: PATH and HOME, and the names the policy keeps
+ * for a stdio upstream (mcp-proxy passes on only those given with -e). */
+static char **
+mcp_env(char *const envp[], const struct mcp_server *m, struct argv *store)
+{
+	const char *v = env_get(envp, "PATH");
+
+	av_pushf(store, "PATH=%s", v ? v : "/usr/bin:/bin");
+	if ((v = env_get(envp, "HOME")) != NULL)
+		av_pushf(store, "HOME=%s", v);
+	for (size_t k = 0; k < m->env_keep.n; k++)
+		if ((v = env_get(envp, m->env_keep.v[k])) != NULL)
+			av_pushf(store, "%s=%s", m->env_keep.v[k], v);
+	return store->err ? NULL : store->v;
+}
+
+/* Start one mcp-proxy; its first line of output is its URL. */
+static int
+start_proxy(struct runstate *s, size_t i, char **envp, char *url, size_t urln)
+{
+	struct argv a = { 0 }, e = { 0 };
+	char **env;
+	int p[2], nul;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (step_mcp(&s->pl, i, &a) < 0 || (env = mcp_env(envp, &s->pol.mcp[i], &e)) == NULL) {
+		av_free(&a);
+		av_free(&e);
+		return errno = ENOMEM, -1;
+	}
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		av_free(&a);
+		av_free(&e);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+		nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (nul < 0 || dup2(nul, 0) < 0 || dup2(p[1], 1) < 0)
+			_exit(125);
+		fd_close_from(3, NULL, 0);
+		execve(a.v[0], a.v, env);
+		_exit(127);
+	}
+	av_free(&a);
+	av_free(&e);
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return -1;
+	}
+	s->mcp[s->nmcp].pid = pid;
+	s->mcp[s->nmcp].out = p[0];
+	s->nmcp++;
+	while (got + 1 < urln) {
+		n = read(p[0], url + got, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (url[got] == '\n')
+			break;
+		got++;
+	}
+	url[got] = '\0';
+	if (strncmp(url, "http://127.0.0.1:", 17) != 0)
+		return errno = EPROTO, -1;
+	return 0;
+}
+
+/* 4. the policy's MCP servers: a proxy each, outside the boundary, on a
+ * loopback port with a per-attempt token; the agent finds them in
+ * $CORRAL_MCP_CONFIG (an "mcpServers" document, 0600). */
+static int
+start_mcp(struct runstate *s, char **envp)
+{
+	const struct policy *p = &s->pol;
+	char url[256], tok[65], q[512], name[96];
+	struct argv doc = { 0 };
+	int afd = -1, cfd = -1, dfd = -1, fd, r = -1;
+	size_t i, len = 0;
+	char *buf = NULL;
+
+	if (p->nmcp == 0)
+		return 0;
+	afd = open(s->attempt_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cfd = afd < 0 ? -1 : openat(afd, "config", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cfd < 0 || (mkdirat(cfd, "corral", 0700) < 0 && errno != EEXIST) ||
+	    (dfd = openat(cfd, "corral", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		msg_fatal_sys("unable to prepare %s/config/corral", s->attempt_dir);
+		goto out;
+	}
+	av_push(&doc, "{\"mcpServers\":{");
+	for (i = 0; i < p->nmcp; i++) {
+		const struct mcp_server *m = &p->mcp[i];
+		if (rnd_hex(tok, 32) < 0) {
+			msg_fatal_sys("getrandom");
+			goto out;
+		}
+		snprintf(name, sizeof name, "mcp-%s.token", m->name);
+		fd = openat(afd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 || fd_write_all(fd, tok, 64) < 0) {
+			msg_fatal_sys("unable to write %s/%s", s->attempt_dir, name);
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+		close(fd);
+		if (start_proxy(s, i, envp, url, sizeof url) < 0) {
+			msg_fatal("mcp-proxy for MCP server %s did not start", m->name);
+			msg_hint("its own message above says why");
+			goto out;
+		}
+		snprintf(s->pl.mcp_port[i], sizeof s->pl.mcp_port[i], "%d", atoi(url + 17));
+		json_quote(m->name, strlen(m->name), q, sizeof q);
+		av_pushf(&doc, "%s%s:{\"type\":\"http\",\"url\":\"%s\",\"headers\":{\"Authorization\":\"Bearer %s\"}}",
+		    i ? "," : "", q, url, tok);
+		audit_start(&s->au, "mcp-proxy");
+		audit_str(&s->au, "server", m->name);
+		audit_strs(&s->au, "tools", m->tools.v, m->tools.n);
+		audit_str(&s->au, "upstream", m->url ? "http" : "stdio");
+		audit_str(&s->au, "port", s->pl.mcp_port[i]);
+		audit_end(&s->au);
+	}
+	av_push(&doc, "}}\n");
+	if (doc.err)
+		goto out;
+	for (i = 0; i < doc.n; i++)
+		len += strlen(doc.v[i]);
+	if ((buf = malloc(len + 1)) == NULL)
+		goto out;
+	buf[0] = '\0';
+	for (i = 0; i < doc.n; i++)
+		strcat(buf, doc.v[i]);
+	if (file_write_atomic(dfd, "mcp.json", buf, len, 0600) < 0) {
+		msg_fatal_sys("unable to write %s/config/corral/mcp.json", s->attempt_dir);
+		goto out;
+	}
+	r = 0;
+out:
+	explicit_bzero(tok, sizeof tok);
+	if (buf) {
+		explicit_bzero(buf, len);
+		free(buf);
+	}
+	for (i = 0; i < doc.n; i++)
+		explicit_bzero(doc.v[i], strlen(doc.v[i]));
+	av_free(&doc);
+	if (dfd >= 0)
+		close(dfd);
+	if (cfd >= 0)
+		close(cfd);
+	if (afd >= 0)
+		close(afd);
 	return r;
 }
 
@@ -360,6 +549,9 @@ cmd_run(int argc, char **argv, char **envp)
 	audit_strs(&s.au, "full_setup", s.pl.fullsetup.v, s.pl.fullsetup.n);
 	audit_end(&s.au);
 
+	if (start_mcp(&s, envp) < 0)
+		return fail_run(&s);
+
 	/* 5. the chain */
 	if (step_chain(&s.pl, &a, &ci, &xi) < 0) {
 		msg_fatal_sys("unable to build the chain");
@@ -439,6 +631,7 @@ cmd_run(int argc, char **argv, char **envp)
 	child_pid = 0;
 	if (tty)
 		tty_take();
+	stop_mcp(&s);
 	reap_leftovers(pid);
 	code = wait_code(ws);
 	audit_start(&s.au, "wait");

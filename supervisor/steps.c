@@ -14,6 +14,10 @@ const struct pin plan_pins[] = {
 	{ NULL, NULL }
 };
 
+/* pinned only when the policy names MCP servers */
+const struct pin plan_mcp_pin = { "CORRAL_MCP_CONFIG", "/config/corral/mcp.json"
+};
+
 void
 plan_free(struct plan *pl)
 {
@@ -163,6 +167,10 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 		av_push(a, "-p");
 		av_pushf(a, "%s=%s%s", plan_pins[i].name, pl->attempt_dir, plan_pins[i].sub);
 	}
+	if (p->nmcp > 0) {
+		av_push(a, "-p");
+		av_pushf(a, "%s=%s%s", plan_mcp_pin.name, pl->attempt_dir, plan_mcp_pin.sub);
+	}
 	av_push(a, "--");
 
 	/* confine: what the policy grants, the workspace, the attempt's
@@ -203,6 +211,11 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 		for (i = 0; i < p->connect.n; i++) {
 			av_push(a, "--connect");
 			av_pushf(a, "%u", p->connect.v[i]);
+		}
+		/* the MCP proxies' loopback ports */
+		for (i = 0; i < p->nmcp; i++) {
+			av_push(a, "--connect");
+			av_push(a, pl->mcp_port[i]);
 		}
 		for (i = 0; i < p->bind.n; i++) {
 			av_push(a, "--bind");
@@ -245,6 +258,46 @@ step_end(const struct plan *pl, const char *status, const char *platform, const 
 		av_push(a, platform);
 		av_push(a, "--tier");
 		av_push(a, tier);
+	}
+	return done(a);
+}
+
+int
+step_mcp(const struct plan *pl, size_t i, struct argv *a)
+{
+	const struct mcp_server *m = &pl->pol->mcp[i];
+	const char *cred = m->credential_file;
+	size_t k;
+
+	step(pl, a, "mcp-proxy");
+	for (k = 0; k < m->tools.n; k++) {
+		av_push(a, "-a");
+		av_push(a, m->tools.v[k]);
+	}
+	av_push(a, "--audit");
+	av_pushf(a, "%s/audit/%s.mcp-%s.jsonl", pl->store, pl->attempt, m->name);
+	av_push(a, "--listen-http");
+	av_push(a, "0");
+	av_push(a, "--listen-token-file");
+	av_pushf(a, "%s/mcp-%s.token", pl->attempt_dir, m->name);
+	if (m->url) {
+		if (cred) {
+			av_push(a, "--token-file");
+			if (cred[0] == '~')
+				av_pushf(a, "%s%s", pl->home, cred + 1);
+			else
+				av_push(a, cred);
+		}
+		av_push(a, "--url");
+		av_push(a, m->url);
+	} else {
+		for (k = 0; k < m->env_keep.n; k++) {
+			av_push(a, "-e");
+			av_push(a, m->env_keep.v[k]);
+		}
+		av_push(a, "--");
+		for (k = 0; k < m->command.n; k++)
+			av_push(a, m->command.v[k]);
 	}
 	return done(a);
 }

@@ -621,12 +621,24 @@ cmd_run(int argc, char **argv, char **envp)
 	av_free(&a);
 
 	/* 6. wait, forwarding signals (on_signal) */
-	while (waitpid(pid, &ws, 0) < 0) {
-		if (errno != EINTR) {
+	for (;;) {
+		if (waitpid(pid, &ws, WUNTRACED) < 0) {
+			if (errno == EINTR)
+				continue;
 			msg_fatal_sys("waitpid");
 			ws = EXIT_CHAIN_FAIL << 8;
 			break;
 		}
+		if (!WIFSTOPPED(ws))
+			break;
+		/* the agent stopped (^Z): stop too, as a job would, so the
+		 * user's shell gets the terminal back; on fg, resume it */
+		if (tty)
+			tty_take();
+		kill(getpid(), SIGSTOP);
+		if (tty)
+			tty_give(pid);
+		kill(-pid, SIGCONT);
 	}
 	child_pid = 0;
 	if (tty)

@@ -12,7 +12,7 @@ env = {"HOME": home, "PATH": "/usr/bin:/bin", "TERM": "dumb"}
 if mode == "int":
     argv = [corral, "run", "--", "/bin/bash", "--norc", "--noprofile", "-i"]
 else:
-    argv = [corral, "run", "--", "/bin/sh", "-c", "read x; echo resumed-$x; exit 4"]
+    argv = [corral, "run", "--", "/bin/sh", "-c", "echo ready; read x; echo resumed-$x; exit 4"]
 os.chdir(ws)
 pid, fd = pty.fork()
 if pid == 0:
@@ -47,7 +47,7 @@ if mode == "int":
     until(b"exit")
     _, st = os.waitpid(pid, 0)
 else:
-    time.sleep(0.5)
+    until(b"ready")
     os.write(fd, b"\x1a")
     _, st = os.waitpid(pid, os.WUNTRACED)
     print("corral stopped:", os.WIFSTOPPED(st))

@@ -64,6 +64,20 @@ load_file(struct sb_policy *p, const char *path)
 	return 0;	/* store stays: the policy points into it until exec */
 }
 
+static void
+bad_option(int missing, int argc, char *argv[])
+{
+	const char *what = missing ? "needs an argument" : "is unknown";
+
+	if (optopt > 0 && optopt < 256)
+		msg_usage("option -%c %s", optopt, what);
+	else if (optind - 1 < argc)
+		msg_usage("option %s %s", argv[optind - 1], what);
+	else
+		msg_usage("option %s %s", argv[argc - 1], what);
+	msg_hint("confine --help");
+}
+
 int
 main(int argc, char *argv[], char *envp[])
 {
@@ -93,7 +107,8 @@ main(int argc, char *argv[], char *envp[])
 
 	msg_init(argv[0]);
 	sb_policy_init(&pol);
-	while ((c = getopt_long(argc, argv, "+r:x:w:W:of:h", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:r:x:w:W:of:h", lo, NULL)) != -1) {
 		arg = NULL;
 		switch (c) {
 		case 'r': word = "r"; arg = optarg; break;
@@ -124,7 +139,7 @@ main(int argc, char *argv[], char *envp[])
 			printf("confine %s\n", CORRAL_VERSION);
 			return fflush(stdout) == 0 ? 0 : EXIT_CHAIN_FAIL;
 		default:
-			msg_hint("confine --help");
+			bad_option(c == ':', argc, argv);
 			return EXIT_CHAIN_FAIL;
 		}
 		if (rules_word(&pol, word, arg, optional, &why) != 0) {

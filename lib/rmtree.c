@@ -10,7 +10,7 @@
 
 #include "rmtree.h"
 
-enum { DEPTH_MAX = 1 << 20 };
+enum { DEPTH_MAX = 1 << 20, RETRY_MAX = 64 };
 
 struct level {
 	dev_t dev;
@@ -74,7 +74,7 @@ rmtree_at(int dirfd, const char *name)
 	struct stat st;
 	struct dirent *de;
 	DIR *d;
-	int cur = -1, fd, down, e;
+	int cur = -1, fd, down, e, retries = 0;
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -1;
@@ -157,9 +157,17 @@ rmtree_at(int dirfd, const char *name)
 		if (depth == 0) {
 			close(cur);
 			cur = -1;
-			if (unlinkat(dirfd, lv[0].name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+			if (unlinkat(dirfd, lv[0].name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+				break;
+			/* Something was created meanwhile (a process left
+			 * running): scan again, a bounded number of times. */
+			if (errno != ENOTEMPTY || retries++ >= RETRY_MAX)
 				goto fail;
-			break;
+			depth = 1;
+			cur = open_dir(dirfd, lv[0].name, lv[0].dev, lv[0].ino);
+			if (cur < 0)
+				goto fail;
+			continue;
 		}
 		fd = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
@@ -174,10 +182,12 @@ rmtree_at(int dirfd, const char *name)
 		}
 		close(cur);
 		cur = fd;
-		if (unlinkat(cur, lv[depth].name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+		if (unlinkat(cur, lv[depth].name, AT_REMOVEDIR) < 0 && errno != ENOENT &&
+		    (errno != ENOTEMPTY || retries++ >= RETRY_MAX)) {
 			depth++;
 			goto fail;
 		}
+		/* ENOTEMPTY: the rescan of cur finds the directory again */
 		free(lv[depth].name);
 		lv[depth].name = NULL;
 	}

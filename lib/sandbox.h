@@ -27,6 +27,8 @@
  *   - a seccomp filter (native arch only, any other arch is killed):
  *       ioctl TIOCSTI, TIOCLINUX              -> EPERM
  *       io_uring_setup, _enter, _register     -> ENOSYS
+ *       keyctl, add_key, request_key          -> ENOSYS (keyrings are shared
+ *                                                with the runner)
  *       socket(AF_UNIX, ...)                  -> EACCES (socketpair allowed;
  *           with a unix allowlist: SOCK_STREAM and SOCK_SEQPACKET allowed and
  *           every connect() brokered, see sb_policy.unix_path)
@@ -38,8 +40,12 @@
  *   - every descriptor >= 3 closed except keep_fd[].
  *
  * Errnos seen inside (what probe checks): Landlock denials are EACCES (file
- * access, TCP connect/bind, abstract unix connect -> EPERM, signals -> EPERM);
- * see the table above for the seccomp ones.
+ * access, TCP connect/bind); scoping gives EPERM (kill() of a process
+ * outside; connect() to an abstract socket outside, observable only when
+ * socket(AF_UNIX) is allowed, i.e. with a unix allowlist, where the broker
+ * answers EPERM the same way); see the table above for the seccomp ones.
+ * A hard link of an ungranted file into a granted directory fails with
+ * EXDEV (Landlock's refer rule), a rename with EACCES.
  */
 #ifndef CORRAL_SANDBOX_H
 #define CORRAL_SANDBOX_H

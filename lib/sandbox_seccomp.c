@@ -47,6 +47,11 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 	sf_jeq(f, __NR_io_uring_setup, L_ENOSYS, 0);
 	sf_jeq(f, __NR_io_uring_enter, L_ENOSYS, 0);
 	sf_jeq(f, __NR_io_uring_register, L_ENOSYS, 0);
+	/* The session and user keyrings are shared with the runner and not
+	 * covered by Landlock. */
+	sf_jeq(f, __NR_keyctl, L_ENOSYS, 0);
+	sf_jeq(f, __NR_add_key, L_ENOSYS, 0);
+	sf_jeq(f, __NR_request_key, L_ENOSYS, 0);
 	sf_jeq(f, __NR_socket, L_SOCKET, 0);
 	if (p->nunix > 0)
 		sf_jeq(f, __NR_connect, L_NOTIF, 0);

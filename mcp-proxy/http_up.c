@@ -18,13 +18,13 @@
 #include "rpc.h"
 #include "sse.h"
 
-enum { MAX_XFER = 256, SID_MAX = 256 };
+enum { MAX_XFER = 256, SID_MAX = 256, URL_MAX = 2048, MAX_DEFER = 64 };
 
 struct xfer {
 	CURL *e;
 	struct http_up *h;
 	uint64_t uid;
-	int init, get, sse, typed, over;
+	int init, get, sse, typed, over, lget;	/* lget: the legacy event stream */
 	struct curl_slist *hdrs;
 	char *body;
 	size_t bodyn;
@@ -42,7 +42,15 @@ struct http_up {
 	struct http_ev *q;
 	size_t qn, qcap, qhead;
 	int listening;
+	/* the legacy HTTP+SSE transport (2024-11-05): a GET event stream whose
+	 * first event names the URL to POST to; answers come on the stream */
+	int legacy, lstream;
+	char endpoint[URL_MAX];
+	struct { char *msg; size_t n; uint64_t uid; int init; } defer[MAX_DEFER];
+	int ndefer;
 };
+
+static int start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int get);
 
 int
 http_url_ok(const char *url)
@@ -108,12 +116,62 @@ http_up_next(struct http_up *h, struct http_ev *ev)
 	return 1;
 }
 
+/* The legacy endpoint: a path, or an absolute URL of the same origin (the
+ * bearer token goes there too, so never anywhere else). */
+static int
+set_endpoint(struct http_up *h, const char *d, size_t n)
+{
+	const char *base = h->cfg->url, *o;
+	size_t on;
+
+	o = strstr(base, "://");
+	if (!o)
+		return -1;
+	o += 3;
+	on = (size_t)(o - base) + strcspn(o, "/?#");	/* scheme://host[:port] */
+	if (n == 0 || n >= URL_MAX - on)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)d[i] < 0x21 || (unsigned char)d[i] > 0x7e)
+			return -1;
+	if (d[0] == '/' && (n < 2 || d[1] != '/')) {
+		memcpy(h->endpoint, base, on);
+		memcpy(h->endpoint + on, d, n);
+		h->endpoint[on + n] = '\0';
+		return 0;
+	}
+	if (n > on && strncmp(d, base, on) == 0 && (d[on] == '/' || d[on] == '?')) {
+		memcpy(h->endpoint, d, n);
+		h->endpoint[n] = '\0';
+		return 0;
+	}
+	return -1;
+}
+
 static void
-on_event(void *ctx, const char *data, size_t n)
+on_event(void *ctx, const char *event, const char *data, size_t n)
 {
 	struct xfer *x = ctx;
+	struct http_up *h = x->h;
 
-	push(x->h, HEV_MSG, 0, 0, data, n, NULL);
+	if (x->lget && strcmp(event, "endpoint") == 0) {
+		if (h->endpoint[0])
+			return;
+		if (set_endpoint(h, data, n) < 0) {
+			push(h, HEV_FAIL, 0, 1, NULL, 0, "named a POST endpoint of another origin");
+			return;
+		}
+		return;		/* the waiting messages go once curl returns */
+	}
+	if (event[0] && strcmp(event, "message") != 0)
+		return;
+	push(h, HEV_MSG, 0, 0, data, n, NULL);
+}
+
+static int
+h_legacy_post(const struct xfer *x)
+{
+	return x->h->legacy && !x->get;
 }
 
 static size_t
@@ -124,8 +182,8 @@ on_write(char *p, size_t sz, size_t nm, void *ctx)
 	long status = 0;
 
 	curl_easy_getinfo(x->e, CURLINFO_RESPONSE_CODE, &status);
-	if (status != 200)
-		return n;	/* error bodies are not messages */
+	if (status != 200 || (h_legacy_post(x)))
+		return n;	/* error bodies are not messages, nor legacy POST answers */
 	if (!x->typed) {
 		char *ct = NULL;
 		curl_easy_getinfo(x->e, CURLINFO_CONTENT_TYPE, &ct);
@@ -229,6 +287,7 @@ start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int 
 		xfer_free(x);
 		return -1;
 	}
+	x->lget = get && h->legacy;
 	if (get) {
 		x->hdrs = add_hdr(x->hdrs, "Accept: ", "text/event-stream", &bad);
 	} else {
@@ -237,15 +296,15 @@ start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int 
 	}
 	if (h->auth)
 		x->hdrs = add_hdr(x->hdrs, h->auth, "", &bad);
-	if (h->sid[0])
+	if (h->sid[0] && !h->legacy)
 		x->hdrs = add_hdr(x->hdrs, "Mcp-Session-Id: ", h->sid, &bad);
-	if (h->ver[0] && !init)
+	if (h->ver[0] && !init && !h->legacy)
 		x->hdrs = add_hdr(x->hdrs, "MCP-Protocol-Version: ", h->ver, &bad);
 	if (bad) {
 		xfer_free(x);
 		return -1;
 	}
-	curl_easy_setopt(x->e, CURLOPT_URL, h->cfg->url);
+	curl_easy_setopt(x->e, CURLOPT_URL, h->legacy && !get ? h->endpoint : h->cfg->url);
 	curl_easy_setopt(x->e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(x->e, CURLOPT_FOLLOWLOCATION, 0L);	/* the token stays with this URL */
 	curl_easy_setopt(x->e, CURLOPT_NOSIGNAL, 1L);
@@ -312,6 +371,11 @@ http_up_reset(struct http_up *h)
 		free(ev.data);
 	h->sid[0] = h->ver[0] = '\0';
 	h->listening = 0;
+	h->endpoint[0] = '\0';
+	h->lstream = 0;
+	for (int i = 0; i < h->ndefer; i++)
+		free(h->defer[i].msg);
+	h->ndefer = 0;
 }
 
 void
@@ -330,9 +394,31 @@ http_up_free(struct http_up *h)
 	curl_global_cleanup();
 }
 
+static int
+legacy_post(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init)
+{
+	if (h->endpoint[0])
+		return start(h, msg, n, uid, init, 0);
+	if (h->ndefer == MAX_DEFER || (h->defer[h->ndefer].msg = malloc(n + 1)) == NULL)
+		return -1;
+	memcpy(h->defer[h->ndefer].msg, msg, n);
+	h->defer[h->ndefer].n = n;
+	h->defer[h->ndefer].uid = uid;
+	h->defer[h->ndefer].init = init;
+	h->ndefer++;
+	if (!h->lstream) {
+		if (start(h, NULL, 0, 0, 1, 1) < 0)
+			return -1;
+		h->lstream = 1;
+	}
+	return 0;
+}
+
 int
 http_up_post(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init)
 {
+	if (h->legacy)
+		return legacy_post(h, msg, n, uid, init);
 	if (init)
 		h->sid[0] = '\0';	/* a new session */
 	return start(h, msg, n, uid, init, 0);
@@ -356,7 +442,7 @@ http_up_set_version(struct http_up *h, const char *v, size_t n)
 void
 http_up_listen(struct http_up *h)
 {
-	if (h->listening || !h->sid[0])
+	if (h->legacy || h->listening || !h->sid[0])
 		return;
 	if (start(h, NULL, 0, 0, 0, 1) == 0)
 		h->listening = 1;
@@ -369,6 +455,18 @@ done(struct http_up *h, struct xfer *x, CURLcode res)
 	char why[96];
 
 	curl_easy_getinfo(x->e, CURLINFO_RESPONSE_CODE, &status);
+	if (x->lget) {
+		/* the legacy stream carries every answer: its end is the upstream's */
+		h->lstream = 0;
+		if (res != CURLE_OK)
+			snprintf(why, sizeof why, "event stream failed: %s", curl_easy_strerror(res));
+		else if (status != 200)
+			snprintf(why, sizeof why, "answered HTTP %ld to the event stream", status);
+		else
+			snprintf(why, sizeof why, "closed its event stream");
+		push(h, HEV_FAIL, 0, 1, NULL, 0, why);
+		return;
+	}
 	if (x->get) {
 		/* the optional stream: 405 means the server has none; others end it */
 		if (res != CURLE_OK || status != 200)
@@ -389,6 +487,14 @@ done(struct http_up *h, struct xfer *x, CURLcode res)
 		push(h, HEV_EXPIRED, x->uid, 0, x->body, x->bodyn, "session expired (404)");
 		return;
 	}
+	if (x->init && !h->legacy && (status == 400 || status == 404 || status == 405)) {
+		/* no Streamable HTTP here: try the legacy HTTP+SSE transport */
+		msg_warn("upstream answered HTTP %ld to initialize; trying the legacy HTTP+SSE transport", status);
+		h->legacy = 1;
+		if (legacy_post(h, x->body, x->bodyn, x->uid, 1) < 0)
+			push(h, HEV_FAIL, x->uid, 1, NULL, 0, "could not open the legacy event stream");
+		return;
+	}
 	if (status != 200 && status != 202) {
 		snprintf(why, sizeof why, "answered HTTP %ld", status);
 		push(h, HEV_FAIL, x->uid, x->init, NULL, 0, why);
@@ -396,6 +502,8 @@ done(struct http_up *h, struct xfer *x, CURLcode res)
 	}
 	if (x->init && x->sid[0])
 		memcpy(h->sid, x->sid, sizeof h->sid);
+	if (h->legacy)
+		return;		/* the answer comes on the event stream */
 	if (!x->sse && x->resp.len)
 		push(h, HEV_MSG, 0, 0, x->resp.p, x->resp.len, NULL);
 	push(h, HEV_DONE, x->uid, x->init, NULL, 0, NULL);
@@ -430,6 +538,16 @@ http_up_wait(struct http_up *h, struct pollfd *pf, int n, int timeout_ms)
 			if (h->x[i] == x)
 				h->x[i] = NULL;
 		xfer_free(x);
+	}
+	/* messages that waited for the legacy endpoint (not from a callback) */
+	if (h->legacy && h->endpoint[0] && h->ndefer) {
+		for (i = 0; i < h->ndefer; i++) {
+			if (start(h, h->defer[i].msg, h->defer[i].n, h->defer[i].uid, h->defer[i].init, 0) < 0)
+				push(h, HEV_FAIL, h->defer[i].uid, h->defer[i].init, NULL, 0, "could not be sent to");
+			free(h->defer[i].msg);
+		}
+		h->ndefer = 0;
+		curl_multi_perform(h->m, &running);
 	}
 	return 0;
 }

@@ -94,6 +94,8 @@ httpd_parse(const char *buf, size_t len, struct http_req *r)
 			if (num_parse_u64(num, 0, (uint64_t)1 << 40, &n) < 0)
 				return -1;
 			r->clen = (long long)n;
+		} else if (H("connection", conn)) {
+			r->close = vn == 5 && strncasecmp(v, "close", 5) == 0;
 		} else if (H("transfer-encoding", te)) {
 			r->chunked = 1;	/* refused: bodies have a length here */
 		}

@@ -9,7 +9,7 @@ enum { HTTPD_HEAD_MAX = 16384 };
 struct http_req {
 	char method[8], path[256], host[256], origin[256], auth[4200], ctype[128], accept[256];
 	long long clen;		/* -1: absent */
-	int chunked, has_origin;
+	int chunked, has_origin, close;	/* close: Connection: close */
 	size_t head_len;	/* bytes of the head, blank line included */
 };
 

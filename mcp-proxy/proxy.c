@@ -42,6 +42,7 @@ struct conn {
 	int started, closing, got;	/* SSE begun; close once flushed; message in */
 	size_t hlen;			/* head length, once parsed */
 	long long clen;
+	int keep;			/* keep-alive: another request may follow */
 };
 
 struct pend {
@@ -151,8 +152,12 @@ http_head(struct conn *k, int status, const char *ctype, size_t clen, int has_le
 {
 	char h[256];
 
-	snprintf(h, sizeof h, "HTTP/1.1 %d %s\r\n%s%s%sCache-Control: no-store\r\nConnection: close\r\n",
-	    status, httpd_reason(status), ctype ? "Content-Type: " : "", ctype ? ctype : "", ctype ? "\r\n" : "");
+	/* keep-alive only for a JSON answer or a 202, whose length is known */
+	if (!has_len || status >= 400)
+		k->keep = 0;
+	snprintf(h, sizeof h, "HTTP/1.1 %d %s\r\n%s%s%sCache-Control: no-store\r\nConnection: %s\r\n",
+	    status, httpd_reason(status), ctype ? "Content-Type: " : "", ctype ? ctype : "", ctype ? "\r\n" : "",
+	    k->keep ? "keep-alive" : "close");
 	buf_adds(&k->wr, h);
 	if (has_len) {
 		snprintf(h, sizeof h, "Content-Length: %zu\r\n", clen);
@@ -1135,6 +1140,7 @@ http_read(struct proxy *p, int c)
 	if (n <= 0) {
 		k->eof = 1;
 		k->closing = 1;
+		k->keep = 0;
 		return;
 	}
 	if (k->rd.len + (size_t)n > HTTPD_HEAD_MAX + p->cfg->max_msg || buf_add(&k->rd, chunk, (size_t)n) < 0) {
@@ -1157,6 +1163,7 @@ http_read(struct proxy *p, int c)
 		}
 		k->hlen = r.head_len;
 		k->clen = r.clen;
+		k->keep = !r.close;
 	}
 	if (k->rd.len < k->hlen + (size_t)k->clen)
 		return;
@@ -1345,6 +1352,15 @@ proxy_run(const struct proxy_config *cfg)
 			rd[c] = wr[c] = -1;
 			if (!k->used || k->kind == C_STDIO)
 				continue;
+			if (k->kind == C_HTTP && k->closing && k->keep && !k->eof && k->wr.len == 0 && k->out >= 0 &&
+			    conn_pending(p, c) == 0) {
+				/* answered: ready for the next request on this connection */
+				k->started = k->closing = k->got = k->keep = 0;
+				k->hlen = 0;
+				k->clen = 0;
+				k->rd.len = 0;
+				continue;
+			}
 			if ((k->closing && k->wr.len == 0) || k->out < 0 ||
 			    (k->eof && k->kind == C_UNIX && conn_pending(p, c) == 0 && k->wr.len == 0))
 				conn_close(p, c);
@@ -1447,6 +1463,17 @@ proxy_run(const struct proxy_config *cfg)
 					k->eof = 1;
 					k->wr.len = 0;
 				}
+			}
+		}
+		/* write at once what the reads produced: one poll round less per hop */
+		if (p->state == UP_RUNNING && !p->http && p->wr.len && flush(p->in, &p->wr) < 0)
+			up_fail(p, "closed its input");
+		for (int c = 0; c < MAX_CONN; c++) {
+			struct conn *k = &p->conn[c];
+			if (k->used && k->wr.len && k->out >= 0 && flush(k->out, &k->wr) < 0) {
+				k->out = -1;
+				k->eof = 1;
+				k->wr.len = 0;
 			}
 		}
 		check_timers(p);

@@ -3,7 +3,7 @@
 #include "sse.h"
 
 static int
-line_done(struct sse *s, void (*fn)(void *, const char *, size_t), void *ctx)
+line_done(struct sse *s, sse_fn *fn, void *ctx)
 {
 	const char *l = s->line.p ? s->line.p : "";
 	size_t n = s->line.len, k;
@@ -11,9 +11,10 @@ line_done(struct sse *s, void (*fn)(void *, const char *, size_t), void *ctx)
 
 	if (n == 0) {			/* blank line: dispatch */
 		if (s->data.len && !s->skip)
-			fn(ctx, s->data.p, s->data.len);
+			fn(ctx, s->event, s->data.p, s->data.len);
 		s->data.len = 0;
 		s->skip = 0;
+		s->event[0] = '\0';
 		goto out;
 	}
 	if (l[0] == ':' || s->skip)
@@ -36,14 +37,24 @@ line_done(struct sse *s, void (*fn)(void *, const char *, size_t), void *ctx)
 			rc = -1;
 		}
 	}
-	/* event, id, retry and unknown fields: not needed here */
+	if (k == 5 && memcmp(l, "event", 5) == 0) {
+		const char *v = k < n ? l + k + 1 : l + n;
+		size_t vn = (size_t)(l + n - v);
+		if (vn && *v == ' ')
+			v++, vn--;
+		if (vn >= sizeof s->event)
+			vn = 0;
+		memcpy(s->event, v, vn);
+		s->event[vn] = '\0';
+	}
+	/* id, retry and unknown fields: not needed here */
 out:
 	s->line.len = 0;
 	return rc;
 }
 
 int
-sse_feed(struct sse *s, const char *p, size_t n, void (*fn)(void *, const char *, size_t), void *ctx)
+sse_feed(struct sse *s, const char *p, size_t n, sse_fn *fn, void *ctx)
 {
 	size_t i, start = 0;
 	int rc = 0;

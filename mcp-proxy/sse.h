@@ -6,15 +6,18 @@
 
 struct sse {
 	struct buf line, data;
+	char event[32];		/* the current event's type ("" is "message") */
 	size_t max;		/* longest line or event data */
 	int cr, skip, overlong;
 };
 
-/* Feed n bytes. Each complete event with data is handed to fn, its data
+/* Feed n bytes. Each complete event with data is handed to fn with its
+ * type (event field, "" when absent or too long to matter), its data
  * lines joined with a space (a raw newline in JSON is only whitespace, and
  * this keeps every message one line). Returns 0, or -1 when a line or an
  * event exceeds s->max (the rest of that event is skipped) or on ENOMEM. */
-int sse_feed(struct sse *s, const char *p, size_t n, void (*fn)(void *, const char *, size_t), void *ctx);
+typedef void sse_fn(void *ctx, const char *event, const char *data, size_t n);
+int sse_feed(struct sse *s, const char *p, size_t n, sse_fn *fn, void *ctx);
 void sse_free(struct sse *s);
 
 #endif

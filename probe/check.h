@@ -1,8 +1,8 @@
 /*
  * check.h: probe's checks, their observations and the pure judgement.
  *
- * A check is a real child: fork, apply a policy through confine's sandbox
- * code (lib/sandbox.h), make a few attempts, write what it saw (errno or a
+ * A check is a real child process: start it, apply a policy through
+ * confine's sandbox code (lib/sandbox.h), make a few attempts, write what it saw (errno or a
  * value per attempt) to a pipe, exit. The parent judges the observations
  * against the table here; anything else (apply refused, a crash, a short
  * report, a timeout) leaves the check unproven.
@@ -56,7 +56,7 @@ enum probe_end {
 	END_SIGNALED,		/* detail: signal number */
 	END_EXITED,		/* non-zero exit status; detail: status */
 	END_SHORT,		/* no (or a partial) report; detail: bytes */
-	END_NOSTART,		/* fork failed; detail: errno */
+	END_NOSTART,		/* not started; detail: errno */
 };
 
 struct probe_outcome {

@@ -10,11 +10,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -52,7 +57,7 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	{ "read granted A/f", ATT_ALLOW, { 0, 0 }, 0 } }, 0 },
 [CK_PRIVS] = { "privs", TIER_FS,
 	"no_new_privs is set and every capability set is empty",
-	"the boundary could not drop privileges; see probe --verbose", 7, {
+	"the boundary could not drop privileges", 7, {
 	{ "cap_setpcap_before", ATT_INFO, { 0, 0 }, 0 },
 	{ "no_new_privs", ATT_VALUE, { 0, 0 }, 1 },
 	{ "cap_effective", ATT_VALUE, { 0, 0 }, 0 },
@@ -64,20 +69,21 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	{ "cap_bounding_count", ATT_ZERO_IF, { 0, 0 }, 0 } }, 0 },
 [CK_FDS] = { "fds", TIER_FS,
 	"descriptors inherited from the parent are closed",
-	"the boundary could not close inherited descriptors; see probe --verbose", 3, {
+	"the boundary could not close inherited descriptors", 3, {
 	{ "use inherited fd of B/f", ATT_ERRNO, { EBADF, 0 }, 0 },
 	{ "other inherited fds open", ATT_VALUE, { 0, 0 }, 0 },
 	{ "use kept report fd", ATT_ALLOW, { 0, 0 }, 0 } }, 0 },
 [CK_ENVIRON] = { "proc-environ", TIER_FS,
 	"the parent's /proc/PID/environ is unreadable with /proc granted; /proc/self is readable",
-	"with capabilities dropped Landlock must deny ptrace-class access; see probe --verbose", 2, {
+	"with capabilities dropped Landlock must deny ptrace-class access", 2, {
 	{ "read /proc/PARENT/environ", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "read /proc/self/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM },
 [CK_TCP] = { "tcp", TIER_FSNET,
-	"TCP connect reaches granted ports only",
-	"TCP port rules need Landlock ABI 4 (Linux 6.7 or later)", 2, {
+	"TCP connect reaches granted ports only; MPTCP, which would bypass the port rules, cannot be opened",
+	"TCP port rules need Landlock ABI 4 (Linux 6.7 or later)", 3, {
 	{ "connect to loopback listener on ungranted port", ATT_DENY, { EACCES, 0 }, 0 },
-	{ "connect to loopback listener on granted port", ATT_ALLOW, { 0, 0 }, 0 } }, 0 },
+	{ "connect to loopback listener on granted port", ATT_ALLOW, { 0, 0 }, 0 },
+	{ "socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", ATT_DENY, { SB_SOCK, 0 }, 0 } }, 0 },
 [CK_SIGNAL] = { "signal", TIER_FULL,
 	"signals cannot reach processes outside the boundary",
 	"signal scoping needs Landlock ABI 6 (Linux 6.12 or later)", 2, {
@@ -154,6 +160,17 @@ try_connect(int family, int type, int port)
 }
 
 static int64_t
+try_socket_proto(int family, int type, int proto)
+{
+	int s = socket(family, type | SOCK_CLOEXEC, proto);
+
+	if (s < 0)
+		return res(-1);
+	close(s);
+	return 0;
+}
+
+static int64_t
 try_socket(int family, int type)
 {
 	int s = socket(family, type | SOCK_CLOEXEC, 0);
@@ -218,16 +235,36 @@ privs(struct probe_obs *ob)
 	ob->got[ob->n++] = count_caps(PR_CAPBSET_READ, 0);
 }
 
+/* Descriptors 3..1023 still open besides wfd: one poll(2) answers for all
+ * (a closed one comes back POLLNVAL). -1 when poll fails. */
+static int64_t
+open_fds(int wfd)
+{
+	struct pollfd p[1021];
+	struct rlimit rl;
+	nfds_t n = sizeof p / sizeof p[0], i;
+	int64_t open = 0;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < n + 3)
+		n = rl.rlim_cur > 3 ? (nfds_t)rl.rlim_cur - 3 : 0;
+	for (i = 0; i < n; i++) {
+		p[i].fd = (int)i + 3;
+		p[i].events = 0;
+		p[i].revents = 0;
+	}
+	if (n > 0 && poll(p, n, 0) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (p[i].fd != wfd && !(p[i].revents & POLLNVAL))
+			open++;
+	return open;
+}
+
 static void
 fds(const struct probe_ctx *ctx, int wfd, struct probe_obs *ob)
 {
-	int fd, open_fds = 0;
-
 	ob->got[ob->n++] = res(fcntl(ctx->leak_fd, F_GETFD));
-	for (fd = 3; fd <= ctx->maxfd + 2; fd++)
-		if (fd != wfd && fcntl(fd, F_GETFD) >= 0)
-			open_fds++;
-	ob->got[ob->n++] = open_fds;
+	ob->got[ob->n++] = open_fds(wfd);
 	ob->got[ob->n++] = res(fcntl(wfd, F_GETFD));
 }
 
@@ -302,6 +339,7 @@ probe_attempts(size_t i, const struct probe_ctx *ctx, int wfd, int pre,
 	case CK_TCP:
 		ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_deny);
 		ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_allow);
+		ob->got[ob->n++] = try_socket_proto(AF_INET, SOCK_STREAM, IPPROTO_MPTCP);
 		break;
 	case CK_SIGNAL:
 		ob->got[ob->n++] = res(kill(ctx->parent, 0));

@@ -7,7 +7,7 @@
 
 #include "check.h"
 
-/* Everything a child needs, prepared by the parent before any fork. */
+/* Everything a child needs, prepared by the parent before any child starts. */
 struct probe_ctx {
 	pid_t parent;
 	char dir[256];			/* fresh temp dir: A/ and B/ inside */
@@ -19,7 +19,6 @@ struct probe_ctx {
 	int abs_fd;			/* abstract unix listener */
 	struct sockaddr_un abs;
 	socklen_t abs_len;
-	int maxfd;			/* highest descriptor open at fork time */
 };
 
 /* Build the fixtures. On failure -1 with errno and *what naming the step. */
@@ -27,9 +26,10 @@ int probe_setup(struct probe_ctx *ctx, const char **what);
 /* Remove the fixtures; safe on a partly built ctx. */
 void probe_teardown(struct probe_ctx *ctx);
 typedef void probe_child_fn(size_t i, const struct probe_ctx *ctx, int wfd);
-/* Run child(i, ...) for every check at once in forked children, wait at most
- * timeout_ms for them all. out has probe_nchecks entries. Returns 0; -1 with
- * errno E2BIG when the table outgrows the run. */
+/* Run child(i, ...) for every check, each in a child process of its own
+ * (see run.c for how they are made), waiting at most timeout_ms in all.
+ * out has probe_nchecks entries. Returns 0; -1 with errno E2BIG when the
+ * table outgrows the run. */
 int probe_run(const struct probe_ctx *ctx, struct probe_outcome *out,
     int timeout_ms, probe_child_fn *child);
 /* The child: apply check i's policy through the sandbox, attempt, report

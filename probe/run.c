@@ -11,7 +11,6 @@
 #include <sys/prctl.h>
 #include <stdint.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -143,9 +142,6 @@ probe_setup(struct probe_ctx *ctx, const char **what)
 	ctx->abs_fd = abstract_listener(ctx);
 	if (ctx->abs_fd < 0)
 		return -1;
-	ctx->maxfd = ctx->abs_fd;
-	if (ctx->tcp_deny_fd > ctx->maxfd)
-		ctx->maxfd = ctx->tcp_deny_fd;
 	*what = NULL;
 	return 0;
 }
@@ -196,23 +192,21 @@ enum { MAXCHECKS = 16 };
  * child has its own credentials, seccomp filters, Landlock domain,
  * descriptor table and rlimits, which is all the sandbox touches; but it
  * shares memory, errno included, so such children run one at a time per
- * address space, on one stack, while their parent sleeps in wait.
+ * address space while their parent sleeps.
  *
- * Two lanes use the two ends of that: lane 0 is this process, lane 1 a real
- * fork (the proc-environ check needs one anyway: a task sharing its
- * parent's memory may always read the parent's environ) which runs its
- * share of the checks the same way in its own address space, in parallel.
- * The fork is made by a CLONE_VM helper on a stack of its own, so that the
- * copy costs the parent nothing: the helper forks with the raw system call
- * (no libc bookkeeping in memory it shares), closes every descriptor, waits,
- * and makes no system call that can fail with an errno a check expects.
- * Lane 1 forwards each child's wait status over a pipe; the children write
- * their reports straight to the parent. Each child dies with its parent
- * (PR_SET_PDEATHSIG), so killing the helper on a timeout leaves nothing.
+ * Two lanes: lane 0 is this process, lane 1 one real fork, made before any
+ * other child exists (the proc-environ check needs one anyway: a task
+ * sharing its parent's memory may always read the parent's environ). Each
+ * lane runs its share of the checks that way, the two in parallel. Lane 1
+ * forwards each child's wait status over a pipe; every child writes its
+ * report straight to this process. Each child dies with its parent
+ * (PR_SET_PDEATHSIG), so killing lane 1 on a timeout leaves nothing.
  */
-enum { CHILD_STACK = 256 * 1024, HELPER_STACK = 64 * 1024 };
-static char child_stack[CHILD_STACK] __attribute__((aligned(64)));
-static char helper_stack[HELPER_STACK] __attribute__((aligned(64)));
+enum { CHILD_STACK = 256 * 1024 };
+/* Two stacks, alternating: a child that has sent its report only has
+ * _exit left to run, so the next one can start on the other stack before
+ * the first is reaped (one wake-up per child instead of two). */
+static char child_stack[2][CHILD_STACK] __attribute__((aligned(64)));
 
 /* ASan keeps per-thread state that a CLONE_VM child would share and
  * corrupt: the sanitizer build (make san) forks every child, one lane. */
@@ -286,7 +280,7 @@ lane_main(const struct lane *l)
 		arg.ctx = l->ctx;
 		arg.wfd = l->wfd[i];
 		arg.parent = me;
-		pid = clone(child_main, child_stack + CHILD_STACK, CLONE_VM | SIGCHLD, &arg);
+		pid = clone(child_main, child_stack[0] + CHILD_STACK, CLONE_VM | SIGCHLD, &arg);
 		close(l->wfd[i]);
 		st = EXIT_FORK_FAILED << 8;
 		if (pid > 0)
@@ -303,29 +297,6 @@ lane_main(const struct lane *l)
 	_exit(0);
 }
 
-/* The helper, sharing the parent's memory: fork lane 1 and wait for it. */
-static int
-helper_main(void *a)
-{
-	const struct lane *l = a;
-	long me = syscall(SYS_getpid);
-	long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
-	int st = 0;
-
-	if (pid == 0) {
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != me)
-			_exit(EXIT_FORK_LOST);
-		lane_main(l);
-	}
-	syscall(SYS_close_range, 3U, ~0U, 0U);
-	if (pid < 0)
-		_exit(EXIT_FORK_FAILED);
-	while (wait4((pid_t)pid, &st, __WALL, NULL) < 0)
-		if (errno != EINTR)
-			_exit(EXIT_FORK_LOST);
-	_exit(WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
-}
-
 struct run {
 	struct pollfd pfd[MAXCHECKS + 1];	/* [n]: lane 1's status pipe */
 	pid_t pid[MAXCHECKS];			/* lane 0's children */
@@ -337,6 +308,8 @@ struct run {
 	struct probe_outcome *out;
 	size_t n;
 	long deadline;
+	struct child_arg arg[2];		/* lane 0's, one per stack */
+	pid_t self;
 };
 
 /* How a child ended, from its wait status and its report. */
@@ -433,18 +406,24 @@ collect(struct run *r, size_t until)
 	}
 }
 
-/* Reap lane 0's child i; kill it first when it is still silent. */
+/* Reap lane 0's child i: kill it first when it is still silent; with
+ * block = 0, leave it for later if it has not exited yet. */
 static void
-reap(struct run *r, size_t i)
+reap(struct run *r, size_t i, int block)
 {
+	pid_t w;
 	int st;
 
 	if (r->pid[i] < 0)
 		return;
-	if (r->pfd[i].fd >= 0)
+	if (r->pfd[i].fd >= 0) {
 		kill(r->pid[i], SIGKILL);
-	while (waitpid(r->pid[i], &st, __WALL) < 0 && errno == EINTR)
+		block = 1;
+	}
+	while ((w = waitpid(r->pid[i], &st, __WALL | (block ? 0 : WNOHANG))) < 0 && errno == EINTR)
 		;
+	if (w == 0)
+		return;
 	r->pid[i] = -1;
 	if (r->pfd[i].fd >= 0) {
 		close(r->pfd[i].fd);
@@ -462,22 +441,22 @@ nostart(struct run *r, size_t i, int err)
 	r->out[i].detail = err;
 }
 
-/* Lane 0's check i: start it, wait for it, reap it (the stack is reused). */
+/* Lane 0's check i: start it and wait for its report. */
 static void
-run_one(struct run *r, size_t i, const struct probe_ctx *ctx, probe_child_fn *fn)
+run_one(struct run *r, size_t i, int stack, const struct probe_ctx *ctx, probe_child_fn *fn)
 {
-	struct child_arg arg;
+	struct child_arg *arg = &r->arg[stack];
 	int p[2], e;
 
 	if (pipe2(p, O_CLOEXEC) < 0) {
 		nostart(r, i, errno);
 		return;
 	}
-	arg.fn = fn;
-	arg.i = i;
-	arg.ctx = ctx;
-	arg.wfd = p[1];
-	arg.parent = 0;
+	arg->fn = fn;
+	arg->i = i;
+	arg->ctx = ctx;
+	arg->wfd = p[1];
+	arg->parent = r->self;
 	if (PROBE_FORK_ALL) {
 		r->pid[i] = fork();
 		if (r->pid[i] == 0) {
@@ -486,7 +465,7 @@ run_one(struct run *r, size_t i, const struct probe_ctx *ctx, probe_child_fn *fn
 			_exit(0);
 		}
 	} else {
-		r->pid[i] = clone(child_main, child_stack + CHILD_STACK, CLONE_VM | SIGCHLD, &arg);
+		r->pid[i] = clone(child_main, child_stack[stack] + CHILD_STACK, CLONE_VM | SIGCHLD, arg);
 	}
 	e = errno;
 	close(p[1]);
@@ -498,7 +477,7 @@ run_one(struct run *r, size_t i, const struct probe_ctx *ctx, probe_child_fn *fn
 	}
 	r->pfd[i].fd = p[0];
 	collect(r, i);
-	reap(r, i);
+	reap(r, i, 0);
 }
 
 int
@@ -507,9 +486,9 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 {
 	static struct lane lane;
 	struct run r;
-	pid_t helper = -1;
-	size_t i;
-	int p[2], st, n1 = 0;
+	pid_t lane1 = -1;
+	size_t i, last[2] = { (size_t)-1, (size_t)-1 };
+	int p[2], st, n1 = 0, k = 0;
 
 	if (probe_nchecks > MAXCHECKS) {
 		errno = E2BIG;
@@ -518,6 +497,7 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 	memset(&r, 0, sizeof r);
 	r.out = out;
 	r.n = probe_nchecks;
+	r.self = getpid();
 	for (i = 0; i <= r.n; i++) {
 		r.pfd[i].fd = -1;
 		r.pfd[i].events = POLLIN;
@@ -547,9 +527,15 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 	if (n1 > 0 && pipe2(p, O_CLOEXEC) == 0) {
 		lane.status_fd = p[1];
 		r.pfd[r.n].fd = p[0];
-		helper = clone(helper_main, helper_stack + HELPER_STACK, CLONE_VM | SIGCHLD, &lane);
+		lane1 = fork();
+		if (lane1 == 0) {
+			close(p[0]);
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != r.self)
+				_exit(EXIT_FORK_LOST);
+			lane_main(&lane);
+		}
 		close(p[1]);
-		if (helper < 0) {
+		if (lane1 < 0) {
 			close(p[0]);
 			r.pfd[r.n].fd = -1;
 		}
@@ -558,20 +544,30 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 		if (lane.wfd[i] >= 0)
 			close(lane.wfd[i]);
 
+	for (i = 0; i < r.n; i++) {
+		if (lane_of(i) != 0)
+			continue;
+		if (last[k] != (size_t)-1)	/* the stack's last user must be gone */
+			reap(&r, last[k], 1);
+		run_one(&r, i, k, ctx, child);
+		last[k] = i;
+		k ^= 1;
+	}
 	for (i = 0; i < r.n; i++)
 		if (lane_of(i) == 0)
-			run_one(&r, i, ctx, child);
+			reap(&r, i, 1);
 
 	collect(&r, r.n);
-	if (helper > 0) {
+	if (lane1 > 0) {
 		int killed = r.pfd[r.n].fd >= 0;	/* lane 1 busy at the deadline */
 
+
 		if (killed)
-			kill(helper, SIGKILL);
-		while (waitpid(helper, &st, __WALL) < 0 && errno == EINTR)
+			kill(lane1, SIGKILL);
+		while (waitpid(lane1, &st, __WALL) < 0 && errno == EINTR)
 			;
-		/* Lane 1 and its child die with the helper and, this process
-		 * being their subreaper, come back here to be reaped. */
+		/* Lane 1's child dies with it and, this process being its
+		 * subreaper, comes back here to be reaped. */
 		for (i = 0; killed && i < 500; i++) {
 			struct timespec ms = { 0, 1000000 };
 			pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
@@ -587,7 +583,7 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 	for (i = 0; i < r.n; i++) {
 		if (lane_of(i) != 1 || out[i].end == END_NOSTART)
 			continue;
-		if (helper < 0)
+		if (lane1 < 0)
 			nostart(&r, i, ECHILD);
 		else if (r.pfd[i].fd >= 0 || !r.have_status[i])
 			out[i].end = END_TIMEOUT;

@@ -390,19 +390,19 @@ read_fd_bounded(int fd, size_t max, char **out, size_t *len)
 	return 0;
 }
 
-/* A file (path, O_NOFOLLOW) or a descriptor, bounded. */
+/* A file (path, O_NOFOLLOW) or a descriptor, bounded by max. */
 static int
-read_source(const char *path, int fd, const char *what, char **out, size_t *len)
+read_source(const char *path, int fd, size_t max, const char *what, char **out, size_t *len)
 {
 	int r;
 
 	if (path != NULL)
-		r = file_read_bounded(AT_FDCWD, path, STORE_SECRET_MAX, out, len);
+		r = file_read_bounded(AT_FDCWD, path, max, out, len);
 	else
-		r = read_fd_bounded(fd, STORE_SECRET_MAX, out, len);
+		r = read_fd_bounded(fd, max, out, len);
 	if (r < 0) {
 		if (errno == EFBIG)
-			msg_fatal("%s: larger than %d bytes", what, STORE_SECRET_MAX);
+			msg_fatal("%s: larger than %zu bytes", what, max);
 		else
 			msg_fatal_sys("unable to read %s", what);
 		return errno == EFBIG ? EXIT_NO : EXIT_USAGE;
@@ -484,14 +484,14 @@ ss_put(struct ss *s, int argc, char **argv)
 		msg_fatal("no profile for agent %.32s", agent);
 		return EXIT_USAGE;
 	}
-	if ((r = read_source(NULL, 0, "the secret on stdin", &buf, &len)) != 0)
+	if ((r = read_source(NULL, 0, STORE_SECRET_MAX, "the secret on stdin", &buf, &len)) != 0)
 		return r;
 	if (len == 0) {
 		msg_fatal("the secret on stdin is empty");
 		free(buf);
 		return EXIT_NO;
 	}
-	if (acctfile && (r = read_source(acctfile, -1, acctfile, &abuf, &alen)) != 0) {
+	if (acctfile && (r = read_source(acctfile, -1, PROF_FILE_MAX, acctfile, &abuf, &alen)) != 0) {
 		free(buf);
 		return r;
 	}
@@ -606,9 +606,9 @@ ss_renew(struct ss *s, int argc, char **argv)
 	}
 	if ((fromfd && parse_fd(fromfd, &ffd) < 0) || (acctfd && parse_fd(acctfd, &afdn) < 0))
 		return EXIT_USAGE;
-	if ((r = read_source(from, ffd, "the renewed sign-in", &nbuf, &nlen)) != 0)
+	if ((r = read_source(from, ffd, STORE_SECRET_MAX, "the renewed sign-in", &nbuf, &nlen)) != 0)
 		return r;
-	if ((acct || acctfd) && (r = read_source(acct, afdn, "the account file", &abuf, &alen)) != 0) {
+	if ((acct || acctfd) && (r = read_source(acct, afdn, PROF_FILE_MAX, "the account file", &abuf, &alen)) != 0) {
 		rc = r;
 		goto out;
 	}

@@ -148,9 +148,13 @@ suite() {	# suite WHO AS
 	run c "$TRY" read /dev/kmsg
 	is "$out" EACCES "$who: --dev: /dev/kmsg is not granted: EACCES"
 
-	# io_uring
+	# io_uring, keyrings
 	run c "$TRY" io-uring
 	is "$out" ENOSYS "$who: io_uring_setup: ENOSYS"
+	run $AS "$TRY" keyctl
+	is "$out" ok "$who: control: the user keyring is reachable outside"
+	run c "$TRY" keyctl
+	is "$out" ENOSYS "$who: keyctl on the runner's keyring: ENOSYS"
 }
 
 suite root ""

@@ -86,6 +86,19 @@ is "$rc" 2 'plain http to a non-loopback host refused'
 like "$err" 'must be https://' 'plain http: message'
 run "$P" --token-file "$TMP/token" -- true
 is "$rc" 2 'token without --url refused'
+# ownership, as root and as nobody
+cp "$TMP/token" "$TMP/ntoken"
+chown nobody "$TMP/ntoken"
+run "$P" --token-file "$TMP/ntoken" --url "http://127.0.0.1:$port/mcp"
+is "$rc" 2 'root: a token file owned by someone else is refused'
+like "$err" 'is not owned by this user' 'not owned: message'
+run as_nobody "$P" --token-file "$TMP/token" --url "http://127.0.0.1:$port/mcp"
+is "$rc" 2 'nobody: root-owned 0600 token unreadable'
+like "$err" "^mcp-proxy: fatal: unable to read the bearer token $TMP/token: Permission denied" 'nobody: message'
+chmod 0755 "$TMP"
+run as_nobody "$P" --token-file "$TMP/ntoken" --url "http://127.0.0.1:$port/mcp" </dev/null
+is "$rc" 0 'nobody: its own 0600 token accepted, exits when stdin closes'
+unlike "$err" "$TOKEN" 'nobody: token not shown'
 : > "$REC"
 { echo "send $INIT"; echo 'wait "i"'; call 1 json; echo 'wait 1'; } > "$TMP/s"
 run python3 "$DRIVE" "$TMP/s" -- sh -c 'f=$1; shift; exec "$0" "$@" 3<"$f"' "$P" "$TMP/token" -a json --token-fd 3 --url "http://127.0.0.1:$port/mcp"
@@ -155,4 +168,24 @@ like "$out" 'The sum of 20 and 22 is 42' 'server-everything over HTTP: call'
 like "$out" '"method":"notifications/progress","params":\{"progress":1,"total":2,"progressToken":9\}' 'server-everything over HTTP: progress over SSE'
 like "$(printf '%s\n' "$out" | grep '"id":3')" 'Long running operation completed' 'server-everything over HTTP: long call'
 like "$out" '"id":4,"error":\{"code":-32602' 'server-everything over HTTP: refusal'
+
+# 5. the legacy HTTP+SSE transport, detected (404 to a POSTed initialize) and bridged
+lport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+env -i PATH="$PATH" PORT=$lport node "$SE" sse >"$TMP/sse.log" 2>&1 & pids="$pids $!"
+i=0; while ! grep -q 'running on port' "$TMP/sse.log" && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
+run python3 "$DRIVE" "$TMP/s" -- "$P" -a get-sum -a trigger-long-running-operation --url "http://127.0.0.1:$lport/sse"
+like "$err" 'upstream answered HTTP 404 to initialize; trying the legacy HTTP\+SSE transport' 'legacy: detected'
+like "$out" '"serverInfo":\{"name":"mcp-servers/everything"' 'legacy: handshake through the event stream'
+is "$(printf '%s\n' "$out" | grep '"id":1,' | grep -o '"name":"[a-z-]*","title"' | tr '\n' ' ')" '"name":"get-sum","title" "name":"trigger-long-running-operation","title" ' 'legacy: filtered list'
+like "$out" 'The sum of 20 and 22 is 42' 'legacy: call'
+like "$out" '"method":"notifications/progress","params":\{"progress":1,"total":2,"progressToken":9\}' 'legacy: progress'
+like "$out" '"id":4,"error":\{"code":-32602' 'legacy: refusal'
+: > "$TMP/erec"
+FAKE_MODE=evil-endpoint node "$FAKEH" "$TMP/eport" "$TMP/erec" & pids="$pids $!"
+eport=$(waitfile "$TMP/eport")
+{ echo "send $INIT"; echo 'wait "i"'; echo "send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"; echo 'wait 1'; } > "$TMP/s5"
+run python3 "$DRIVE" "$TMP/s5" -- "$P" -a json --token-file "$TMP/token" --url "http://127.0.0.1:$eport/mcp"
+like "$err" 'upstream named a POST endpoint of another origin; retrying' 'legacy: an endpoint on another origin is refused'
+like "$out" '"id":1,"result":\{"tools":\[\]\}' 'legacy, refused endpoint: zero tools'
+is "$(grep -c '"method":"POST"' "$TMP/erec")" 1 'one probing POST, nothing posted after the refusal'
 done_testing

@@ -4,7 +4,7 @@
  *   read PATH | write PATH | exec PATH | truncate PATH | link OLD NEW |
  *   rename OLD NEW | symlink TARGET LINK | readfd N | kill-ppid | environ-ppid | abstract NAME |
  *   unix PATH | unix-read PATH (prints "ok:LINE") | tcp PORT | tfo PORT | bind PORT | udp PORT | raw | mptcp PORT |
- *   tiocsti TEXT | core DIR | socket-unix | socketpair | io-uring */
+ *   tiocsti TEXT | core DIR | socket-unix | socketpair | io-uring | keyctl */
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
@@ -214,6 +214,8 @@ main(int argc, char *argv[])
 	}
 	if (strcmp(op, "socketpair") == 0)
 		return say(socketpair(AF_UNIX, SOCK_STREAM, 0, p));
+	if (strcmp(op, "keyctl") == 0)	/* KEYCTL_GET_KEYRING_ID of the user keyring */
+		return say(syscall(SYS_keyctl, 0, -4, 0) < 0 ? -1 : 0);
 	if (strcmp(op, "io-uring") == 0) {
 		char params[120];
 		memset(params, 0, sizeof params);

@@ -1,7 +1,8 @@
 /*
  * home-stage-bench: time create + finish of one attempt with a 4 KiB
  * sign-in, and, in the same run, the peer: mkdir -p, cp, rm -rf of the
- * same tree. Prints medians (microseconds) of both sides and the ratio.
+ * same tree. Prints medians (microseconds) of both sides and the ratio, and
+ * the floor on this machine: two bare starts of home-stage --version.
  *
  *   home-stage-bench BINDIR STORE SIGNIN N
  */
@@ -72,7 +73,7 @@ int
 main(int argc, char **argv)
 {
 	char hs[4096], ss[4096], id[64], dir[4096], pid[16], peer[4096], peerc[4200], peerf[4300];
-	double *a, *b, t0;
+	double *a, *b, *f, t0;
 	int n, i;
 
 	if (argc != 5 || (n = atoi(argv[4])) < 1) {
@@ -87,6 +88,7 @@ main(int argc, char **argv)
 	snprintf(peerf, sizeof peerf, "%s/.credentials.json", peerc);
 	a = calloc((size_t)n, sizeof *a);
 	b = calloc((size_t)n, sizeof *b);
+	f = calloc((size_t)n, sizeof *f);
 	for (i = 0; i < n; i++) {
 		char *begin[] = { ss, "--store", argv[2], "begin", "--agent", "claude", "--pid", pid, NULL };
 		char *create[] = { hs, "create", "--state", argv[2], "--attempt", id, "--agent", "claude",
@@ -95,6 +97,8 @@ main(int argc, char **argv)
 		char *mk[] = { "/bin/mkdir", "-p", peerc, NULL };
 		char *cp[] = { "/bin/cp", argv[3], peerf, NULL };
 		char *rm[] = { "/bin/rm", "-rf", peer, NULL };
+		char *ver[] = { hs, "--version", NULL };
+		char vbuf[64];
 
 		if (run(begin, id, sizeof id) != 0)	/* setup, not timed */
 			return 1;
@@ -106,13 +110,19 @@ main(int argc, char **argv)
 		if (run(mk, NULL, 0) != 0 || run(cp, NULL, 0) != 0 || run(rm, NULL, 0) != 0)
 			return 1;
 		b[i] = now_us() - t0;
+		t0 = now_us();
+		if (run(ver, vbuf, sizeof vbuf) != 0 || run(ver, vbuf, sizeof vbuf) != 0)
+			return 1;
+		f[i] = now_us() - t0;
 	}
+	qsort(f, (size_t)n, sizeof *f, cmp);
 	qsort(a, (size_t)n, sizeof *a, cmp);
 	qsort(b, (size_t)n, sizeof *b, cmp);
 	printf("home-stage create+finish (4 KiB sign-in): median %.0f us  (min %.0f, max %.0f, n=%d)\n",
 	    a[n / 2], a[0], a[n - 1], n);
 	printf("peer mkdir -p + cp + rm -rf:             median %.0f us  (min %.0f, max %.0f, n=%d)\n",
 	    b[n / 2], b[0], b[n - 1], n);
+	printf("floor: two starts of home-stage --version: median %.0f us\n", f[n / 2]);
 	printf("ratio home-stage/peer: %.2f\n", a[n / 2] / b[n / 2]);
 	return 0;
 }

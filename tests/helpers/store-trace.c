@@ -13,6 +13,9 @@
  *                      at PROG's first mkdirat of an "attempt-*" name, create
  *                      that very path first (a directory, or a symlink to
  *                      TARGET): the race a pre-creating attacker would run
+ *   store-trace -o OUT plant fill NAME -- PROG ARG...
+ *                      at PROG's first rmdir (unlinkat AT_REMOVEDIR) of NAME,
+ *                      create NAME/intruder first: a process left running
  *
  * OUT gets one line "key value..."; the exit status is PROG's (128+N when
  * killed by signal N).
@@ -75,18 +78,24 @@ plant(pid_t p, const unsigned char *info)
 	struct iovec l, r;
 	ssize_t n;
 
+	uint64_t a2;
+	int fill = strcmp(plant_kind, "fill") == 0;
+
 	memcpy(&nr, info + 24, 8);
-	if (nr != SYS_mkdirat || planted[0])
+	if (nr != (fill ? SYS_unlinkat : SYS_mkdirat) || planted[0])
 		return;
 	memcpy(&a0, info + 32, 8);
 	memcpy(&a1, info + 40, 8);
+	memcpy(&a2, info + 48, 8);
+	if (fill && !(a2 & AT_REMOVEDIR))
+		return;
 	l.iov_base = name; l.iov_len = sizeof name - 1;
 	r.iov_base = (void *)(uintptr_t)a1; r.iov_len = sizeof name - 1;
 	n = process_vm_readv(p, &l, 1, &r, 1, 0);
 	if (n <= 0)
 		return;
 	name[n] = '\0';
-	if (strncmp(name, "attempt-", 8) != 0)
+	if (fill ? strcmp(name, plant_target) != 0 : strncmp(name, "attempt-", 8) != 0)
 		return;
 	snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)p, (int)a0);
 	n = readlink(link, dir, sizeof dir - 1);
@@ -94,7 +103,11 @@ plant(pid_t p, const unsigned char *info)
 		return;
 	dir[n] = '\0';
 	snprintf(planted, sizeof planted, "%s/%s", dir, name);
-	if (strcmp(plant_kind, "dir") == 0)
+	if (fill) {
+		char f[8300];
+		snprintf(f, sizeof f, "%s/intruder", planted);
+		close(open(f, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+	} else if (strcmp(plant_kind, "dir") == 0)
 		mkdir(planted, 0777);
 	else
 		symlink(plant_target, planted);

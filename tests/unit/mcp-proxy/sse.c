@@ -6,15 +6,17 @@
 #include "../../../mcp-proxy/sse.h"
 #include "../../../mcp-proxy/token.h"
 
-static char got[8][128];
+static char got[8][128], ev[8][32];
 static int ngot;
 
 static void
-take(void *ctx, const char *d, size_t n)
+take(void *ctx, const char *e, const char *d, size_t n)
 {
 	(void)ctx;
-	if (ngot < 8)
+	if (ngot < 8) {
+		snprintf(ev[ngot], sizeof ev[0], "%s", e);
 		snprintf(got[ngot++], sizeof got[0], "%.*s", (int)n, d);
+	}
 }
 
 int
@@ -31,6 +33,12 @@ main(void)
 	is_str(got[0], "{\"a\": 1}", "data lines joined with a space, CRLF, comment and fields ignored");
 	is_str(got[1], "x", "LF endings");
 	is_str(got[2], "y", "CR endings");
+	is_str(ev[0], "message", "event type reported");
+	is_str(ev[1], "", "no event field: empty type");
+	ngot = 0;
+	sse_feed(&s, "event: endpoint\ndata: /message?sessionId=1\n\n", strlen("event: endpoint\ndata: /message?sessionId=1\n\n"), take, NULL);
+	is_str(ev[0], "endpoint", "legacy endpoint event");
+	is_str(got[0], "/message?sessionId=1", "its data");
 	ngot = 0;
 	const char *longline = "data: 0123456789012345678901234567890123456789012345678901234567890123456789\n\n";
 	is_int(sse_feed(&s, longline, strlen(longline), take, NULL), -1,

@@ -166,46 +166,47 @@ stop_mcp(struct runstate *s)
 static int
 close_attempt(struct runstate *s, int status)
 {
-	struct argv a = { 0 };
-	char took[4096], st[16];
+	struct argv fa = { 0 }, ea = { 0 };
+	struct spawned fin = { -1, -1 }, end = { -1, -1 };
+	char took[4096], junk[256], st[16];
 	int ws, ok = 1;
 
 	stop_mcp(s);
-
-	if (s->have_dir) {
-		if (step_finish(&s->pl, &a) == 0 && (ws = spawn_wait(a.v, s->senv, took, sizeof took)) >= 0) {
-			audit_start(&s->au, "home-stage finish");
-			audit_int(&s->au, "status", wait_code(ws));
-			chomp(took);
-			audit_str(&s->au, "took_back", took);	/* names only, as home-stage reports them */
-			audit_end(&s->au);
-			if (wait_code(ws) != 0) {
-				msg_warn("home-stage finish failed (status %d): the attempt directory stays until the next run reaps it", wait_code(ws));
-				ok = 0;
-			}
-		} else {
-			msg_warn_sys("unable to run home-stage finish");
-			ok = 0;
-		}
-		av_free(&a);
+	/* take-back and the record's end are independent: side by side */
+	if (s->have_dir && (step_finish(&s->pl, &fa) < 0 || spawn_start(fa.v, s->senv, 1, &fin) < 0)) {
+		msg_warn_sys("unable to run home-stage finish");
+		ok = 0;
 	}
-	if (s->have_attempt) {
-		snprintf(st, sizeof st, "%d", status);
-		if (step_end(&s->pl, st, s->platform[0] ? s->platform : NULL,
-		    s->tier[0] ? s->tier : NULL, &a) == 0 && (ws = spawn_wait(a.v, s->senv, took, sizeof took)) >= 0) {
-			audit_start(&s->au, "session-store end");
-			audit_int(&s->au, "status", status);
-			audit_int(&s->au, "result", wait_code(ws));
-			audit_end(&s->au);
-			if (wait_code(ws) != 0) {
-				msg_warn("session-store end failed (status %d)", wait_code(ws));
-				ok = 0;
-			}
-		} else {
-			msg_warn_sys("unable to run session-store end");
+	snprintf(st, sizeof st, "%d", status);
+	if (s->have_attempt && (step_end(&s->pl, st, s->platform[0] ? s->platform : NULL,
+	    s->tier[0] ? s->tier : NULL, &ea) < 0 || spawn_start(ea.v, s->senv, 1, &end) < 0)) {
+		msg_warn_sys("unable to run session-store end");
+		ok = 0;
+	}
+	av_free(&fa);
+	av_free(&ea);
+	if (fin.pid > 0) {
+		ws = spawn_collect(&fin, took, sizeof took);
+		audit_start(&s->au, "home-stage finish");
+		audit_int(&s->au, "status", wait_code(ws));
+		chomp(took);
+		audit_str(&s->au, "took_back", took);	/* names only, as home-stage reports them */
+		audit_end(&s->au);
+		if (wait_code(ws) != 0) {
+			msg_warn("home-stage finish failed (status %d): the attempt directory stays until the next run reaps it", wait_code(ws));
 			ok = 0;
 		}
-		av_free(&a);
+	}
+	if (end.pid > 0) {
+		ws = spawn_collect(&end, junk, sizeof junk);
+		audit_start(&s->au, "session-store end");
+		audit_int(&s->au, "status", status);
+		audit_int(&s->au, "result", wait_code(ws));
+		audit_end(&s->au);
+		if (wait_code(ws) != 0) {
+			msg_warn("session-store end failed (status %d)", wait_code(ws));
+			ok = 0;
+		}
 	}
 	return ok;
 }

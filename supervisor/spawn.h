@@ -11,6 +11,16 @@
  * could not be started. */
 int spawn_wait(char *const argv[], char *const envp[], char *out, size_t outn);
 
+/* The same in two halves, so that independent steps can run side by side:
+ * start (capture: a pipe for stdout), then collect (out may be NULL to
+ * discard what it printed). */
+struct spawned {
+	pid_t pid;
+	int out;
+};
+int spawn_start(char *const argv[], char *const envp[], int capture, struct spawned *sp);
+int spawn_collect(struct spawned *sp, char *out, size_t outn);
+
 /* The exit status a wait status stands for: the code, or 128+N. */
 int wait_code(int ws);
 

@@ -455,7 +455,7 @@ cmd_run(int argc, char **argv, char **envp)
 	char out[PATH_MAX * 2], path[PATH_MAX + 32], *nl;
 	size_t ci, xi;
 	int ws, r, code, tty = 0;
-	pid_t pid;
+	pid_t pid, self;
 
 	msg_init("corral");
 	s.au.fd = -1;
@@ -603,6 +603,7 @@ cmd_run(int argc, char **argv, char **envp)
 		return close_attempt(&s, 128 + pending_sig), 128 + pending_sig;
 	}
 
+	self = getpid();
 	pid = fork();
 	if (pid < 0) {
 		av_free(&a);
@@ -623,7 +624,7 @@ cmd_run(int argc, char **argv, char **envp)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		/* the chain dies with corral, even by SIGKILL */
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		if (getppid() == 1)
+		if (getppid() != self)	/* corral died before the signal was armed */
 			_exit(EXIT_CHAIN_FAIL);
 		/* env-filter builds the agent's environment from ours: it is
 		 * the filter, so it is given ours, explicitly */

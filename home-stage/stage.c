@@ -300,6 +300,19 @@ hs_create(struct hs_opts *o)
 		rc = EXIT_NO;
 		goto out;
 	}
+	{	/* the attempt must be this agent's, and running */
+		struct attempt at;
+		int atfd = store_subdir(sfd, "attempts", 0, err, sizeof err);
+		r = atfd < 0 ? -1 : store_read_attempt(atfd, o->attempt, &at);
+		if (atfd >= 0)
+			close(atfd);
+		if (r < 0 || strcmp(at.agent, o->agent) != 0 || at.ended) {
+			msg_fatal("attempt %s: %s", o->attempt, r < 0 ? "no such attempt in the store" :
+			    at.ended ? "it has ended" : "it was begun for another agent");
+			rc = r < 0 && errno != ENOENT ? EXIT_USAGE : EXIT_NO;
+			goto out;
+		}
+	}
 	/* A random nonce: nobody can have pre-created or planted this path. */
 	if (rnd_hex(nonce, STORE_NONCE_LEN / 2) < 0 ||
 	    snprintf(name, sizeof name, "attempt-%s-%s-%s", o->attempt, o->agent, nonce) >= (int)sizeof name) {

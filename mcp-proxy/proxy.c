@@ -534,7 +534,7 @@ forward_request(struct proxy *p, int c, const struct rpc_msg *m, enum pkind kind
 	size_t cidn, tokn;
 	struct pend *e;
 	char id[32];
-	int t;
+	int t = -1;
 
 	rpc_raw(m, m->id, &cid, &cidn);
 	if ((e = pend_new(p, kind, c, cid, cidn)) == NULL) {
@@ -552,7 +552,10 @@ forward_request(struct proxy *p, int c, const struct rpc_msg *m, enum pkind kind
 	}
 	snprintf(id, sizeof id, "%llu", (unsigned long long)e->uid);
 	p->tmp.len = 0;
-	if (rpc_splice(&p->tmp, m, m->id, id, strlen(id)) < 0) {
+	/* the progress token too becomes ours (the upstream id), so clients
+	 * that pick the same token never get each other's progress */
+	if ((t >= 0 && e->ptok ? rpc_splice2(&p->tmp, m, m->id, id, strlen(id), t, id, strlen(id)) :
+	    rpc_splice(&p->tmp, m, m->id, id, strlen(id))) < 0) {
 		pend_fail(p, e, RPC_INTERNAL_ERROR, "out of memory", "error");
 		return;
 	}
@@ -858,17 +861,15 @@ up_notify(struct proxy *p, const struct rpc_msg *m, const char *line, size_t len
 	if (rpc_is(m, "notifications/progress")) {
 		if (m->params < 0 || (t = json_get(m->js, m->t, m->params, "progressToken")) < 0)
 			return;
-		rpc_raw(m, t, &v, &vn);
-		for (int i = 0; i < MAX_PEND; i++) {
-			struct pend *e = &p->pend[i];
-			if (e->kind != K_FREE && e->ptok && e->ptokn == vn && memcmp(e->ptok, v, vn) == 0) {
-				e->deadline = now_ms() + p->cfg->timeout_ms;	/* alive */
-				p->tmp.len = 0;
-				if (buf_add(&p->tmp, line, len) == 0 && buf_add(&p->tmp, "\n", 1) == 0)
-					conn_send(p, e->conn, p->tmp.p, p->tmp.len);
-				return;
-			}
-		}
+		int64_t tok;
+		struct pend *e;
+		if (json_int(m->js, &m->t[t], &tok) < 0 || tok < 0 || (e = pend_by_uid(p, (uint64_t)tok)) == NULL ||
+		    !e->ptok)
+			return;		/* not a token we gave out */
+		e->deadline = now_ms() + p->cfg->timeout_ms;	/* alive */
+		p->tmp.len = 0;
+		if (rpc_splice(&p->tmp, m, t, e->ptok, e->ptokn) == 0)
+			conn_send(p, e->conn, p->tmp.p, p->tmp.len);
 		return;
 	}
 	if (rpc_is(m, "notifications/cancelled")) {

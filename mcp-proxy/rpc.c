@@ -236,3 +236,30 @@ rpc_splice(struct buf *out, const struct rpc_msg *m, int i, const char *rep, siz
 		return -1;
 	return 0;
 }
+
+int
+rpc_splice2(struct buf *out, const struct rpc_msg *m, int i, const char *rep, size_t repn,
+    int j, const char *rep2, size_t rep2n)
+{
+	const char *p, *q;
+	size_t n, k, a, b, c, d;
+
+	if (m->t[j].start < m->t[i].start) {
+		int ti = i; const char *tr = rep; size_t tn = repn;
+		i = j; rep = rep2; repn = rep2n;
+		j = ti; rep2 = tr; rep2n = tn;
+	}
+	rpc_raw(m, i, &p, &n);
+	rpc_raw(m, j, &q, &k);
+	a = (size_t)(p - m->js);
+	b = a + n;
+	c = (size_t)(q - m->js);
+	d = c + k;
+	if (c < b)
+		return -1;	/* nested: never for an id and a token */
+	if (add_flat(out, m->js, a) < 0 || buf_add(out, rep, repn) < 0 ||
+	    add_flat(out, m->js + b, c - b) < 0 || buf_add(out, rep2, rep2n) < 0 ||
+	    add_flat(out, m->js + d, m->len - d) < 0 || buf_add(out, "\n", 1) < 0)
+		return -1;
+	return 0;
+}

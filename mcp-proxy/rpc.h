@@ -69,5 +69,8 @@ int rpc_result(struct buf *out, const char *id, size_t idn, const char *result, 
 /* Append the message with token i's raw text replaced by rep, then \n.
  * Raw newlines (only ever whitespace in valid JSON) become spaces. */
 int rpc_splice(struct buf *out, const struct rpc_msg *m, int i, const char *rep, size_t repn);
+/* The same with two tokens (i and j, neither inside the other) replaced. */
+int rpc_splice2(struct buf *out, const struct rpc_msg *m, int i, const char *rep, size_t repn,
+    int j, const char *rep2, size_t rep2n);
 
 #endif

@@ -1,11 +1,13 @@
 /*
  * check.h: probe's checks, their observations and the pure judgement.
  *
- * A check is a real child process: start it, apply a policy through
- * confine's sandbox code (lib/sandbox.h), make a few attempts, write what it saw (errno or a
- * value per attempt) to a pipe, exit. The parent judges the observations
+ * A check is a few attempts made by a real child process after it applied
+ * a policy through confine's sandbox code (lib/sandbox.h); the child writes
+ * what it saw (errno or a value per attempt) to a pipe and exits. Checks
+ * whose policies fit together share one child (probe_check.child), whose
+ * policy is their union. The parent judges each check's observations
  * against the table here; anything else (apply refused, a crash, a short
- * report, a timeout) leaves the check unproven.
+ * report, a timeout) leaves every check of that child unproven.
  */
 #ifndef PROBE_CHECK_H
 #define PROBE_CHECK_H
@@ -20,7 +22,7 @@ enum probe_tier {
 	TIER_FULL,	/* plus IPC scoping, unix sockets, TIOCSTI, socket families */
 };
 
-enum { PROBE_MAX_ATT = 8 };
+enum { PROBE_MAX_ATT = 8, PROBE_MAX_CHECKS = 16 };
 
 enum probe_att_kind {
 	ATT_DENY,	/* must fail with one of want[] */
@@ -38,7 +40,8 @@ struct probe_attempt {
 	int64_t value;			/* VALUE; ZERO_IF: the attempt it depends on */
 };
 
-/* What a child reports: fixed size, one write, well under PIPE_BUF. */
+/* What a child reports for each of its checks: fixed size; a child writes
+ * all of its checks' reports in one write, under PIPE_BUF. */
 #define PROBE_OBS_MAGIC 0x70726f62u
 struct probe_obs {
 	uint32_t magic;
@@ -72,12 +75,8 @@ struct probe_check {
 	const char *hint;		/* one line: what to do when it is not */
 	int natt;
 	struct probe_attempt att[PROBE_MAX_ATT];
-	unsigned flags;			/* PROBE_OWN_MM */
+	int child;			/* which child makes the attempts: 0 .. */
 };
-
-/* The child must not share the parent's address space: reading another
- * process's /proc/PID/environ is always allowed to a task sharing its mm. */
-#define PROBE_OWN_MM 1u
 
 struct probe_att_result {
 	char got[32];			/* "EACCES", "ok", "0", "errno 200" */
@@ -92,9 +91,11 @@ struct probe_result {
 	char evidence[768];		/* one line: every attempt, or what went wrong */
 };
 
-/* The table (checks.c), in report order: lower tiers first. */
+/* The table (checks.c), in report order: lower tiers first. Children are
+ * numbered 0 .. probe_nchildren - 1. */
 extern const struct probe_check probe_checks[];
 extern const size_t probe_nchecks;
+extern const int probe_nchildren;
 
 /* Pure: judge one outcome against its check; fills res. Returns res->proven. */
 int probe_judge(const struct probe_check *c, const struct probe_outcome *o,

@@ -1,11 +1,15 @@
 /*
- * checks: the table of what probe proves, and each check's child.
+ * checks: the table of what probe proves, and the children that prove it.
  *
  * Every check asks for the one property it proves and nothing else (the file
- * check does not ask for IPC scoping, say), so that on an older kernel the
- * checks that can pass still do, and the tier says how far the machine goes.
- * Each attempt that must be denied has, where the kernel allows one, a
- * control that must succeed: "everything failed" never passes as a proof.
+ * check does not ask for IPC scoping, say). Checks whose policies fit
+ * together share a child, which applies their union once (a sandbox costs
+ * far more than the attempts); a check the sandbox refuses on its own (a
+ * feature this kernel lacks) is left out of that union before it is
+ * applied, so that on an older kernel the checks that can pass still do,
+ * and the tier says how far the machine goes. Each attempt that must be
+ * denied has, where the kernel allows one, a control that must succeed:
+ * "everything failed" never passes as a proof.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -77,7 +81,7 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	"the parent's /proc/PID/environ is unreadable with /proc granted; /proc/self is readable",
 	"with capabilities dropped Landlock must deny ptrace-class access", 2, {
 	{ "read /proc/PARENT/environ", ATT_DENY, { EACCES, 0 }, 0 },
-	{ "read /proc/self/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM },
+	{ "read /proc/self/status", ATT_ALLOW, { 0, 0 }, 0 } }, 0 },
 [CK_TCP] = { "tcp", TIER_FSNET,
 	"TCP connect reaches granted ports only; MPTCP, which would bypass the port rules, cannot be opened",
 	"TCP port rules need Landlock ABI 4 (Linux 6.7 or later)", 3, {
@@ -111,9 +115,13 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	{ "socket(AF_INET, SOCK_DGRAM)", ATT_DENY, { SB_SOCK, 0 }, 0 },
 	{ "socket(AF_INET6, SOCK_DGRAM)", ATT_DENY, { SB_SOCK, 0 }, 0 },
 	{ "connect to loopback listener", ATT_DENY, { SB_SOCK, 0 }, 0 },
-	{ "socketpair(AF_UNIX, SOCK_DGRAM)", ATT_ALLOW, { 0, 0 }, 0 } }, 0 },
+	{ "socketpair(AF_UNIX, SOCK_DGRAM)", ATT_ALLOW, { 0, 0 }, 0 } }, 1 },
 };
 const size_t probe_nchecks = CK_COUNT;
+_Static_assert((int)CK_COUNT <= (int)PROBE_MAX_CHECKS, "too many checks");
+/* Child 0: every check but udp (A and /proc granted, the TCP port rules,
+ * scoping); child 1: udp (no network, which port rules conflict with). */
+const int probe_nchildren = 2;
 
 /* errno of a -1 result, 0 for success */
 static int64_t
@@ -235,10 +243,11 @@ privs(struct probe_obs *ob)
 	ob->got[ob->n++] = count_caps(PR_CAPBSET_READ, 0);
 }
 
-/* Descriptors 3..1023 still open besides wfd: one poll(2) answers for all
- * (a closed one comes back POLLNVAL). -1 when poll fails. */
+/* Descriptors 3..1023 still open besides the child's own (wfd and the
+ * socket it made before the boundary): one poll(2) answers for all (a
+ * closed one comes back POLLNVAL). -1 when poll fails. */
 static int64_t
-open_fds(int wfd)
+open_fds(int wfd, int own)
 {
 	struct pollfd p[1021];
 	struct rlimit rl;
@@ -255,38 +264,18 @@ open_fds(int wfd)
 	if (n > 0 && poll(p, n, 0) < 0)
 		return -1;
 	for (i = 0; i < n; i++)
-		if (p[i].fd != wfd && !(p[i].revents & POLLNVAL))
+		if (p[i].fd != wfd && p[i].fd != own && !(p[i].revents & POLLNVAL))
 			open++;
 	return open;
 }
 
+/* Check i's own policy: what it proves and nothing else. */
 static void
-fds(const struct probe_ctx *ctx, int wfd, struct probe_obs *ob)
+own_policy(size_t i, const struct probe_ctx *ctx, struct probe_policy *pol)
 {
-	ob->got[ob->n++] = res(fcntl(ctx->leak_fd, F_GETFD));
-	ob->got[ob->n++] = open_fds(wfd);
-	ob->got[ob->n++] = res(fcntl(wfd, F_GETFD));
-}
-
-int
-probe_prepare(size_t i, const struct probe_ctx *ctx, int wfd,
-    struct probe_policy *pol, struct probe_obs *ob, int *pre)
-{
-	struct __user_cap_data_struct d[2];
-
-	memset(ob, 0, sizeof *ob);
-	memset(pol, 0, sizeof *pol);
-	ob->magic = PROBE_OBS_MAGIC;
-	pol->keep[0] = wfd;
-	pol->keep[1] = -1;
-	*pre = -1;
 	switch (i) {
 	case CK_FS:
 		pol->read[0] = ctx->a_dir;
-		break;
-	case CK_PRIVS:
-		caps(d);
-		ob->got[ob->n++] = (d[0].effective >> CAP_SETPCAP) & 1;
 		break;
 	case CK_ENVIRON:
 		pol->read[0] = "/proc";
@@ -295,93 +284,153 @@ probe_prepare(size_t i, const struct probe_ctx *ctx, int wfd,
 		pol->connect_port = ctx->tcp_allow;
 		break;
 	case CK_SIGNAL:
-		pol->scope = 1;
-		break;
 	case CK_ABSTRACT:
-		/* Made before the boundary: the seccomp filter denies new unix
-		 * sockets, and this check is about Landlock's scoping. */
 		pol->scope = 1;
-		*pre = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (*pre < 0)
-			return -1;
-		pol->keep[1] = *pre;
 		break;
 	case CK_UDP:
 		pol->no_network = 1;
 		break;
 	}
-	return 0;
 }
 
 void
-probe_attempts(size_t i, const struct probe_ctx *ctx, int wfd, int pre,
-    struct probe_obs *ob)
+probe_prepare(int child, const struct probe_ctx *ctx, int wfd,
+    struct probe_policy *pol, struct probe_obs *ob, int *pre)
 {
-	char path[64];
-	int c = 0;
+	struct __user_cap_data_struct d[2];
+	struct probe_policy own;
+	size_t i;
 
-	switch (i) {
-	case CK_FS:
-		ob->got[ob->n++] = try_read(ctx->b_file);
-		ob->got[ob->n++] = try_read(ctx->a_file);
-		break;
-	case CK_PRIVS:
-		privs(ob);
-		break;
-	case CK_FDS:
-		fds(ctx, wfd, ob);
-		break;
-	case CK_ENVIRON:
-		(void)snprintf(path, sizeof path, "/proc/%ld/environ", (long)ctx->parent);
-		ob->got[ob->n++] = try_read(path);
-		ob->got[ob->n++] = try_read("/proc/self/status");
-		break;
-	case CK_TCP:
-		ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_deny);
-		ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_allow);
-		ob->got[ob->n++] = try_socket_proto(AF_INET, SOCK_STREAM, IPPROTO_MPTCP);
-		break;
-	case CK_SIGNAL:
-		ob->got[ob->n++] = res(kill(ctx->parent, 0));
-		ob->got[ob->n++] = res(kill(getpid(), 0));
-		break;
-	case CK_ABSTRACT:
-		ob->got[ob->n++] = res(connect(pre, (const struct sockaddr *)&ctx->abs, ctx->abs_len));
-		break;
-	case CK_UNIX:
-		ob->got[ob->n++] = try_socket(AF_UNIX, SOCK_STREAM);
-		ob->got[ob->n++] = try_socket(AF_UNIX, SOCK_DGRAM);
-		ob->got[ob->n++] = try_socketpair(SOCK_STREAM);
-		break;
-	case CK_TIOCSTI:
-		/* fd -1: a filter answers before the descriptor is looked up,
-		 * the kernel itself says EBADF; nothing reaches any terminal. */
-		ob->got[ob->n++] = res(ioctl(-1, TIOCSTI, "x"));
-		ob->got[ob->n++] = res(ioctl(-1, TIOCLINUX, &c));
-		ob->got[ob->n++] = res(ioctl(-1, FIONREAD, &c));
-		break;
-	case CK_UDP:
-		ob->got[ob->n++] = try_socket(AF_INET, SOCK_DGRAM);
-		ob->got[ob->n++] = try_socket(AF_INET6, SOCK_DGRAM);
-		ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_allow);
-		ob->got[ob->n++] = try_socketpair(SOCK_DGRAM);
-		break;
+	memset(ob, 0, probe_nchecks * sizeof *ob);
+	probe_policy_init(pol);
+	pol->keep[0] = wfd;
+	*pre = -1;
+	for (i = 0; i < probe_nchecks; i++) {
+		ob[i].magic = PROBE_OBS_MAGIC;
+		if (probe_checks[i].child != child)
+			continue;
+		probe_policy_init(&own);
+		own_policy(i, ctx, &own);
+		if (probe_admit(&own, ob[i].why, sizeof ob[i].why) != 0 ||
+		    probe_policy_merge(pol, &own) != 0) {
+			ob[i].apply_err = errno ? errno : EIO;
+			continue;
+		}
+		if (i == CK_PRIVS) {
+			caps(d);
+			ob[i].got[ob[i].n++] = (d[0].effective >> CAP_SETPCAP) & 1;
+		} else if (i == CK_ABSTRACT) {
+			/* Made before the boundary: the seccomp filter denies
+			 * new unix sockets, and this check is about Landlock's
+			 * scoping. */
+			*pre = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			if (*pre < 0)
+				ob[i].apply_err = errno ? errno : EIO;
+			else
+				pol->keep[1] = *pre;
+		}
 	}
 }
 
-_Noreturn void
-probe_child(size_t i, const struct probe_ctx *ctx, int wfd)
+void
+probe_attempts(int child, const struct probe_ctx *ctx, int wfd, int pre,
+    struct probe_obs *obs)
 {
-	struct probe_obs ob;
-	struct probe_policy pol;
-	int pre;
+	struct probe_obs *ob;
+	char path[64];
+	size_t i;
+	int c = 0;
 
-	if (probe_prepare(i, ctx, wfd, &pol, &ob, &pre) < 0)
-		ob.apply_err = errno ? errno : EIO;
-	else if (probe_apply(&pol, ob.why, sizeof ob.why) != 0)
-		ob.apply_err = errno ? errno : EIO;
-	else
-		probe_attempts(i, ctx, wfd, pre, &ob);
-	(void)!write(wfd, &ob, sizeof ob);
+	for (i = 0; i < probe_nchecks; i++) {
+		if (probe_checks[i].child != child || obs[i].apply_err != 0)
+			continue;
+		ob = &obs[i];
+		switch (i) {
+		case CK_FS:
+			ob->got[ob->n++] = try_read(ctx->b_file);
+			ob->got[ob->n++] = try_read(ctx->a_file);
+			break;
+		case CK_PRIVS:
+			privs(ob);
+			break;
+		case CK_FDS:
+			ob->got[ob->n++] = res(fcntl(ctx->leak_fd, F_GETFD));
+			ob->got[ob->n++] = open_fds(wfd, pre);
+			ob->got[ob->n++] = res(fcntl(wfd, F_GETFD));
+			break;
+		case CK_ENVIRON:
+			(void)snprintf(path, sizeof path, "/proc/%ld/environ", (long)ctx->parent);
+			ob->got[ob->n++] = try_read(path);
+			ob->got[ob->n++] = try_read("/proc/self/status");
+			break;
+		case CK_TCP:
+			ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_deny);
+			ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_allow);
+			ob->got[ob->n++] = try_socket_proto(AF_INET, SOCK_STREAM, IPPROTO_MPTCP);
+			break;
+		case CK_SIGNAL:
+			ob->got[ob->n++] = res(kill(ctx->parent, 0));
+			ob->got[ob->n++] = res(kill(getpid(), 0));
+			break;
+		case CK_ABSTRACT:
+			ob->got[ob->n++] = res(connect(pre, (const struct sockaddr *)&ctx->abs, ctx->abs_len));
+			break;
+		case CK_UNIX:
+			ob->got[ob->n++] = try_socket(AF_UNIX, SOCK_STREAM);
+			ob->got[ob->n++] = try_socket(AF_UNIX, SOCK_DGRAM);
+			ob->got[ob->n++] = try_socketpair(SOCK_STREAM);
+			break;
+		case CK_TIOCSTI:
+			/* fd -1: a filter answers before the descriptor is looked
+			 * up, the kernel itself says EBADF; nothing reaches any
+			 * terminal. */
+			ob->got[ob->n++] = res(ioctl(-1, TIOCSTI, "x"));
+			ob->got[ob->n++] = res(ioctl(-1, TIOCLINUX, &c));
+			ob->got[ob->n++] = res(ioctl(-1, FIONREAD, &c));
+			break;
+		case CK_UDP:
+			ob->got[ob->n++] = try_socket(AF_INET, SOCK_DGRAM);
+			ob->got[ob->n++] = try_socket(AF_INET6, SOCK_DGRAM);
+			ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_allow);
+			ob->got[ob->n++] = try_socketpair(SOCK_DGRAM);
+			break;
+		}
+	}
+}
+
+size_t
+probe_pack(int child, const struct probe_obs *obs, struct probe_obs *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < probe_nchecks; i++)
+		if (probe_checks[i].child == child)
+			out[n++] = obs[i];
+	return n;
+}
+
+_Noreturn void
+probe_child(int child, const struct probe_ctx *ctx, int wfd)
+{
+	struct probe_obs ob[PROBE_MAX_CHECKS], out[PROBE_MAX_CHECKS];
+	struct probe_policy pol;
+	char why[sizeof ob[0].why];
+	size_t i, n;
+	int pre, e;
+
+	probe_prepare(child, ctx, wfd, &pol, ob, &pre);
+	if (probe_apply(&pol, why, sizeof why) != 0) {
+		/* the union is refused: so is every check of this child */
+		e = errno ? errno : EIO;
+		for (i = 0; i < probe_nchecks; i++)
+			if (probe_checks[i].child == child && ob[i].apply_err == 0) {
+				ob[i].apply_err = e;
+				memcpy(ob[i].why, why, sizeof why);
+			}
+	} else {
+		probe_attempts(child, ctx, wfd, pre, ob);
+	}
+	n = probe_pack(child, ob, out);
+	(void)!write(wfd, out, n * sizeof out[0]);
 	_exit(0);
 }

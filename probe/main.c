@@ -110,8 +110,8 @@ int
 main(int argc, char **argv)
 {
 	static char out[65536];
-	struct probe_outcome oc[16];
-	struct probe_result res[16];
+	struct probe_outcome oc[PROBE_MAX_CHECKS];
+	struct probe_result res[PROBE_MAX_CHECKS];
 	struct probe_ctx ctx;
 	struct probe_report r;
 	struct utsname u;
@@ -126,10 +126,6 @@ main(int argc, char **argv)
 		msg_hint("probe --help");
 	if (rc != 0)
 		return rc < 0 ? EXIT_USAGE : 0;
-	if (probe_nchecks > sizeof oc / sizeof oc[0]) {
-		msg_fatal("too many checks");
-		return EXIT_USAGE;
-	}
 	if (probe_setup(&ctx, &what) < 0) {
 		msg_fatal_sys("unable to set up the %s%s%s", what,
 		    ctx.dir[0] ? " in " : "", ctx.dir);

@@ -25,23 +25,27 @@ struct probe_ctx {
 int probe_setup(struct probe_ctx *ctx, const char **what);
 /* Remove the fixtures; safe on a partly built ctx. */
 void probe_teardown(struct probe_ctx *ctx);
-typedef void probe_child_fn(size_t i, const struct probe_ctx *ctx, int wfd);
-/* Run child(i, ...) for every check, each in a child process of its own
- * (see run.c for how they are made), waiting at most timeout_ms in all.
- * out has probe_nchecks entries. Returns 0; -1 with errno E2BIG when the
- * table outgrows the run. */
+typedef void probe_child_fn(int child, const struct probe_ctx *ctx, int wfd);
+/* Fork child(c, ...) for every child c, all at once, waiting at most
+ * timeout_ms in all; each writes the reports of its checks (probe_pack).
+ * out has probe_nchecks entries; every check gets the outcome of its
+ * child. Returns 0. */
 int probe_run(const struct probe_ctx *ctx, struct probe_outcome *out,
     int timeout_ms, probe_child_fn *child);
-/* The child: apply check i's policy through the sandbox, attempt, report
- * to wfd, _exit. What probe runs. */
-_Noreturn void probe_child(size_t i, const struct probe_ctx *ctx, int wfd);
+/* The child: apply the union of its checks' policies through the sandbox,
+ * make every attempt of each, report to wfd, _exit. What probe runs. */
+_Noreturn void probe_child(int child, const struct probe_ctx *ctx, int wfd);
 
 /* The child's parts, for tests that run the attempts without the boundary
- * to show that every check fails there. */
+ * to show that every check fails there. ob has probe_nchecks entries, by
+ * check; a check the sandbox refuses on its own gets its apply_err in
+ * probe_prepare and no attempts. */
 struct probe_policy;
-int probe_prepare(size_t i, const struct probe_ctx *ctx, int wfd,
+void probe_prepare(int child, const struct probe_ctx *ctx, int wfd,
     struct probe_policy *pol, struct probe_obs *ob, int *pre);
-void probe_attempts(size_t i, const struct probe_ctx *ctx, int wfd, int pre,
+void probe_attempts(int child, const struct probe_ctx *ctx, int wfd, int pre,
     struct probe_obs *ob);
+/* The reports of child's checks, in table order, into out; their count. */
+size_t probe_pack(int child, const struct probe_obs *ob, struct probe_obs *out);
 
 #endif

@@ -93,8 +93,10 @@ is $rc 1 "state inside the workspace refused"
 like "$err" "^home-stage: fatal: state directory $ws/state overlaps the workspace $ws" "workspace: message"
 run H create --state "$TMP" --attempt "$id6" --agent claude --workspace "$st"
 is $rc 1 "workspace inside the state directory refused"
+like "$err" "overlaps the workspace" "workspace inside: message"
 run H create --state "$st" --attempt "$id6" --agent claude --workspace "$st/../store"
 is $rc 1 "the same directory by another spelling refused"
+like "$err" "overlaps the workspace" "same directory: message"
 mkdir -m 0777 "$TMP/open"; chmod 0777 "$TMP/open"
 run H create --state "$TMP/open" --attempt "$id6" --agent claude
 is $rc 1 "0777 state directory refused"
@@ -112,6 +114,16 @@ run H create --state "$st" --attempt XYZ --agent claude
 is $rc 2 "bad attempt id: exit 2"
 run H create --state "$st" --agent claude
 is $rc 2 "missing --attempt: exit 2"
+idx=$(S begin --agent codex --pid $$)
+run H create --state "$st" --attempt "$idx" --agent claude
+is $rc 1 "an attempt begun for another agent: exit 1"
+like "$err" "^home-stage: fatal: attempt $idx: it was begun for another agent" "another agent: message"
+run H create --state "$st" --attempt 0123456789abcdef0123456789abcdef --agent claude
+is $rc 1 "an attempt the store lacks: exit 1"
+like "$err" "no such attempt in the store" "unknown attempt: message"
+idy=$(S begin --agent claude --pid $$); S end "$idy" --status 0
+run H create --state "$st" --attempt "$idy" --agent claude
+is $rc 1 "an ended attempt: exit 1"
 run H create --state "$st" --attempt "$id6" --agent claude --signin nothere
 is $rc 1 "a sign-in the store lacks: exit 1"
 is "$(ls "$st" | grep -c "attempt-$id6")" 0 "no tree left behind"

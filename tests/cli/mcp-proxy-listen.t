@@ -17,11 +17,12 @@ printf 'listen-%s\n' "$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')" > "$TMP/lt"
 LT=$(cat "$TMP/lt")
 
 # 1. unix socket, two clients with the same ids
-"$P" --listen-unix "$TMP/sock" -a say --audit "$TMP/audit" -- "$FAKE" "$REC" 2>"$TMP/err1" & PX=$!; pids="$pids $PX"
+"$P" --listen-unix "$TMP/sock" -a say -a progress --audit "$TMP/audit" -- "$FAKE" "$REC" 2>"$TMP/err1" & PX=$!; pids="$pids $PX"
 waitfor '[ -S "$TMP/sock" ]'
 like "$(stat -c %a "$TMP/sock")" '^[67]00$' 'socket is owner-only'
 for w in alpha beta; do
 	printf 'send %s\nwait "i"\nsend {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"say","arguments":{"word":"%s"}}}\nwait 1\nsend {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"secret","arguments":{}}}\nwait 2\n' "$INIT" "$w" > "$TMP/s-$w"
+	printf 'send {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"same"}}}\nwait 3\n' >> "$TMP/s-$w"
 	python3 "$DRIVE" "$TMP/s-$w" -- socat -t 30 - "UNIX-CONNECT:$TMP/sock" > "$TMP/out-$w" &
 	eval "d_$w=\$!"
 done
@@ -30,6 +31,9 @@ like "$(grep '"id":1,' "$TMP/out-alpha")" '"text":"alpha"' 'client A gets its ow
 like "$(grep '"id":1,' "$TMP/out-beta")" '"text":"beta"' 'client B gets its own answer to id 1'
 like "$(grep '"id":2,' "$TMP/out-alpha")" '"code":-32602' 'refusal on the socket too'
 is "$(grep -c '"name":"say"' "$REC")" 2 'both calls reached the one upstream'
+is "$(grep -c '"progressToken":"same"' "$TMP/out-alpha")" 1 'client A: one progress notification, its own token'
+is "$(grep -c '"progressToken":"same"' "$TMP/out-beta")" 1 'client B: one progress notification, its own token'
+unlike "$(grep '"name":"progress"' "$REC")" '"same"' 'the upstream sees proxy tokens, not the client ones'
 ids=$(grep '"name":"say"' "$REC" | sed 's/.*"id":\([0-9]*\),.*/\1/' | sort -u | wc -l)
 is "$ids" 2 'under two different upstream ids'
 is "$(grep -c '"method":"initialize"' "$REC")" 1 'one upstream handshake for both clients'

@@ -78,6 +78,17 @@ main(void)
 	rpc_splice(&b, &m, m.id, "42", 2);
 	is_str(b.p, "{ \"jsonrpc\":\"2.0\",  \"id\":42,\"method\":\"ping\"}\n", "id spliced, raw newlines flattened");
 
+	b.len = 0;
+	parse("{\"jsonrpc\":\"2.0\",\"params\":{\"_meta\":{\"progressToken\":\"tok\"}},\"id\":\"abc\",\"method\":\"x\"}", &m);
+	{
+		int t = json_pointer(m.js, m.t, m.n, m.params, "/_meta/progressToken");
+		is_int(rpc_splice2(&b, &m, m.id, "7", 1, t, "7", 1), 0, "two tokens spliced");
+		is_str(b.p, "{\"jsonrpc\":\"2.0\",\"params\":{\"_meta\":{\"progressToken\":7}},\"id\":7,\"method\":\"x\"}\n",
+		    "token before the id: both replaced in order");
+		b.len = 0;
+		is_int(rpc_splice2(&b, &m, m.params, "{}", 2, t, "7", 1), -1, "nested tokens refused");
+	}
+
 	/* tool names */
 	ok(tool_name_valid("get-sum_2.x"), "valid name");
 	ok(!tool_name_valid(""), "empty name invalid");

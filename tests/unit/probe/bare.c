@@ -1,12 +1,14 @@
 /*
  * Every check must fail where the boundary is absent: the same children,
  * the same attempts, only the sandbox left out. A check that passes here
- * proves nothing. Run as root by prove and as nobody by probe-bare.t.
+ * proves nothing. A child that crashes, reports in part, hangs or whose
+ * sandbox is refused leaves every one of its checks unproven. Run as root
+ * by prove and as nobody by probe-bare.t.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,39 +18,73 @@
 #include "tap.h"
 
 static _Noreturn void
-bare_child(size_t i, const struct probe_ctx *ctx, int wfd)
+bare_child(int child, const struct probe_ctx *ctx, int wfd)
 {
+	struct probe_obs ob[PROBE_MAX_CHECKS], out[PROBE_MAX_CHECKS];
 	struct probe_policy pol;
-	struct probe_obs ob;
+	size_t n;
 	int pre;
 
-	if (probe_prepare(i, ctx, wfd, &pol, &ob, &pre) < 0)
-		ob.apply_err = errno;
-	else
-		probe_attempts(i, ctx, wfd, pre, &ob);	/* no probe_apply */
-	(void)!write(wfd, &ob, sizeof ob);
+	probe_prepare(child, ctx, wfd, &pol, ob, &pre);
+	probe_attempts(child, ctx, wfd, pre, ob);	/* no probe_apply */
+	n = probe_pack(child, ob, out);
+	(void)!write(wfd, out, n * sizeof out[0]);
 	_exit(0);
 }
 
 static _Noreturn void
-silent_child(size_t i, const struct probe_ctx *ctx, int wfd)
+silent_child(int child, const struct probe_ctx *ctx, int wfd)
 {
 	_exit(0);
 }
 
 static _Noreturn void
-hung_child(size_t i, const struct probe_ctx *ctx, int wfd)
+hung_child(int child, const struct probe_ctx *ctx, int wfd)
 {
 	for (;;)
 		pause();
 }
 
+/* The real child, but crashing after its attempts, before its report. */
+static _Noreturn void
+crash_child(int child, const struct probe_ctx *ctx, int wfd)
+{
+	struct probe_obs ob[PROBE_MAX_CHECKS];
+	struct probe_policy pol;
+	char why[256];
+	int pre;
+
+	probe_prepare(child, ctx, wfd, &pol, ob, &pre);
+	if (probe_apply(&pol, why, sizeof why) == 0)
+		probe_attempts(child, ctx, wfd, pre, ob);
+	raise(SIGSEGV);
+	_exit(0);
+}
+
+/* The real child's report, all but its last byte, and a clean exit. */
+static _Noreturn void
+partial_child(int child, const struct probe_ctx *ctx, int wfd)
+{
+	struct probe_obs ob[PROBE_MAX_CHECKS], out[PROBE_MAX_CHECKS];
+	struct probe_policy pol;
+	char why[256];
+	size_t n;
+	int pre;
+
+	probe_prepare(child, ctx, wfd, &pol, ob, &pre);
+	if (probe_apply(&pol, why, sizeof why) == 0)
+		probe_attempts(child, ctx, wfd, pre, ob);
+	n = probe_pack(child, ob, out);
+	(void)!write(wfd, out, n * sizeof out[0] - 1);
+	_exit(0);
+}
+
 int
 main(void)
 {
-	struct probe_outcome oc[16];
-	struct probe_result res[16];
-	struct probe_ctx ctx;
+	struct probe_outcome oc[PROBE_MAX_CHECKS];
+	struct probe_result res[PROBE_MAX_CHECKS];
+	struct probe_ctx ctx, gone;
 	const char *what;
 	size_t i;
 
@@ -70,6 +106,22 @@ main(void)
 		    probe_checks[i].name, res[i].evidence);
 	}
 
+	ok(probe_run(&ctx, oc, 5000, crash_child) == 0, "crashing children ran");
+	for (i = 0; i < probe_nchecks; i++) {
+		probe_judge(&probe_checks[i], &oc[i], &res[i]);
+		ok(oc[i].end == END_SIGNALED && oc[i].detail == SIGSEGV && !res[i].proven,
+		    "%s: its child crashed after the attempts: unproven (%s)",
+		    probe_checks[i].name, res[i].evidence);
+	}
+
+	ok(probe_run(&ctx, oc, 5000, partial_child) == 0, "children with a short report ran");
+	for (i = 0; i < probe_nchecks; i++) {
+		probe_judge(&probe_checks[i], &oc[i], &res[i]);
+		ok(oc[i].end == END_SHORT && !res[i].proven,
+		    "%s: its child's report is one byte short: unproven (%s)",
+		    probe_checks[i].name, res[i].evidence);
+	}
+
 	ok(probe_run(&ctx, oc, 300, hung_child) == 0, "hung children ran");
 	for (i = 0; i < probe_nchecks; i++) {
 		probe_judge(&probe_checks[i], &oc[i], &res[i]);
@@ -84,6 +136,26 @@ main(void)
 		while ((w = waitpid(-1, NULL, WNOHANG | __WALL)) > 0)
 			left++;
 		is_int(left, 0, "no child left to reap");
+	}
+
+	/* The sandbox refuses the fs check's child as a whole (its granted
+	 * directory is gone) though each of its checks is admitted alone:
+	 * every check of that child is unproven, the other child's proven. */
+	gone = ctx;
+	snprintf(gone.a_dir, sizeof gone.a_dir, "%s/gone", ctx.dir);
+	ok(probe_run(&gone, oc, 5000, probe_child) == 0, "children with a refused sandbox ran");
+	for (i = 0; i < probe_nchecks; i++) {
+		int first = probe_checks[i].child == probe_checks[0].child;
+
+		probe_judge(&probe_checks[i], &oc[i], &res[i]);
+		if (first)
+			ok(!res[i].proven && strstr(res[i].evidence,
+			    "sandbox not applied: ENOENT: unable to open ") != NULL,
+			    "%s: its child's sandbox refused: unproven (%s)",
+			    probe_checks[i].name, res[i].evidence);
+		else
+			ok(res[i].proven, "%s: the other child's still proven (%s)",
+			    probe_checks[i].name, res[i].evidence);
 	}
 
 	ok(probe_run(&ctx, oc, 5000, probe_child) == 0, "sandboxed children ran");

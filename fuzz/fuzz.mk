@@ -1,0 +1,27 @@
+# make fuzz: libFuzzer harnesses over the pure parsers (clang, glibc, ASan+UBSan).
+#   fuzz/<dir>/<name>.c links <dir>'s non-main sources (or only lib/) and lib/.
+#   FUZZ_SECONDS (default 30) bounds each run; corpora stay in build/fuzz/.
+FUZZ_SECONDS ?= 30
+CC := clang
+F := build/fuzz
+CFLAGS := -std=c11 -D_GNU_SOURCE -DJSMN_STRICT -DJSMN_PARENT_LINKS -Wall -Wextra -Werror \
+	-Wno-unused-parameter -g -O1 -Ilib -fsanitize=fuzzer,address,undefined
+SRCS := $(wildcard fuzz/*/*.c)
+BINS := $(SRCS:fuzz/%.c=$(F)/%)
+LIBSRC := $(wildcard lib/*.c)
+srcs_of = $(if $(filter lib,$(1)),,$(filter-out $(1)/main.c,$(wildcard $(1)/*.c)))
+
+all: $(BINS)
+	@for b in $(BINS); do \
+		c=$(F)/corpus/$$(echo $$b | sed 's|$(F)/||; s|/|-|g'); mkdir -p $$c; \
+		echo "fuzz: $$b for $(FUZZ_SECONDS)s"; \
+		$$b -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 $$c >$(F)/last.log 2>&1 \
+			|| { tail -40 $(F)/last.log; exit 1; }; \
+		grep -E '^Done [0-9]+ runs' $(F)/last.log | tail -1; \
+	done
+
+$(F)/%: fuzz/%.c $(LIBSRC) $(wildcard lib/*.h */*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(firstword $(subst /, ,$*)) -o $@ $< $(call srcs_of,$(firstword $(subst /, ,$*))) $(LIBSRC)
+
+.PHONY: all

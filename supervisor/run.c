@@ -444,6 +444,46 @@ out:
 	return r;
 }
 
+/* --full-setup: the agent's own folders of the real home are granted at
+ * their real paths; a symlink at the same place in the private home lets
+ * the agent find them there (Landlock checks the real path). */
+static int
+link_fullsetup(const struct plan *pl, const char *dir)
+{
+	char path[PATH_MAX + 8], rel[PATH_MAX], *sl;
+	int hfd, dfd, r = 0;
+	size_t n = strlen(pl->home);
+
+	snprintf(path, sizeof path, "%s/home", dir);
+	hfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (hfd < 0)
+		return -1;
+	for (size_t i = 0; i < pl->fullsetup.n && r == 0; i++) {
+		const char *f = pl->fullsetup.v[i];
+		if (n == 0 || strncmp(f, pl->home, n) != 0 || f[n] != '/')
+			continue;	/* not under the real home: granted, not linked */
+		snprintf(rel, sizeof rel, "%s", f + n + 1);
+		dfd = dup(hfd);
+		/* parents, each created here and opened without following */
+		for (char *c = rel; dfd >= 0 && (sl = strchr(c, '/')) != NULL; c = sl + 1) {
+			int nd;
+			*sl = '\0';
+			if (mkdirat(dfd, c, 0700) < 0 && errno != EEXIST)
+				nd = -1;
+			else
+				nd = openat(dfd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			close(dfd);
+			dfd = nd;
+		}
+		if (dfd < 0 || symlinkat(f, dfd, strrchr(f, '/') + 1) < 0)
+			r = -1;
+		if (dfd >= 0)
+			close(dfd);
+	}
+	close(hfd);
+	return r;
+}
+
 static const char *const steps_needed[] = { "probe", "session-store", "home-stage", "env-filter", "confine", NULL };
 
 int
@@ -560,6 +600,10 @@ cmd_run(int argc, char **argv, char **envp)
 		if (*nl == '/')
 			av_push(&s.pl.fullsetup, nl);
 		nl = e;
+	}
+	if (s.pl.fullsetup.n > 0 && link_fullsetup(&s.pl, s.attempt_dir) < 0) {
+		msg_fatal_sys("unable to link the full-setup folders into %s/home", s.attempt_dir);
+		return fail_run(&s);
 	}
 	audit_start(&s.au, "home-stage create");
 	audit_str(&s.au, "dir", s.attempt_dir);

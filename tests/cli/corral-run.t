@@ -138,7 +138,7 @@ print("ok")' "$ST/audit/$a"
 	apid=$(cat "$W/pid")
 	is "$(ls "$ST" | grep -c '^attempt-')" 1 "$who: a running attempt has its directory"
 	kill -KILL $cpid
-	wait $cpid
+	wait $cpid 2>/dev/null
 	i=0; while kill -0 "$apid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 	ok "$(kill -0 "$apid" 2>/dev/null; [ $? -ne 0 ]; echo $?)" "$who: the agent died with corral (SIGKILL)"
 	is "$(ls "$ST" | grep -c '^attempt-')" 1 "$who: the killed run left its directory"

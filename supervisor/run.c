@@ -625,6 +625,8 @@ cmd_run(int argc, char **argv, char **envp)
 	audit_strs(&s.au, "files", s.pol.env_files.v, s.pol.env_files.n);
 	{
 		struct argv names = { 0 };
+		if (s.pl.path[0])
+			av_push(&names, "PATH");
 		for (size_t i = 0; i < s.pol.env_set.n; i++)
 			av_pushf(&names, "%.*s", (int)strcspn(s.pol.env_set.v[i], "="), s.pol.env_set.v[i]);
 		audit_strs(&s.au, "set", names.v, names.n);

@@ -89,7 +89,7 @@ want = ["probe", "session-store begin", "home-stage create", "env-filter", "conf
 assert steps == want, steps
 print("ok")' "$ST/audit/$a"
 	is "$out" ok "$who: the audit log has one JSON line per step, in order"
-	like "$(cat "$ST/audit/$a")" '"set":\["MODE"\]' "$who: the audit log names the variable"
+	like "$(cat "$ST/audit/$a")" '"set":\["PATH","MODE"\]' "$who: the audit log names the variable"
 	unlike "$(cat "$ST/audit/$a")" "zz-value" "$who: the audit log never holds its value"
 	is "$(stat -c %a "$ST/audit/$a")" 600 "$who: the audit log is 0600"
 

@@ -394,14 +394,17 @@ int
 sb_apply(const struct sb_policy *p, struct sb_error *e)
 {
 	static const struct rlimit zero;
-	struct sb_extra x;
+	/* 24 KB, used by git protection only: not on the stack, where every
+	 * page would be touched (stack-clash probes) on each call, a page
+	 * fault apiece in a freshly forked child. */
+	static struct sb_extra x;
 	int keep[SB_MAX_KEEPFD + 4];
 	size_t nkeep, i;
 	int rfd, notify_sock = -1;
 
 	if (sb_check(p, e) != 0)
 		return -1;
-	memset(&x, 0, sizeof x);
+	x.n = 0;	/* only path[0 .. n) is ever read */
 	for (i = 0; i < p->ngit; i++)
 		if (sb_git_conflicts(p, p->git_protect[i], e) != 0)
 			return -1;

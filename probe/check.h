@@ -75,8 +75,13 @@ struct probe_check {
 	const char *hint;		/* one line: what to do when it is not */
 	int natt;
 	struct probe_attempt att[PROBE_MAX_ATT];
+	unsigned flags;			/* PROBE_OWN_MM */
 	int child;			/* which child makes the attempts: 0 .. */
 };
+
+/* The child must not share the parent's address space: reading another
+ * process's /proc/PID/environ is always allowed to a task sharing its mm. */
+#define PROBE_OWN_MM 1u
 
 struct probe_att_result {
 	char got[32];			/* "EACCES", "ok", "0", "errno 200" */

@@ -58,7 +58,7 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	"files outside the grants are unreadable; granted ones are readable",
 	"the kernel must enforce Landlock: CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot list", 2, {
 	{ "read unread sibling B/f", ATT_DENY, { EACCES, 0 }, 0 },
-	{ "read granted A/f", ATT_ALLOW, { 0, 0 }, 0 } }, 0 },
+	{ "read granted A/f", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 0 },
 [CK_PRIVS] = { "privs", TIER_FS,
 	"no_new_privs is set and every capability set is empty",
 	"the boundary could not drop privileges", 7, {
@@ -70,52 +70,52 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	{ "cap_ambient_count", ATT_VALUE, { 0, 0 }, 0 },
 	/* Without CAP_SETPCAP the bounding set cannot be emptied (an ordinary
 	 * user's is full); no_new_privs is what keeps exec from gaining any. */
-	{ "cap_bounding_count", ATT_ZERO_IF, { 0, 0 }, 0 } }, 0 },
+	{ "cap_bounding_count", ATT_ZERO_IF, { 0, 0 }, 0 } }, 0, 0 },
 [CK_FDS] = { "fds", TIER_FS,
 	"descriptors inherited from the parent are closed",
 	"the boundary could not close inherited descriptors", 3, {
 	{ "use inherited fd of B/f", ATT_ERRNO, { EBADF, 0 }, 0 },
 	{ "other inherited fds open", ATT_VALUE, { 0, 0 }, 0 },
-	{ "use kept report fd", ATT_ALLOW, { 0, 0 }, 0 } }, 0 },
+	{ "use kept report fd", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 0 },
 [CK_ENVIRON] = { "proc-environ", TIER_FS,
 	"the parent's /proc/PID/environ is unreadable with /proc granted; /proc/self is readable",
 	"with capabilities dropped Landlock must deny ptrace-class access", 2, {
 	{ "read /proc/PARENT/environ", ATT_DENY, { EACCES, 0 }, 0 },
-	{ "read /proc/self/status", ATT_ALLOW, { 0, 0 }, 0 } }, 0 },
+	{ "read /proc/self/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM, 0 },
 [CK_TCP] = { "tcp", TIER_FSNET,
 	"TCP connect reaches granted ports only; MPTCP, which would bypass the port rules, cannot be opened",
 	"TCP port rules need Landlock ABI 4 (Linux 6.7 or later)", 3, {
 	{ "connect to loopback listener on ungranted port", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "connect to loopback listener on granted port", ATT_ALLOW, { 0, 0 }, 0 },
-	{ "socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", ATT_DENY, { SB_SOCK, 0 }, 0 } }, 0 },
+	{ "socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", ATT_DENY, { SB_SOCK, 0 }, 0 } }, 0, 0 },
 [CK_SIGNAL] = { "signal", TIER_FULL,
 	"signals cannot reach processes outside the boundary",
 	"signal scoping needs Landlock ABI 6 (Linux 6.12 or later)", 2, {
 	{ "kill(parent, 0)", ATT_DENY, { EPERM, 0 }, 0 },
-	{ "kill(self, 0)", ATT_ALLOW, { 0, 0 }, 0 } }, 0 },
+	{ "kill(self, 0)", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 0 },
 [CK_ABSTRACT] = { "abstract-unix", TIER_FULL,
 	"abstract unix sockets outside the boundary cannot be reached",
 	"abstract unix socket scoping needs Landlock ABI 6 (Linux 6.12 or later)", 1, {
-	{ "connect to parent's abstract listener", ATT_ERRNO, { EPERM, 0 }, 0 } }, 0 },
+	{ "connect to parent's abstract listener", ATT_ERRNO, { EPERM, 0 }, 0 } }, 0, 0 },
 [CK_UNIX] = { "unix-socket", TIER_FULL,
 	"no new unix socket can be opened (pathname sockets are unmediated); socketpair works",
 	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 3, {
 	{ "socket(AF_UNIX, SOCK_STREAM)", ATT_DENY, { SB_SOCK, 0 }, 0 },
 	{ "socket(AF_UNIX, SOCK_DGRAM)", ATT_DENY, { SB_SOCK, 0 }, 0 },
-	{ "socketpair(AF_UNIX)", ATT_ALLOW, { 0, 0 }, 0 } }, 0 },
+	{ "socketpair(AF_UNIX)", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 0 },
 [CK_TIOCSTI] = { "tiocsti", TIER_FULL,
 	"terminal input injection (TIOCSTI, TIOCLINUX) is blocked before it reaches a tty",
 	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 3, {
 	{ "ioctl(TIOCSTI)", ATT_DENY, { SB_IOCTL, 0 }, 0 },
 	{ "ioctl(TIOCLINUX)", ATT_DENY, { SB_IOCTL, 0 }, 0 },
-	{ "ioctl(FIONREAD) reaches the kernel", ATT_ERRNO, { EBADF, 0 }, 0 } }, 0 },
+	{ "ioctl(FIONREAD) reaches the kernel", ATT_ERRNO, { EBADF, 0 }, 0 } }, 0, 0 },
 [CK_UDP] = { "udp", TIER_FULL,
 	"with no network, UDP and TCP are denied; socketpair works",
 	"no-network needs seccomp filters and Landlock ABI 4 (Linux 6.7 or later)", 4, {
 	{ "socket(AF_INET, SOCK_DGRAM)", ATT_DENY, { SB_SOCK, 0 }, 0 },
 	{ "socket(AF_INET6, SOCK_DGRAM)", ATT_DENY, { SB_SOCK, 0 }, 0 },
 	{ "connect to loopback listener", ATT_DENY, { SB_SOCK, 0 }, 0 },
-	{ "socketpair(AF_UNIX, SOCK_DGRAM)", ATT_ALLOW, { 0, 0 }, 0 } }, 1 },
+	{ "socketpair(AF_UNIX, SOCK_DGRAM)", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 1 },
 };
 const size_t probe_nchecks = CK_COUNT;
 _Static_assert((int)CK_COUNT <= (int)PROBE_MAX_CHECKS, "too many checks");
@@ -399,20 +399,20 @@ probe_attempts(int child, const struct probe_ctx *ctx, int wfd, int pre,
 }
 
 size_t
-probe_pack(int child, const struct probe_obs *obs, struct probe_obs *out)
+probe_pack(int child, struct probe_obs *ob)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < probe_nchecks; i++)
 		if (probe_checks[i].child == child)
-			out[n++] = obs[i];
+			ob[n++] = ob[i];
 	return n;
 }
 
 _Noreturn void
 probe_child(int child, const struct probe_ctx *ctx, int wfd)
 {
-	struct probe_obs ob[PROBE_MAX_CHECKS], out[PROBE_MAX_CHECKS];
+	struct probe_obs ob[PROBE_MAX_CHECKS];
 	struct probe_policy pol;
 	char why[sizeof ob[0].why];
 	size_t i, n;
@@ -430,7 +430,7 @@ probe_child(int child, const struct probe_ctx *ctx, int wfd)
 	} else {
 		probe_attempts(child, ctx, wfd, pre, ob);
 	}
-	n = probe_pack(child, ob, out);
-	(void)!write(wfd, out, n * sizeof out[0]);
+	n = probe_pack(child, ob);
+	(void)!write(wfd, ob, n * sizeof ob[0]);
 	_exit(0);
 }

@@ -45,7 +45,8 @@ void probe_prepare(int child, const struct probe_ctx *ctx, int wfd,
     struct probe_policy *pol, struct probe_obs *ob, int *pre);
 void probe_attempts(int child, const struct probe_ctx *ctx, int wfd, int pre,
     struct probe_obs *ob);
-/* The reports of child's checks, in table order, into out; their count. */
-size_t probe_pack(int child, const struct probe_obs *ob, struct probe_obs *out);
+/* Move the reports of child's checks to the front of ob, in table order;
+ * returns their count. */
+size_t probe_pack(int child, struct probe_obs *ob);
 
 #endif

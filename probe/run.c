@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,19 +184,69 @@ now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-enum { MAXCHILDREN = 4, EXIT_ORPHAN = 122 };
+/*
+ * Speed. On a virtual machine fork(2) costs about a millisecond (a new
+ * address space, page by page), clone(CLONE_VM) a twentieth of that. So
+ * every child but the last is a fork, made first; the last shares this
+ * process's memory and runs while this process only waits in poll(2):
+ * its credentials, seccomp filter, Landlock domain, descriptor table and
+ * limits are its own, which is all the sandbox touches, but errno and
+ * memory are shared, hence one such child at a time, and none holding a
+ * check that needs its own address space (PROBE_OWN_MM). They all run at
+ * once, on as many CPUs as there are. Each dies with this process
+ * (PR_SET_PDEATHSIG); one still silent at the deadline is killed.
+ */
+enum { MAXCHILDREN = 4, EXIT_ORPHAN = 122, SHARED_STACK = 256 * 1024 };
+static char shared_stack[SHARED_STACK] __attribute__((aligned(64)));
+
+/* ASan keeps per-thread state that a CLONE_VM child would share and
+ * corrupt: the sanitizer build (make san) forks every child. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PROBE_FORK_ALL 1
+#endif
+#endif
+#ifndef PROBE_FORK_ALL
+#define PROBE_FORK_ALL 0
+#endif
 
 struct kid {
 	pid_t pid;
 	int fd;			/* report pipe, -1 once read to the end */
+	struct probe_obs *obs;	/* its checks' slots in the report table */
 	size_t got, want;	/* report bytes */
-	int status;		/* as from waitpid */
+	int status;		/* as from waitpid; errno when not started */
 	int timed_out;
-	union {
-		struct probe_obs obs[PROBE_MAX_CHECKS];
-		char raw[PROBE_MAX_CHECKS * sizeof(struct probe_obs)];
-	} buf;
+	/* for the child */
+	probe_child_fn *fn;
+	int child, wfd;
+	const struct probe_ctx *ctx;
+	pid_t parent;
 };
+
+static int
+kid_main(void *a)
+{
+	const struct kid *k = a;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != k->parent)
+		_exit(EXIT_ORPHAN);
+	k->fn(k->child, k->ctx, k->wfd);
+	_exit(0);
+}
+
+static int
+shares_memory(int child)
+{
+	size_t i;
+
+	if (PROBE_FORK_ALL || child != probe_nchildren - 1 || child == 0)
+		return 0;
+	for (i = 0; i < probe_nchecks; i++)
+		if (probe_checks[i].child == child && (probe_checks[i].flags & PROBE_OWN_MM))
+			return 0;
+	return 1;
+}
 
 /* Read every report until each pipe is at its end, or the deadline. */
 static void
@@ -221,8 +272,8 @@ collect(struct kid *k, int n, long deadline)
 			if (k[c].fd < 0 || pfd[c].revents == 0)
 				continue;
 			/* to the end, so an overlong report is seen as one */
-			if (k[c].got < sizeof k[c].buf)
-				m = read(k[c].fd, k[c].buf.raw + k[c].got, sizeof k[c].buf - k[c].got);
+			if (k[c].got < k[c].want)
+				m = read(k[c].fd, (char *)k[c].obs + k[c].got, k[c].want - k[c].got);
 			else
 				m = read(k[c].fd, over, sizeof over);
 			if (m < 0 && (errno == EINTR || errno == EAGAIN))
@@ -237,13 +288,12 @@ collect(struct kid *k, int n, long deadline)
 	}
 }
 
-/* Check i's outcome: its child's end, and its own report from the child's. */
+/* Check i's outcome: its child's end; its own report, at slot of the child's. */
 static void
 outcome(const struct kid *k, size_t slot, struct probe_outcome *o)
 {
 	size_t start = slot * sizeof o->obs;
 
-	memset(o, 0, sizeof *o);
 	if (k->pid < 0) {
 		o->end = END_NOSTART;
 		o->detail = k->status;
@@ -263,24 +313,16 @@ outcome(const struct kid *k, size_t slot, struct probe_outcome *o)
 		    k->got - start : sizeof o->obs);
 	} else {
 		o->end = END_REPORTED;
-		o->obs = k->buf.obs[slot];
 	}
 }
 
-/*
- * Every child at once: each is a fork(2) of its own (the proc-environ check
- * needs one anyway: a task sharing its parent's memory may always read the
- * parent's environ), so they run in parallel on as many CPUs as there are.
- * Each dies with this process (PR_SET_PDEATHSIG); one still silent at the
- * deadline is killed.
- */
 int
 probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
     probe_child_fn *child)
 {
-	static struct kid k[MAXCHILDREN];
-	pid_t self = getpid();
-	size_t i, slot[MAXCHILDREN];
+	static struct probe_obs report[PROBE_MAX_CHECKS];	/* by child, then table order */
+	struct kid k[MAXCHILDREN];
+	size_t i, slot[MAXCHILDREN], used = 0;
 	int c, n = probe_nchildren, p[2];
 	long deadline = now_ms() + timeout_ms;
 
@@ -289,8 +331,13 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 		return -1;
 	}
 	memset(k, 0, sizeof k);
-	for (i = 0; i < probe_nchecks; i++)
-		k[probe_checks[i].child].want += sizeof k[0].buf.obs[0];
+	for (c = 0; c < n; c++) {
+		k[c].obs = &report[used];
+		for (i = 0; i < probe_nchecks; i++)
+			if (probe_checks[i].child == c)
+				k[c].want += sizeof report[0];
+		used += k[c].want / sizeof report[0];
+	}
 	for (c = 0; c < n; c++) {
 		k[c].fd = -1;
 		if (pipe2(p, O_CLOEXEC) < 0) {
@@ -298,13 +345,19 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 			k[c].status = errno;
 			continue;
 		}
-		k[c].pid = fork();
-		if (k[c].pid == 0) {
-			close(p[0]);
-			if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self)
-				_exit(EXIT_ORPHAN);
-			child(c, ctx, p[1]);
-			_exit(0);
+		k[c].fn = child;
+		k[c].child = c;
+		k[c].ctx = ctx;
+		k[c].wfd = p[1];
+		k[c].parent = getpid();
+		if (shares_memory(c)) {
+			k[c].pid = clone(kid_main, shared_stack + SHARED_STACK, CLONE_VM | SIGCHLD, &k[c]);
+		} else {
+			k[c].pid = fork();
+			if (k[c].pid == 0) {
+				close(p[0]);
+				kid_main(&k[c]);
+			}
 		}
 		if (k[c].pid < 0)
 			k[c].status = errno;
@@ -333,7 +386,11 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 	memset(slot, 0, sizeof slot);
 	for (i = 0; i < probe_nchecks; i++) {
 		c = probe_checks[i].child;
-		outcome(&k[c], slot[c]++, &out[i]);
+		memset(&out[i], 0, sizeof out[i]);
+		outcome(&k[c], slot[c], &out[i]);
+		if (out[i].end == END_REPORTED)
+			out[i].obs = k[c].obs[slot[c]];
+		slot[c]++;
 	}
 	return 0;
 }

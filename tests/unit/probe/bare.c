@@ -20,15 +20,15 @@
 static _Noreturn void
 bare_child(int child, const struct probe_ctx *ctx, int wfd)
 {
-	struct probe_obs ob[PROBE_MAX_CHECKS], out[PROBE_MAX_CHECKS];
+	struct probe_obs ob[PROBE_MAX_CHECKS];
 	struct probe_policy pol;
 	size_t n;
 	int pre;
 
 	probe_prepare(child, ctx, wfd, &pol, ob, &pre);
 	probe_attempts(child, ctx, wfd, pre, ob);	/* no probe_apply */
-	n = probe_pack(child, ob, out);
-	(void)!write(wfd, out, n * sizeof out[0]);
+	n = probe_pack(child, ob);
+	(void)!write(wfd, ob, n * sizeof ob[0]);
 	_exit(0);
 }
 
@@ -57,7 +57,8 @@ crash_child(int child, const struct probe_ctx *ctx, int wfd)
 	probe_prepare(child, ctx, wfd, &pol, ob, &pre);
 	if (probe_apply(&pol, why, sizeof why) == 0)
 		probe_attempts(child, ctx, wfd, pre, ob);
-	raise(SIGSEGV);
+	/* not raise(): a child sharing memory shares libc's cached thread id */
+	kill(getpid(), SIGSEGV);
 	_exit(0);
 }
 
@@ -65,7 +66,7 @@ crash_child(int child, const struct probe_ctx *ctx, int wfd)
 static _Noreturn void
 partial_child(int child, const struct probe_ctx *ctx, int wfd)
 {
-	struct probe_obs ob[PROBE_MAX_CHECKS], out[PROBE_MAX_CHECKS];
+	struct probe_obs ob[PROBE_MAX_CHECKS];
 	struct probe_policy pol;
 	char why[256];
 	size_t n;
@@ -74,8 +75,8 @@ partial_child(int child, const struct probe_ctx *ctx, int wfd)
 	probe_prepare(child, ctx, wfd, &pol, ob, &pre);
 	if (probe_apply(&pol, why, sizeof why) == 0)
 		probe_attempts(child, ctx, wfd, pre, ob);
-	n = probe_pack(child, ob, out);
-	(void)!write(wfd, out, n * sizeof out[0] - 1);
+	n = probe_pack(child, ob);
+	(void)!write(wfd, ob, n * sizeof ob[0] - 1);
 	_exit(0);
 }
 

@@ -174,7 +174,7 @@ cmd_doctor(int argc, char **argv, char **envp)
 		jlist(stdout, "read", &pl.rd, 1);
 		printf("\"proc\":%s,\"devices\":%s,", pol.proc ? "true" : "false", pol.devices ? "true" : "false");
 		jlist(stdout, "write", &pl.wr, 1);
-		jstr(stdout, "attempt", pl.store, 1);
+		jstr(stdout, "store", pl.store, 1);
 		jstr(stdout, "network", netname(&pol), 1);
 		printf("\"scope\":%s,", pol.scope ? "true" : "false");
 		jstr(stdout, "minimum_tier", plan_tier(&pl), 1);

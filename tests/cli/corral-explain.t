@@ -81,6 +81,17 @@ like "$rc:$err" "^1:corral: fatal: policy \"read\" grants /nonexistent-corral: N
 run $E "$C" explain -w "$TMP/nope" -- true
 like "$rc:$err" "^1:corral: fatal: workspace $TMP/nope: No such file or directory" "a missing workspace: refused"
 
+# a linked worktree's .git is a file that could be redirected: refused
+mkdir -p "$TMP/wt"
+echo "gitdir: $TMP/elsewhere" > "$TMP/wt/.git"
+run $E "$C" explain -w "$TMP/wt" -- true
+is "$rc:$err" "1:corral: fatal: workspace $TMP/wt is a linked git worktree (.git is not a directory): its git files cannot be protected
+corral: hint: run from the main worktree, or set \"git_protect\": false in a policy (the agent could then redirect .git)" "a linked worktree: refused, with a hint"
+printf '{"git_protect": false}' > "$TMP/ng.json"
+run $E "$C" explain -p "$TMP/ng.json" -w "$TMP/wt" -- true
+is "$rc" 0 "git_protect false: accepted"
+like "$out" " -W $TMP/wt " "git_protect false: a plain grant"
+
 # PATH directories inside the home are left out, and said so
 mkdir -p "$H/bin"
 run env -i HOME=$H PATH=$H/bin:/usr/bin:/bin XDG_STATE_HOME=$TMP/state "$C" explain -w "$TMP/ws" -- true

@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 
 #include "http_up.h"
+#include "modern.h"
 #include "msg.h"
 #include "rpc.h"
 #include "sse.h"
@@ -48,6 +49,9 @@ struct http_up {
 	char endpoint[URL_MAX];
 	struct { char *msg; size_t n; uint64_t uid; int init; } defer[MAX_DEFER];
 	int ndefer;
+	int modern;		/* 2026-07-28: no session, metadata headers on every POST */
+	struct rpc_toks tk;
+	struct buf mb;
 };
 
 static int start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int get);
@@ -246,7 +250,7 @@ xfer_free(struct xfer *x)
 static struct curl_slist *
 add_hdr(struct curl_slist *l, const char *a, const char *b, int *bad)
 {
-	char line[600];
+	char line[MODERN_HDR_MAX + 64];
 	struct curl_slist *n;
 
 	snprintf(line, sizeof line, "%s%s", a, b);
@@ -274,6 +278,38 @@ start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int 
 	x->init = init;
 	x->get = get;
 	x->ev.max = h->cfg->max_msg;
+	int modern = !get && (h->modern || init == 2);
+	char hm[MODERN_HDR_MAX], hn[MODERN_HDR_MAX];
+	hm[0] = hn[0] = '\0';
+	if (modern && msg) {
+		/* the metadata comes from the body we are about to send, which
+		 * the proxy has already checked: never from what a client said */
+		struct rpc_msg m;
+		char name[MODERN_NAME_MAX + 1];
+		int nl;
+		if (rpc_parse(msg, n, &h->tk, &m) < 0 || m.kind != RPC_REQUEST) {
+			free(x);
+			return -1;
+		}
+		nl = json_str(m.js, &m.t[m.method], name, sizeof name);
+		if (nl < 0 || modern_hdr_encode(name, (size_t)nl, hm, sizeof hm) < 0 ||
+		    (size_t)nl != strlen(name)) {
+			free(x);
+			return -1;
+		}
+		nl = modern_name(&m, name, sizeof name);
+		if (nl == -1 || (nl >= 0 && modern_hdr_encode(name, (size_t)nl, hn, sizeof hn) < 0)) {
+			free(x);
+			return -1;
+		}
+		h->mb.len = 0;
+		if (modern_meta(&m, &h->mb) < 0) {
+			free(x);
+			return -1;
+		}
+		msg = h->mb.p;
+		n = h->mb.len;
+	}
 	if (msg && (x->body = malloc(n + 1)) == NULL) {
 		free(x);
 		return -1;
@@ -296,10 +332,17 @@ start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int 
 	}
 	if (h->auth)
 		x->hdrs = add_hdr(x->hdrs, h->auth, "", &bad);
-	if (h->sid[0] && !h->legacy)
-		x->hdrs = add_hdr(x->hdrs, "Mcp-Session-Id: ", h->sid, &bad);
-	if (h->ver[0] && !init && !h->legacy)
-		x->hdrs = add_hdr(x->hdrs, "MCP-Protocol-Version: ", h->ver, &bad);
+	if (modern) {
+		x->hdrs = add_hdr(x->hdrs, "MCP-Protocol-Version: ", MODERN_VERSION, &bad);
+		x->hdrs = add_hdr(x->hdrs, "Mcp-Method: ", hm, &bad);
+		if (hn[0])
+			x->hdrs = add_hdr(x->hdrs, "Mcp-Name: ", hn, &bad);
+	} else {
+		if (h->sid[0] && !h->legacy)
+			x->hdrs = add_hdr(x->hdrs, "Mcp-Session-Id: ", h->sid, &bad);
+		if (h->ver[0] && !init && !h->legacy)
+			x->hdrs = add_hdr(x->hdrs, "MCP-Protocol-Version: ", h->ver, &bad);
+	}
 	if (bad) {
 		xfer_free(x);
 		return -1;
@@ -385,6 +428,8 @@ http_up_free(struct http_up *h)
 		return;
 	http_up_reset(h);
 	curl_multi_cleanup(h->m);
+	rpc_toks_free(&h->tk);
+	buf_free(&h->mb);
 	if (h->auth) {
 		explicit_bzero(h->auth, strlen(h->auth));
 		free(h->auth);
@@ -419,7 +464,17 @@ http_up_post(struct http_up *h, const char *msg, size_t n, uint64_t uid, int ini
 {
 	if (h->legacy)
 		return legacy_post(h, msg, n, uid, init);
-	if (init)
+	if (h->modern) {
+		/* 2026-07-28 defines no client notifications or responses over
+		 * Streamable HTTP: only requests are posted */
+		struct rpc_msg m;
+		if (rpc_parse(msg, n, &h->tk, &m) < 0)
+			return -1;
+		if (m.kind != RPC_REQUEST)
+			return 0;
+		return start(h, msg, n, uid, init == 2 ? 2 : 0, 0);
+	}
+	if (init == 1)
 		h->sid[0] = '\0';	/* a new session */
 	return start(h, msg, n, uid, init, 0);
 }
@@ -440,9 +495,15 @@ http_up_set_version(struct http_up *h, const char *v, size_t n)
 }
 
 void
+http_up_set_modern(struct http_up *h, int on)
+{
+	h->modern = on;
+}
+
+void
 http_up_listen(struct http_up *h)
 {
-	if (h->legacy || h->listening || !h->sid[0])
+	if (h->modern || h->legacy || h->listening || !h->sid[0])
 		return;
 	if (start(h, NULL, 0, 0, 0, 1) == 0)
 		h->listening = 1;
@@ -480,14 +541,21 @@ done(struct http_up *h, struct xfer *x, CURLcode res)
 	if (res != CURLE_OK) {
 		snprintf(why, sizeof why, "%s", x->over ? "sent a message over the size limit" :
 		    curl_easy_strerror(res));
-		push(h, HEV_FAIL, x->uid, x->init, NULL, 0, why);
+		/* unreachable is not an answer: a failed start, whatever was asked */
+		push(h, HEV_FAIL, x->uid, x->init ? 1 : 0, NULL, 0, why);
+		return;
+	}
+	if (x->init == 2 && status != 200) {
+		/* server/discover refused: the caller falls back to initialize */
+		snprintf(why, sizeof why, "answered HTTP %ld to server/discover", status);
+		push(h, HEV_FAIL, x->uid, 2, NULL, 0, why);
 		return;
 	}
 	if (status == 404 && h->sid[0] && !x->init) {
 		push(h, HEV_EXPIRED, x->uid, 0, x->body, x->bodyn, "session expired (404)");
 		return;
 	}
-	if (x->init && !h->legacy && (status == 400 || status == 404 || status == 405)) {
+	if (x->init == 1 && !h->legacy && (status == 400 || status == 404 || status == 405)) {
 		/* no Streamable HTTP here: try the legacy HTTP+SSE transport */
 		msg_warn("upstream answered HTTP %ld to initialize; trying the legacy HTTP+SSE transport", status);
 		h->legacy = 1;
@@ -500,7 +568,7 @@ done(struct http_up *h, struct xfer *x, CURLcode res)
 		push(h, HEV_FAIL, x->uid, x->init, NULL, 0, why);
 		return;
 	}
-	if (x->init && x->sid[0])
+	if (x->init == 1 && x->sid[0])
 		memcpy(h->sid, x->sid, sizeof h->sid);
 	if (h->legacy)
 		return;		/* the answer comes on the event stream */

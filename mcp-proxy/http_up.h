@@ -35,11 +35,17 @@ struct http_up;
 int http_url_ok(const char *url);
 struct http_up *http_up_new(const struct http_config *cfg);
 void http_up_free(struct http_up *h);
-/* POST one message. uid: the request's upstream id, or 0. init: it is the
- * initialize request (its answer carries the session id). */
+/* POST one message. uid: the request's upstream id, or 0. init: 1 when it
+ * is the initialize request (its answer carries the session id), 2 when it
+ * is the server/discover probe (sent as 2026-07-28; any HTTP status but
+ * 200 is reported as HEV_FAIL with init 2, never as a legacy server). */
 int http_up_post(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init);
 /* The negotiated protocol version, sent as MCP-Protocol-Version. */
 void http_up_set_version(struct http_up *h, const char *v, size_t n);
+/* 2026-07-28 from now on: no session; MCP-Protocol-Version, Mcp-Method and
+ * Mcp-Name (derived from each body) and params._meta on every request;
+ * notifications and responses are not posted. */
+void http_up_set_modern(struct http_up *h, int on);
 /* Abort every transfer and forget the session. */
 void http_up_reset(struct http_up *h);
 /* Open the GET stream for server-initiated messages (once per session). */

@@ -94,6 +94,20 @@ httpd_parse(const char *buf, size_t len, struct http_req *r)
 			if (num_parse_u64(num, 0, (uint64_t)1 << 40, &n) < 0)
 				return -1;
 			r->clen = (long long)n;
+		} else if (H("mcp-method", mm)) {
+			if (r->has_mcp_method)
+				return -1;	/* twice: which one would a gateway read? */
+			r->has_mcp_method = 1;
+			copy(r->mcp_method, sizeof r->mcp_method, v, vn, &over);
+		} else if (H("mcp-name", mn)) {
+			if (r->has_mcp_name)
+				return -1;
+			r->has_mcp_name = 1;
+			copy(r->mcp_name, sizeof r->mcp_name, v, vn, &over);
+		} else if (H("mcp-protocol-version", mv)) {
+			if (r->mcp_version[0])
+				return -1;
+			copy(r->mcp_version, sizeof r->mcp_version, v, vn, &over);
 		} else if (H("connection", conn)) {
 			r->close = vn == 5 && strncasecmp(v, "close", 5) == 0;
 		} else if (H("transfer-encoding", te)) {

@@ -8,6 +8,9 @@ enum { HTTPD_HEAD_MAX = 16384 };
 
 struct http_req {
 	char method[8], path[256], host[256], origin[256], auth[4200], ctype[128], accept[256];
+	/* the 2026-07-28 request metadata, checked against the body later */
+	char mcp_method[256], mcp_name[2048], mcp_version[32];
+	int has_mcp_method, has_mcp_name;
 	long long clen;		/* -1: absent */
 	int chunked, has_origin, close;	/* close: Connection: close */
 	size_t head_len;	/* bytes of the head, blank line included */

@@ -21,9 +21,11 @@ static const char usage[] =
 "usage: mcp-proxy [-a TOOL]... [-e NAME]... [-t DURATION] [-m BYTES]\n"
 "                 [--audit FILE | --audit-fd FD] [--] COMMAND [ARG]...\n"
 "       mcp-proxy [-a TOOL]... [-t DURATION] [-m BYTES] [--audit FILE | --audit-fd FD]\n"
-"                 [--token-file FILE | --token-fd FD] [--cacert FILE] --url URL\n"
+"                 [--token-file FILE | --token-fd FD] [--cacert FILE]\n"
+"                 [--protocol auto | 2026-07-28 | 2025-11-25] --url URL\n"
 "       (either form may add: [--listen-unix PATH]\n"
-"                 [--listen-http PORT (--listen-token-file FILE | --listen-token-fd FD)])\n"
+"                 [--listen-http PORT (--listen-token-file FILE | --listen-token-fd FD)\n"
+"                  [--listen-idle DURATION]])\n"
 "       mcp-proxy -h | --help | --version\n"
 "\n"
 "Serve MCP on stdin/stdout and relay it to one upstream MCP server: the stdio\n"
@@ -42,15 +44,20 @@ static const char usage[] =
 "      --token-file FILE  send the bearer token in FILE (mode 0600, ours) upstream\n"
 "      --token-fd FD      the same, read from descriptor FD\n"
 "      --cacert FILE      trust the CAs in FILE instead of the system bundle\n"
+"      --protocol REV     the revision to speak to URL: auto (default: server/discover as\n"
+"                         2026-07-28, falling back to initialize as 2025-11-25), 2026-07-28\n"
+"                         (no fallback) or 2025-11-25 (initialize only)\n"
 "      --listen-unix PATH serve clients on the unix socket PATH (mode 0600) instead of stdio\n"
 "      --listen-http PORT serve Streamable HTTP on 127.0.0.1:PORT/mcp (0: any port; the URL\n"
 "                         is printed on stdout) instead of stdio\n"
 "      --listen-token-file FILE  the bearer token HTTP clients must send (mode 0600)\n"
 "      --listen-token-fd FD      the same, from a descriptor\n"
+"      --listen-idle DURATION    close an HTTP connection that has not sent a whole\n"
+"                         request this long after opening or after its last answer (default 30s)\n"
 "  -h, --help             this help\n"
 "      --version          print the version\n";
 
-enum { OPT_AUDIT = 256, OPT_AUDIT_FD, OPT_VERSION, OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_CACERT,
+enum { OPT_AUDIT = 256, OPT_AUDIT_FD, OPT_VERSION, OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_CACERT, OPT_PROTOCOL, OPT_LIDLE,
 	OPT_LUNIX, OPT_LHTTP, OPT_LTOKEN_FILE, OPT_LTOKEN_FD };
 
 static const struct option longopts[] = {
@@ -64,6 +71,8 @@ static const struct option longopts[] = {
 	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 	{ "token-fd", required_argument, NULL, OPT_TOKEN_FD },
 	{ "cacert", required_argument, NULL, OPT_CACERT },
+	{ "protocol", required_argument, NULL, OPT_PROTOCOL },
+	{ "listen-idle", required_argument, NULL, OPT_LIDLE },
 	{ "listen-unix", required_argument, NULL, OPT_LUNIX },
 	{ "listen-http", required_argument, NULL, OPT_LHTTP },
 	{ "listen-token-file", required_argument, NULL, OPT_LTOKEN_FILE },
@@ -80,11 +89,12 @@ main(int argc, char **argv)
 	static struct proxy_config cfg = {
 		.timeout_ms = 60000, .max_msg = 4194304, .audit_fd = -1,
 		.backoff_min_ms = 250, .backoff_max_ms = 30000, .listen_http = -1,
+		.http_idle_ms = 30000,
 	};
 	static const char **allow, **envnames;
 	size_t nenv = 0;
 	const char *audit = NULL, *token_file = NULL, *ltoken_file = NULL;
-	int token_fd = -1, ltoken_fd = -1;
+	int token_fd = -1, ltoken_fd = -1, protocol_set = 0, idle_set = 0;
 	uint64_t v;
 	int o, fd;
 
@@ -149,6 +159,27 @@ main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_LIDLE:
+			if (num_parse_duration(optarg, &v) < 0 || v == 0 || v > 86400) {
+				msg_usage("invalid --listen-idle: %s", optarg);
+				return EXIT_USAGE;
+			}
+			cfg.http_idle_ms = (int64_t)v * 1000;
+			idle_set = 1;
+			break;
+		case OPT_PROTOCOL:
+			if (strcmp(optarg, "auto") == 0) {
+				cfg.protocol = PROTO_AUTO;
+			} else if (strcmp(optarg, "2026-07-28") == 0) {
+				cfg.protocol = PROTO_MODERN;
+			} else if (strcmp(optarg, "2025-11-25") == 0) {
+				cfg.protocol = PROTO_LEGACY;
+			} else {
+				msg_usage("invalid --protocol (auto, 2026-07-28 or 2025-11-25): %s", optarg);
+				return EXIT_USAGE;
+			}
+			protocol_set = 1;
+			break;
 		case OPT_CACERT:
 			cfg.cacert = optarg;
 			break;
@@ -190,8 +221,8 @@ main(int argc, char **argv)
 		msg_hint("mcp-proxy --allow echo -- node server.js");
 		return EXIT_USAGE;
 	}
-	if (!cfg.url && (token_file || token_fd >= 0 || cfg.cacert)) {
-		msg_usage("--token-file, --token-fd and --cacert need --url");
+	if (!cfg.url && (token_file || token_fd >= 0 || cfg.cacert || protocol_set)) {
+		msg_usage("--token-file, --token-fd, --cacert and --protocol need --url");
 		return EXIT_USAGE;
 	}
 	if (token_file && token_fd >= 0) {
@@ -218,6 +249,10 @@ main(int argc, char **argv)
 	}
 	if (cfg.listen_http >= 0 && !ltoken_file && ltoken_fd < 0) {
 		msg_usage("--listen-http needs --listen-token-file or --listen-token-fd");
+		return EXIT_USAGE;
+	}
+	if (cfg.listen_http < 0 && idle_set) {
+		msg_usage("--listen-idle needs --listen-http");
 		return EXIT_USAGE;
 	}
 	if (cfg.listen_http < 0 && (ltoken_file || ltoken_fd >= 0)) {

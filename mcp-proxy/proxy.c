@@ -27,12 +27,13 @@
 #include "msg.h"
 #include "proxy.h"
 #include "version.h"
+#include "modern.h"
 
 enum { MAX_CONN = 64, MAX_PEND = 512, MAX_SREQ = 64, CHUNK = 65536 };
 
 enum ckind { C_STDIO, C_UNIX, C_HTTP };
 
-enum pkind { K_FREE, K_INTERNAL_INIT, K_INIT_WAIT, K_LIST, K_CALL, K_OTHER };
+enum pkind { K_FREE, K_INTERNAL_INIT, K_INIT_WAIT, K_DISC_WAIT, K_LIST, K_CALL, K_OTHER };
 
 struct conn {
 	int used, in, out, eof, discard;
@@ -43,6 +44,8 @@ struct conn {
 	size_t hlen;			/* head length, once parsed */
 	long long clen;
 	int keep;			/* keep-alive: another request may follow */
+	struct http_req *req;		/* C_HTTP: the head of the request being read */
+	int64_t idle_at;		/* C_HTTP: waiting since then for a whole request */
 };
 
 struct pend {
@@ -87,9 +90,13 @@ struct proxy {
 	char *init_params, *init_result;
 	size_t init_paramsn, init_resultn;
 	int reinit;		/* the next handshake follows a restart */
+	int era, probing;	/* ERA_*; a server/discover probe is in flight */
+	char *caps;		/* the upstream's capabilities, raw JSON */
 	int lunix, lhttp, http_port;
 	int stopping;
 };
+
+enum { ERA_UNKNOWN, ERA_MODERN, ERA_LEGACY };
 
 static volatile sig_atomic_t got_signal;
 
@@ -250,6 +257,7 @@ broadcast(struct proxy *p, const char *s, size_t n)
 }
 
 static void up_fail(struct proxy *p, const char *why);
+static void conn_close(struct proxy *p, int c);
 
 static void
 up_send(struct proxy *p, const char *s, size_t n, uint64_t uid, int init)
@@ -313,6 +321,69 @@ pend_by_uid(struct proxy *p, uint64_t uid)
 
 static const char EMPTY_TOOLS[] = "{\"tools\":[]}";
 
+/* server/discover from a client, answered from the proxy's view of the
+ * upstream: both revisions (the proxy speaks 2025-11-25 to clients that
+ * initialize and 2026-07-28 to those that do not), the upstream's
+ * capabilities (tools always, with listChanged: the proxy sends it after a
+ * restart), and the proxy as the server. The upstream's instructions are
+ * left out: free text that may name tools the allowlist hides. */
+static void
+discover_answer(struct proxy *p, int c, const char *cid, size_t cidn)
+{
+	struct buf b = { 0 };
+
+	if (buf_adds(&b, "{\"supportedVersions\":[\"" MODERN_VERSION "\",\"" LEGACY_VERSION "\"],"
+	    "\"capabilities\":") < 0 || buf_adds(&b, p->caps ? p->caps : "{\"tools\":{\"listChanged\":true}}") < 0 ||
+	    buf_adds(&b, ",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"mcp-proxy\","
+	    "\"version\":\"" CORRAL_VERSION "\"}},\"resultType\":\"complete\"}") < 0 || buf_add(&b, "", 1) < 0) {
+		conn_error(p, c, cid, cidn, RPC_INTERNAL_ERROR, "out of memory");
+	} else {
+		conn_result(p, c, cid, cidn, b.p);
+	}
+	buf_free(&b);
+}
+
+/* The capabilities member of result object r, with "tools" replaced by
+ * {"listChanged":true} (added when absent), kept in p->caps. */
+static void
+keep_caps(struct proxy *p, const struct rpc_msg *m, int r)
+{
+	struct buf b = { 0 };
+	int cp = r >= 0 ? json_get(m->js, m->t, r, "capabilities") : -1;
+
+	free(p->caps);
+	p->caps = NULL;
+	if (buf_adds(&b, "{\"tools\":{\"listChanged\":true}") < 0)
+		goto out;
+	if (cp >= 0 && m->t[cp].type == JSMN_OBJECT) {
+		int k = cp + 1;
+		for (int i = 0; i < m->t[cp].size; i++) {
+			int v = k + 1, nx = json_next(m->t, v);
+			if (!json_eq(m->js, &m->t[k], "tools")) {
+				if (buf_adds(&b, ",") < 0 ||
+				    buf_add(&b, m->js + m->t[k].start - 1, (size_t)(m->t[k].end - m->t[k].start + 2)) < 0 ||
+				    buf_adds(&b, ":") < 0)
+					goto out;
+				const char *s;
+				size_t n;
+				rpc_raw(m, v, &s, &n);
+				if (buf_add(&b, s, n) < 0)
+					goto out;
+			}
+			k = nx;
+		}
+	}
+	if (buf_adds(&b, "}") < 0 || buf_add(&b, "", 1) < 0)
+		goto out;
+	for (char *q = b.p; *q; q++)
+		if (*q == '\n' || *q == '\r')
+			*q = ' ';
+	p->caps = b.p;
+	return;
+out:
+	buf_free(&b);
+}
+
 /* Answer a request the upstream will not: zero tools for a listing, a
  * stand-in handshake, an error for anything else. */
 static void
@@ -329,6 +400,9 @@ pend_fail(struct proxy *p, struct pend *e, int code, const char *text, const cha
 		    "{\"tools\":{\"listChanged\":true}},\"serverInfo\":{\"name\":\"mcp-proxy\","
 		    "\"version\":\"%s\"}}", CORRAL_VERSION);
 		conn_result(p, e->conn, e->cid, e->cidn, res);
+		break;
+	case K_DISC_WAIT:
+		discover_answer(p, e->conn, e->cid, e->cidn);
 		break;
 	case K_CALL:
 		audit(p, e->tool, strlen(e->tool), outcome);
@@ -379,6 +453,7 @@ up_fail(struct proxy *p, const char *why)
 		http_up_reset(p->http);
 	p->state = UP_DOWN;
 	p->ready = 0;
+	p->probing = 0;
 	for (int i = 0; i < MAX_PEND; i++)
 		if (p->pend[i].kind != K_FREE)
 			pend_fail(p, &p->pend[i], RPC_UPSTREAM_DOWN, "upstream unavailable", "unavailable");
@@ -464,13 +539,25 @@ fail:
 	up_fail(p, "did not start");
 }
 
+static const char DEFAULT_INIT[] = "{\"protocolVersion\":\"" LEGACY_VERSION "\",\"capabilities\":{},"
+    "\"clientInfo\":{\"name\":\"mcp-proxy\",\"version\":\"" CORRAL_VERSION "\"}}";
+
+/* The handshake with the upstream: server/discover first on an HTTP
+ * upstream whose era is not known yet (2026-07-28), else initialize with
+ * the first client's parameters (the proxy's own for a client that never
+ * initializes). */
 static void
 start_handshake(struct proxy *p)
 {
 	struct pend *e;
 	char id[32];
 
-	if (p->state != UP_RUNNING || p->ready || !p->init_params)
+	if (!p->init_params) {
+		if ((p->init_params = dupn(DEFAULT_INIT, sizeof DEFAULT_INIT - 1)) == NULL)
+			return;
+		p->init_paramsn = sizeof DEFAULT_INIT - 1;
+	}
+	if (p->state != UP_RUNNING || p->ready)
 		return;
 	for (int i = 0; i < MAX_PEND; i++)
 		if (p->pend[i].kind == K_INTERNAL_INIT)
@@ -479,11 +566,42 @@ start_handshake(struct proxy *p)
 		return;
 	snprintf(id, sizeof id, "%llu", (unsigned long long)e->uid);
 	p->tmp.len = 0;
+	p->probing = p->http && p->era != ERA_LEGACY && p->cfg->protocol != PROTO_LEGACY;
+	if (p->probing) {
+		if (buf_adds(&p->tmp, "{\"jsonrpc\":\"2.0\",\"id\":") < 0 || buf_adds(&p->tmp, id) < 0 ||
+		    buf_adds(&p->tmp, ",\"method\":\"server/discover\",\"params\":{\"_meta\":{"
+		    "\"io.modelcontextprotocol/protocolVersion\":\"" MODERN_VERSION "\","
+		    "\"io.modelcontextprotocol/clientCapabilities\":{},"
+		    "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"mcp-proxy\",\"version\":\""
+		    CORRAL_VERSION "\"}}}}\n") < 0)
+			return;
+		up_send(p, p->tmp.p, p->tmp.len, e->uid, 2);
+		return;
+	}
 	if (buf_adds(&p->tmp, "{\"jsonrpc\":\"2.0\",\"id\":") < 0 || buf_adds(&p->tmp, id) < 0 ||
 	    buf_adds(&p->tmp, ",\"method\":\"initialize\",\"params\":") < 0 ||
 	    buf_add(&p->tmp, p->init_params, p->init_paramsn) < 0 || buf_adds(&p->tmp, "}\n") < 0)
 		return;
 	up_send(p, p->tmp.p, p->tmp.len, e->uid, 1);
+}
+
+/* server/discover was refused (an error, a 4xx, no answer): the upstream
+ * is of the initialize era, remembered for this process (spec 2026-07-28,
+ * versioning: "cache the result ... for the lifetime of the origin"). */
+static void
+probe_failed(struct proxy *p, const char *why)
+{
+	for (int i = 0; i < MAX_PEND; i++)
+		if (p->pend[i].kind == K_INTERNAL_INIT)
+			pend_free(&p->pend[i]);
+	p->probing = 0;
+	if (p->cfg->protocol == PROTO_MODERN) {
+		up_fail(p, "does not speak 2026-07-28 (server/discover refused)");
+		return;
+	}
+	msg_warn("upstream %s; falling back to initialize (" LEGACY_VERSION ")", why);
+	p->era = ERA_LEGACY;
+	start_handshake(p);
 }
 
 /* The handshake is done: release held requests, answer waiting clients. */
@@ -494,11 +612,15 @@ up_ready(struct proxy *p)
 	static const char initialized[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
 
 	p->ready = 1;
-	up_send(p, initialized, sizeof initialized - 1, 0, 0);
+	if (p->era != ERA_MODERN)
+		up_send(p, initialized, sizeof initialized - 1, 0, 0);
 	for (int i = 0; i < MAX_PEND; i++) {
 		struct pend *e = &p->pend[i];
 		if (e->kind == K_INIT_WAIT) {
 			conn_result(p, e->conn, e->cid, e->cidn, p->init_result);
+			pend_free(e);
+		} else if (e->kind == K_DISC_WAIT) {
+			discover_answer(p, e->conn, e->cid, e->cidn);
 			pend_free(e);
 		}
 	}
@@ -518,7 +640,7 @@ up_ready(struct proxy *p)
 		if (p->state != UP_RUNNING)
 			break;
 	}
-	if (p->http)
+	if (p->http && p->era != ERA_MODERN)
 		http_up_listen(p->http);
 	if (p->reinit)
 		broadcast(p, changed, sizeof changed - 1);
@@ -564,6 +686,7 @@ forward_request(struct proxy *p, int c, const struct rpc_msg *m, enum pkind kind
 		return;
 	}
 	if (!p->ready) {
+		start_handshake(p);	/* a client that never initialized (2026-07-28) */
 		e->held = 1;
 		if ((e->msg = dupn(p->tmp.p, p->tmp.len)) == NULL)
 			pend_fail(p, e, RPC_INTERNAL_ERROR, "out of memory", "error");
@@ -609,6 +732,25 @@ client_initialize(struct proxy *p, int c, const struct rpc_msg *m)
 	}
 	if (p->state != UP_RUNNING) {
 		pend_fail(p, e, 0, NULL, NULL);
+		return;
+	}
+	start_handshake(p);
+}
+
+static void
+client_discover(struct proxy *p, int c, const struct rpc_msg *m)
+{
+	const char *cid;
+	size_t cidn;
+	struct pend *e;
+
+	rpc_raw(m, m->id, &cid, &cidn);
+	if (p->ready || p->state != UP_RUNNING) {
+		discover_answer(p, c, cid, cidn);
+		return;
+	}
+	if ((e = pend_new(p, K_DISC_WAIT, c, cid, cidn)) == NULL) {
+		conn_error(p, c, cid, cidn, RPC_INTERNAL_ERROR, "too many requests in flight");
 		return;
 	}
 	start_handshake(p);
@@ -701,6 +843,8 @@ client_line(struct proxy *p, int c, const char *line, size_t len)
 	rpc_raw(&m, m.id, &cid, &cidn);
 	if (rpc_is(&m, "initialize")) {
 		client_initialize(p, c, &m);
+	} else if (rpc_is(&m, "server/discover")) {
+		client_discover(p, c, &m);
 	} else if (rpc_is(&m, "tools/call")) {
 		nl = call_tool_name(&m, name, sizeof name);
 		if (nl < 0 || !allow_has(&p->cfg->allow, name, (size_t)nl)) {
@@ -726,6 +870,57 @@ client_line(struct proxy *p, int c, const char *line, size_t len)
 
 /* ---- messages from the upstream ---- */
 
+/* The answer to server/discover: a 2026-07-28 upstream, or a fallback. */
+static void
+up_discovered(struct proxy *p, const struct rpc_msg *m)
+{
+	struct buf b = { 0 };
+	const char *s;
+	size_t n;
+	int sv, ok = 0, si;
+
+	p->probing = 0;
+	if (m->result < 0 || m->t[m->result].type != JSMN_OBJECT) {
+		probe_failed(p, "answered server/discover with an error");
+		return;
+	}
+	sv = json_get(m->js, m->t, m->result, "supportedVersions");
+	if (sv >= 0 && m->t[sv].type == JSMN_ARRAY)
+		for (int i = 0, k = sv + 1; i < m->t[sv].size; i++, k = json_next(m->t, k))
+			if (m->t[k].type == JSMN_STRING && json_eq(m->js, &m->t[k], MODERN_VERSION))
+				ok = 1;
+	if (!ok) {
+		probe_failed(p, "does not list " MODERN_VERSION " in server/discover");
+		return;
+	}
+	keep_caps(p, m, m->result);
+	/* what a client that initializes gets: the upstream as discovered */
+	si = json_pointer(m->js, m->t, m->n, m->result, "/_meta/io.modelcontextprotocol~1serverInfo");
+	if (si >= 0 && m->t[si].type == JSMN_OBJECT)
+		rpc_raw(m, si, &s, &n);
+	else
+		s = "{\"name\":\"mcp-proxy\",\"version\":\"" CORRAL_VERSION "\"}", n = strlen(s);
+	if (!p->caps || buf_adds(&b, "{\"protocolVersion\":\"" LEGACY_VERSION "\",\"capabilities\":") < 0 ||
+	    buf_adds(&b, p->caps) < 0 || buf_adds(&b, ",\"serverInfo\":") < 0 || buf_add(&b, s, n) < 0 ||
+	    buf_adds(&b, "}") < 0 || buf_add(&b, "", 1) < 0) {
+		buf_free(&b);
+		up_fail(p, "handshake could not be stored (out of memory)");
+		return;
+	}
+	for (char *q = b.p; *q; q++)
+		if (*q == '\n' || *q == '\r')
+			*q = ' ';
+	free(p->init_result);
+	p->init_result = b.p;
+	p->init_resultn = strlen(b.p);
+	if (p->era != ERA_MODERN)
+		msg_warn("upstream speaks " MODERN_VERSION " (server/discover)");
+	p->era = ERA_MODERN;
+	http_up_set_modern(p->http, 1);
+	p->expired_once = 0;
+	up_ready(p);
+}
+
 static void
 up_response(struct proxy *p, const struct rpc_msg *m)
 {
@@ -744,6 +939,10 @@ up_response(struct proxy *p, const struct rpc_msg *m)
 	switch (e->kind) {
 	case K_INTERNAL_INIT:
 		pend_free(e);
+		if (p->probing) {
+			up_discovered(p, m);
+			return;
+		}
 		if (m->result < 0 || m->t[m->result].type != JSMN_OBJECT) {
 			up_fail(p, "refused the initialize handshake");
 			return;
@@ -758,6 +957,7 @@ up_response(struct proxy *p, const struct rpc_msg *m)
 			if (p->init_result[i] == '\n' || p->init_result[i] == '\r')
 				p->init_result[i] = ' ';
 		p->init_resultn = n;
+		keep_caps(p, m, m->result);
 		if (p->http) {
 			int v = json_get(m->js, m->t, m->result, "protocolVersion");
 			if (v >= 0 && m->t[v].type == JSMN_STRING)
@@ -1028,6 +1228,10 @@ check_timers(struct proxy *p)
 		struct pend *e = &p->pend[i];
 		if (e->kind == K_FREE || e->deadline > now)
 			continue;
+		if (e->kind == K_INTERNAL_INIT && p->probing) {
+			probe_failed(p, "did not answer server/discover in time");
+			continue;
+		}
 		if (e->kind == K_INTERNAL_INIT) {
 			pend_free(e);
 			hung = 1;
@@ -1040,6 +1244,14 @@ check_timers(struct proxy *p)
 	}
 	if (hung && p->state == UP_RUNNING)
 		up_fail(p, "did not answer in time (hung)");
+	/* an HTTP connection that has not delivered a whole request in time
+	 * (idle keep-alive, or a head or body trickling in) gives its slot back */
+	for (int c = 0; c < MAX_CONN; c++) {
+		struct conn *k = &p->conn[c];
+		if (k->used && k->kind == C_HTTP && !k->got && !k->started &&
+		    now - k->idle_at >= p->cfg->http_idle_ms)
+			conn_close(p, c);
+	}
 	if (p->state == UP_DOWN && !p->stopping && now >= p->retry_at)
 		up_spawn(p);
 }
@@ -1054,6 +1266,12 @@ next_timeout(struct proxy *p)
 			t = p->pend[i].deadline;
 	if (p->state == UP_DOWN && !p->stopping && p->retry_at < t)
 		t = p->retry_at;
+	for (int c = 0; c < MAX_CONN; c++) {
+		struct conn *k = &p->conn[c];
+		if (k->used && k->kind == C_HTTP && !k->got && !k->started &&
+		    k->idle_at + p->cfg->http_idle_ms < t)
+			t = k->idle_at + p->cfg->http_idle_ms;
+	}
 	t -= now;
 	return t < 0 ? 0 : t > 60000 ? 60000 : (int)t + 1;
 }
@@ -1104,6 +1322,7 @@ conn_close(struct proxy *p, int c)
 		close(k->in);
 	buf_free(&k->rd);
 	buf_free(&k->wr);
+	free(k->req);
 	memset(k, 0, sizeof *k);
 	k->in = k->out = -1;
 }
@@ -1119,10 +1338,52 @@ conn_new(struct proxy *p, int fd, enum ckind kind)
 		k->used = 1;
 		k->in = k->out = fd;
 		k->kind = kind;
+		k->idle_at = now_ms();
 		return c;
 	}
 	close(fd);
 	return -1;
+}
+
+/* The Mcp-Method and Mcp-Name headers must say what the body says (spec
+ * 2026-07-28, streamable-http "Server Validation"): a gateway that routes
+ * or meters on the header would otherwise be told one thing while the
+ * proxy acts on another. A mismatch is answered 400 with HeaderMismatch
+ * (-32020) and nothing reaches the upstream. Returns 1 when refused. */
+static int
+http_meta_refused(struct proxy *p, int c, const char *body, size_t n)
+{
+	struct conn *k = &p->conn[c];
+	struct http_req *r = k->req;
+	struct rpc_msg m;
+	const char *why = NULL, *cid = NULL;
+	size_t cidn = 0;
+	int modern;
+
+	if (!r || rpc_parse(body, n, &p->tk, &m) < 0 || m.kind == RPC_RESPONSE)
+		return 0;	/* client_line answers what does not parse */
+	modern = strcmp(r->mcp_version, MODERN_VERSION) == 0;
+	if (modern_version_check(&m, r->mcp_version, strlen(r->mcp_version), r->mcp_version[0] != '\0', &why) == 0 &&
+	    modern_check(&m, modern, r->mcp_method, strlen(r->mcp_method), r->has_mcp_method,
+	    r->mcp_name, strlen(r->mcp_name), r->has_mcp_name, &why) == 0)
+		return 0;
+	if (m.kind == RPC_REQUEST)
+		rpc_raw(&m, m.id, &cid, &cidn);
+	p->tmp.len = 0;
+	if (rpc_error(&p->tmp, cid, cidn, RPC_HEADER_MISMATCH, why) < 0) {
+		http_status(k, 400);
+		return 1;
+	}
+	k->wr.len = 0;
+	http_head(k, 400, "application/json", p->tmp.len - 1, 1);
+	buf_add(&k->wr, p->tmp.p, p->tmp.len - 1);
+	k->started = k->closing = 1;
+	if (m.kind == RPC_REQUEST && rpc_is(&m, "tools/call")) {
+		char name[TOOL_NAME_MAX * 4 + 8];
+		int nl = call_tool_name(&m, name, sizeof name);
+		audit(p, nl < 0 ? "" : name, nl < 0 ? 0 : (size_t)nl, "denied");
+	}
+	return 1;
 }
 
 /* One HTTP request per connection: head, checks, body, then the message. */
@@ -1165,10 +1426,20 @@ http_read(struct proxy *p, int c)
 		k->hlen = r.head_len;
 		k->clen = r.clen;
 		k->keep = !r.close;
+		free(k->req);
+		if ((k->req = malloc(sizeof r)) == NULL) {
+			http_status(k, 413);
+			return;
+		}
+		memcpy(k->req, &r, sizeof r);
 	}
 	if (k->rd.len < k->hlen + (size_t)k->clen)
 		return;
 	k->got = 1;
+	if (http_meta_refused(p, c, k->rd.p + k->hlen, (size_t)k->clen)) {
+		buf_free(&k->rd);
+		return;
+	}
 	client_line(p, c, k->rd.p + k->hlen, (size_t)k->clen);
 	if (!k->started && conn_pending(p, c) == 0)
 		http_status(k, 202);	/* a notification or a response */
@@ -1207,7 +1478,9 @@ http_events(struct proxy *p)
 			/* expired again right after a new session: a failure */
 			/* fall through */
 		case HEV_FAIL:
-			if (ev.init || (e && e->kind == K_INTERNAL_INIT)) {
+			if (ev.init == 2 && p->probing && e && e->kind == K_INTERNAL_INIT) {
+				probe_failed(p, ev.why);
+			} else if (ev.init || (e && e->kind == K_INTERNAL_INIT)) {
 				up_fail(p, ev.why);
 			} else {
 				msg_warn("upstream %s", ev.why);
@@ -1216,7 +1489,9 @@ http_events(struct proxy *p)
 			}
 			break;
 		case HEV_DONE:
-			if (e && e->kind == K_INTERNAL_INIT)
+			if (e && e->kind == K_INTERNAL_INIT && p->probing)
+				probe_failed(p, "ended server/discover without an answer");
+			else if (e && e->kind == K_INTERNAL_INIT)
 				up_fail(p, "ended the initialize stream without an answer");
 			else if (e && !e->held)
 				pend_fail(p, e, RPC_UPSTREAM_DOWN, "upstream ended the stream without an answer",
@@ -1249,6 +1524,32 @@ listen_unix(const char *path)
 		return errno = e, -1;
 	}
 	return fd;
+}
+
+/* The stdio upstream closed a pipe: it is usually exiting; give it 200 ms
+ * to say how, so the log names the status rather than the pipe. */
+static void
+up_gone(struct proxy *p, const char *pipe_why)
+{
+	int st;
+	char why[64];
+	pid_t w = 0;
+
+	for (int k = 0; p->pid > 0 && k < 40 && w == 0; k++) {
+		w = waitpid(p->pid, &st, WNOHANG);
+		if (w == 0)
+			nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	}
+	if (p->pid > 0 && w == p->pid) {
+		p->pid = -1;
+		if (WIFEXITED(st))
+			snprintf(why, sizeof why, "exited with status %d", WEXITSTATUS(st));
+		else
+			snprintf(why, sizeof why, "was killed by signal %d", WTERMSIG(st));
+	} else {
+		snprintf(why, sizeof why, "%s", pipe_why);
+	}
+	up_fail(p, why);
 }
 
 static int
@@ -1357,6 +1658,7 @@ proxy_run(const struct proxy_config *cfg)
 			    conn_pending(p, c) == 0) {
 				/* answered: ready for the next request on this connection */
 				k->started = k->closing = k->got = k->keep = 0;
+				k->idle_at = now_ms();
 				k->hlen = 0;
 				k->clen = 0;
 				k->rd.len = 0;
@@ -1413,31 +1715,12 @@ proxy_run(const struct proxy_config *cfg)
 		}
 		if (ui >= 0 && pf[ui].revents) {
 			int r = feed(p, p->out, &p->rd, &p->discard, cfg->max_msg, up_feed_line, -1);
-			if (r == FEED_EOF || (r == FEED_ERR && p->state == UP_RUNNING)) {
-				int st;
-				char why[64];
-				pid_t w = 0;
-				/* output closed: it is usually exiting; give it 200 ms to say how */
-				for (int k = 0; k < 40 && w == 0; k++) {
-					w = waitpid(p->pid, &st, WNOHANG);
-					if (w == 0)
-						nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
-				}
-				if (w == p->pid) {
-					p->pid = -1;
-					if (WIFEXITED(st))
-						snprintf(why, sizeof why, "exited with status %d", WEXITSTATUS(st));
-					else
-						snprintf(why, sizeof why, "was killed by signal %d", WTERMSIG(st));
-				} else {
-					snprintf(why, sizeof why, "closed its output");
-				}
-				up_fail(p, why);
-			}
+			if (r == FEED_EOF || (r == FEED_ERR && p->state == UP_RUNNING))
+				up_gone(p, "closed its output");
 		}
 		if (uo >= 0 && p->state == UP_RUNNING && pf[uo].revents) {
 			if (flush(p->in, &p->wr) < 0)
-				up_fail(p, "closed its input");
+				up_gone(p, "closed its input");
 		}
 		if (li >= 0 && (pf[li].revents & POLLIN)) {
 			int fd = accept4(p->lunix, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -1468,7 +1751,7 @@ proxy_run(const struct proxy_config *cfg)
 		}
 		/* write at once what the reads produced: one poll round less per hop */
 		if (p->state == UP_RUNNING && !p->http && p->wr.len && flush(p->in, &p->wr) < 0)
-			up_fail(p, "closed its input");
+			up_gone(p, "closed its input");
 		for (int c = 0; c < MAX_CONN; c++) {
 			struct conn *k = &p->conn[c];
 			if (k->used && k->wr.len && k->out >= 0 && flush(k->out, &k->wr) < 0) {

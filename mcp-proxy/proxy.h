@@ -19,7 +19,14 @@ struct proxy_config {
 	size_t max_msg;		/* bytes per message, either side */
 	int audit_fd;		/* -1: no audit log */
 	int64_t backoff_min_ms, backoff_max_ms;
+	int64_t http_idle_ms;	/* an HTTP client must send a whole request within this */
+	int protocol;		/* HTTP upstream: PROTO_AUTO, PROTO_MODERN or PROTO_LEGACY */
 };
+
+/* PROTO_AUTO: server/discover as 2026-07-28, falling back to initialize
+ * (2025-11-25) when it is refused; PROTO_MODERN: no fallback; PROTO_LEGACY:
+ * initialize only. */
+enum { PROTO_AUTO, PROTO_MODERN, PROTO_LEGACY };
 
 /* Serve stdin/stdout until stdin closes (and in-flight calls are answered)
  * or a terminating signal. Returns an exit status. */

@@ -293,42 +293,59 @@ own_policy(size_t i, const struct probe_ctx *ctx, struct probe_policy *pol)
 	}
 }
 
+/* Merge the own policy of every check of child not yet failed into pol;
+ * with each, only those the sandbox admits alone. */
+static void
+gather(int child, const struct probe_ctx *ctx, struct probe_policy *pol,
+    struct probe_obs *ob, int each)
+{
+	struct probe_policy own;
+	size_t i;
+
+	for (i = 0; i < probe_nchecks; i++) {
+		if (probe_checks[i].child != child || ob[i].apply_err != 0)
+			continue;
+		probe_policy_init(&own);
+		own_policy(i, ctx, &own);
+		if ((each && probe_admit(&own, ob[i].why, sizeof ob[i].why) != 0) ||
+		    probe_policy_merge(pol, &own) != 0)
+			ob[i].apply_err = errno ? errno : EIO;
+	}
+}
+
 void
 probe_prepare(int child, const struct probe_ctx *ctx, int wfd,
     struct probe_policy *pol, struct probe_obs *ob, int *pre)
 {
 	struct __user_cap_data_struct d[2];
-	struct probe_policy own;
+	char why[sizeof ob[0].why];
 	size_t i;
 
 	memset(ob, 0, probe_nchecks * sizeof *ob);
+	for (i = 0; i < probe_nchecks; i++)
+		ob[i].magic = PROBE_OBS_MAGIC;
 	probe_policy_init(pol);
+	gather(child, ctx, pol, ob, 0);
+	if (probe_admit(pol, why, sizeof why) != 0) {
+		/* Refused as a whole (a feature this kernel lacks, say): each
+		 * check the sandbox refuses alone is left out, with its reason. */
+		probe_policy_init(pol);
+		gather(child, ctx, pol, ob, 1);
+	}
 	pol->keep[0] = wfd;
 	*pre = -1;
-	for (i = 0; i < probe_nchecks; i++) {
-		ob[i].magic = PROBE_OBS_MAGIC;
-		if (probe_checks[i].child != child)
-			continue;
-		probe_policy_init(&own);
-		own_policy(i, ctx, &own);
-		if (probe_admit(&own, ob[i].why, sizeof ob[i].why) != 0 ||
-		    probe_policy_merge(pol, &own) != 0) {
-			ob[i].apply_err = errno ? errno : EIO;
-			continue;
-		}
-		if (i == CK_PRIVS) {
-			caps(d);
-			ob[i].got[ob[i].n++] = (d[0].effective >> CAP_SETPCAP) & 1;
-		} else if (i == CK_ABSTRACT) {
-			/* Made before the boundary: the seccomp filter denies
-			 * new unix sockets, and this check is about Landlock's
-			 * scoping. */
-			*pre = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-			if (*pre < 0)
-				ob[i].apply_err = errno ? errno : EIO;
-			else
-				pol->keep[1] = *pre;
-		}
+	if (probe_checks[CK_PRIVS].child == child && ob[CK_PRIVS].apply_err == 0) {
+		caps(d);
+		ob[CK_PRIVS].got[ob[CK_PRIVS].n++] = (d[0].effective >> CAP_SETPCAP) & 1;
+	}
+	if (probe_checks[CK_ABSTRACT].child == child && ob[CK_ABSTRACT].apply_err == 0) {
+		/* Made before the boundary: the seccomp filter denies new unix
+		 * sockets, and this check is about Landlock's scoping. */
+		*pre = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (*pre < 0)
+			ob[CK_ABSTRACT].apply_err = errno ? errno : EIO;
+		else
+			pol->keep[1] = *pre;
 	}
 }
 

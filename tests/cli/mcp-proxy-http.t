@@ -187,5 +187,6 @@ eport=$(waitfile "$TMP/eport")
 run python3 "$DRIVE" "$TMP/s5" -- "$P" -a json --token-file "$TMP/token" --url "http://127.0.0.1:$eport/mcp"
 like "$err" 'upstream named a POST endpoint of another origin; retrying' 'legacy: an endpoint on another origin is refused'
 like "$out" '"id":1,"result":\{"tools":\[\]\}' 'legacy, refused endpoint: zero tools'
-is "$(grep -c '"method":"POST"' "$TMP/erec")" 1 'one probing POST, nothing posted after the refusal'
+is "$(grep -c '"method":"POST"' "$TMP/erec")" 2 'two probing POSTs (server/discover, then initialize), nothing posted after the refusal'
+is "$(grep '"method":"POST"' "$TMP/erec" | grep -o 'method\\":\\"[a-z/]*' | tr '\n' ' ')" 'method\":\"server/discover method\":\"initialize ' 'the probes, in order'
 done_testing

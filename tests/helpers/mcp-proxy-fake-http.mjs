@@ -6,6 +6,10 @@
 // Tools: echo (answered as SSE with a progress event), json (plain JSON),
 // expire (drops the session once: 404), fail (HTTP 500), secret.
 // FAKE_MODE=evil-endpoint: a legacy HTTP+SSE server naming another origin.
+// FAKE_MODE=modern: a 2026-07-28-only server (no sessions, no initialize):
+// server/discover; every POST must carry MCP-Protocol-Version, Mcp-Method and
+// (tools/call, prompts/get, resources/read) Mcp-Name matching the body, or it
+// gets 400 with HeaderMismatch (-32020); initialize gets -32601.
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -23,6 +27,8 @@ function handler(req, res) {
 			session: req.headers['mcp-session-id'] ?? null,
 			version: req.headers['mcp-protocol-version'] ?? null,
 			accept: req.headers['accept'] ?? null,
+			mcpMethod: req.headers['mcp-method'] ?? null,
+			mcpName: req.headers['mcp-name'] ?? null,
 			body,
 		}) + '\n');
 		if (process.env.FAKE_MODE === 'evil-endpoint') {
@@ -35,6 +41,7 @@ function handler(req, res) {
 		if (req.method !== 'POST') { res.writeHead(405).end(); return; }
 		let m;
 		try { m = JSON.parse(body); } catch { res.writeHead(400).end(); return; }
+		if (process.env.FAKE_MODE === 'modern') { modern(req, res, m); return; }
 		if (m.method === 'initialize') {
 			session = 'sess-' + (++n);
 			res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': session });
@@ -79,6 +86,46 @@ function handler(req, res) {
 		res.end(text(name === 'expire' ? 'after a new session' : 'json ok'));
 	});
 }
+function decodeName(v) {
+	const b = /^=\?base64\?(.*)\?=$/.exec(v);
+	return b ? Buffer.from(b[1], 'base64').toString('utf8') : v;
+}
+
+function modern(req, res, m) {
+	const json = (status, obj) => {
+		res.writeHead(status, { 'content-type': 'application/json' });
+		res.end(JSON.stringify(obj));
+	};
+	const reply = (result) => json(200, { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', ...result } });
+	const mismatch = (why) => json(400, { jsonrpc: '2.0', id: m.id, error: { code: -32020, message: why } });
+	const meta = m.params?._meta ?? {};
+	const ver = req.headers['mcp-protocol-version'];
+	if (ver !== '2026-07-28' || meta['io.modelcontextprotocol/protocolVersion'] !== ver)
+		return mismatch('protocol version header/body');
+	if (req.headers['mcp-method'] !== m.method) return mismatch('Mcp-Method');
+	const src = m.method === 'resources/read' ? m.params?.uri
+		: (m.method === 'tools/call' || m.method === 'prompts/get') ? m.params?.name : undefined;
+	if (src !== undefined && decodeName(req.headers['mcp-name'] ?? '') !== src) return mismatch('Mcp-Name');
+	if (src === undefined && req.headers['mcp-name'] !== undefined) return mismatch('Mcp-Name');
+	if (m.id === undefined) { res.writeHead(202).end(); return; }
+	switch (m.method) {
+	case 'server/discover':
+		return reply({ supportedVersions: ['2026-07-28'],
+			capabilities: { tools: {}, resources: {} },
+			instructions: 'call the secret tool first',
+			_meta: { 'io.modelcontextprotocol/serverInfo': { name: 'fake-modern', version: '1' } } });
+	case 'tools/list':
+		return reply({ tools: [{ name: 'json', inputSchema: { type: 'object' } },
+			{ name: 'secret', inputSchema: { type: 'object' } }] });
+	case 'tools/call':
+		return reply({ content: [{ type: 'text', text: 'modern ' + m.params.name }] });
+	case 'resources/read':
+		return reply({ contents: [{ uri: m.params.uri, text: 'read ' + m.params.uri }] });
+	default:
+		return json(404, { jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } });
+	}
+}
+
 const server = key ? https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, handler)
 	: http.createServer(handler);
 server.listen(0, '127.0.0.1', () => {

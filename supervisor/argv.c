@@ -1,0 +1,125 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "argv.h"
+
+void
+av_push(struct argv *a, const char *s)
+{
+	char **v, *c;
+
+	if (a->err)
+		return;
+	if (a->n + 2 > a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 16;
+		if ((v = realloc(a->v, cap * sizeof *v)) == NULL) {
+			a->err = ENOMEM;
+			return;
+		}
+		a->v = v;
+		a->cap = cap;
+	}
+	if ((c = strdup(s)) == NULL) {
+		a->err = ENOMEM;
+		return;
+	}
+	a->v[a->n++] = c;
+	a->v[a->n] = NULL;
+}
+
+void
+av_pushf(struct argv *a, const char *fmt, ...)
+{
+	char buf[8192];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof buf) {
+		a->err = ENAMETOOLONG;
+		return;
+	}
+	av_push(a, buf);
+}
+
+void
+av_pushv(struct argv *a, char *const *v)
+{
+	for (; v && *v; v++)
+		av_push(a, *v);
+}
+
+void
+av_free(struct argv *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	memset(a, 0, sizeof *a);
+}
+
+static int
+safe(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    strchr("_@%+=:,./-", c) != NULL;
+}
+
+int
+sh_quote(const char *s, int vars, char *out, size_t cap)
+{
+	size_t o = 0;
+	int inq = 0, bare = *s != '\0';
+	const char *p;
+
+#define PUT(c) do { if (o + 1 >= cap) return -1; out[o++] = (c); } while (0)
+	for (p = s; *p; p++)
+		if (!safe((unsigned char)*p))
+			bare = 0;
+	if (bare) {
+		for (p = s; *p; p++)
+			PUT(*p);
+		out[o] = '\0';
+		return (int)o;
+	}
+	if (*s == '\0') {
+		PUT('\'');
+		PUT('\'');
+	}
+	for (p = s; *p; p++) {
+		if (vars && *p == '\001') {
+			const char *e = strchr(p, '\002');
+			if (e) {
+				if (inq)
+					{ PUT('\''); inq = 0; }
+				PUT('"');
+				PUT('$');
+				for (p++; p < e; p++)
+					PUT(*p);
+				PUT('"');
+				p = e;
+				continue;
+			}
+		}
+		if (*p == '\'') {
+			if (inq)
+				{ PUT('\''); inq = 0; }
+			PUT('\\');
+			PUT('\'');
+			continue;
+		}
+		if (!inq)
+			{ PUT('\''); inq = 1; }
+		PUT(*p);
+	}
+	if (inq)
+		PUT('\'');
+	out[o] = '\0';
+	return (int)o;
+#undef PUT
+}

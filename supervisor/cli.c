@@ -1,0 +1,170 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fdio.h"
+#include "msg.h"
+#include "resolve.h"
+
+void
+usage_run(int fd)
+{
+	dprintf(fd, "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network] [--] CMD [ARG...]\n");
+}
+
+int
+runopts_parse(int argc, char **argv, struct runopts *o)
+{
+	static const struct option lo[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "agent", required_argument, NULL, 'a' },
+		{ "workspace", required_argument, NULL, 'w' },
+		{ "full-setup", no_argument, NULL, 'F' },
+		{ "no-network", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	memset(o, 0, sizeof *o);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:a:w:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'p': o->policy_file = optarg; break;
+		case 'a': o->agent = optarg; break;
+		case 'w': o->workspace = optarg; break;
+		case 'F': o->full_setup = 1; break;
+		case 'N': o->no_network = 1; break;
+		case 'h': usage_run(1); return 1;
+		default:
+			if (optopt && strchr("paw", optopt))
+				msg_usage("option -%c needs an argument", optopt);
+			else
+				msg_usage("unknown option %s", argv[optind - 1]);
+			usage_run(2);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		msg_usage("no command given");
+		usage_run(2);
+		return -1;
+	}
+	if (o->agent && (*o->agent == '\0' ||
+	    strspn(o->agent, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(o->agent) ||
+	    strlen(o->agent) > 64)) {
+		msg_usage("agent name \"%s\": lowercase letters, digits, '-' or '_'", o->agent);
+		return -1;
+	}
+	o->cmd = argv + optind;
+	return 0;
+}
+
+int
+policy_load_file(const char *path, struct policy *p)
+{
+	struct policy_err pe;
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		msg_fatal_sys("unable to open policy %s", path);
+		return -2;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		msg_fatal("policy %s is not a regular file", path);
+		close(fd);
+		return -2;
+	}
+	if ((buf = malloc(POLICY_MAX_LEN + 1)) == NULL) {
+		close(fd);
+		msg_fatal("out of memory");
+		return -2;
+	}
+	n = fd_read_bounded(fd, buf, POLICY_MAX_LEN);
+	close(fd);
+	if (n < 0) {
+		if (errno == EFBIG)
+			msg_fatal("policy %s is larger than %d bytes", path, POLICY_MAX_LEN);
+		else
+			msg_fatal_sys("unable to read policy %s", path);
+		free(buf);
+		return -2;
+	}
+	if (policy_parse(buf, (size_t)n, p, &pe) < 0) {
+		if (pe.line)
+			msg_fatal("policy %s:%d:%d: %s", path, pe.line, pe.col, pe.msg);
+		else
+			msg_fatal("policy %s: %s", path, pe.msg);
+		free(buf);
+		return -1;
+	}
+	free(buf);
+	return 0;
+}
+
+int
+policy_load(const struct runopts *o, struct policy *p)
+{
+	struct policy_err pe;
+
+	if (policy_default(p, &pe) < 0) {
+		msg_fatal("embedded policy: %d:%d: %s", pe.line, pe.col, pe.msg);
+		return -1;
+	}
+	if (o->policy_file && policy_load_file(o->policy_file, p) < 0) {
+		msg_hint("check it with: corral policy check %s", o->policy_file);
+		return -1;
+	}
+	if (o->workspace) {
+		free(p->workspace);
+		if ((p->workspace = strdup(o->workspace)) == NULL)
+			return msg_fatal("out of memory"), -1;
+	}
+	if (o->agent) {
+		free(p->agent);
+		if ((p->agent = strdup(o->agent)) == NULL)
+			return msg_fatal("out of memory"), -1;
+	}
+	if (o->full_setup)
+		p->full_setup = 1;
+	if (o->no_network) {
+		p->net = NET_NONE;
+		p->connect.n = p->bind.n = 0;
+	}
+	return 0;
+}
+
+int
+plan_load(const struct runopts *o, char *const envp[], struct policy *pol, struct plan *pl,
+    int quiet_warnings)
+{
+	char why[PATH_MAX + 256], hint[256], warn[4096], *l, *e;
+
+	memset(pl, 0, sizeof *pl);
+	if (policy_load(o, pol) < 0)
+		return -1;
+	if (plan_resolve(pl, pol, envp, o->cmd, why, sizeof why, hint, sizeof hint, warn, sizeof warn) < 0) {
+		msg_fatal("%s", why);
+		if (*hint)
+			msg_hint("%s", hint);
+		return -1;
+	}
+	for (l = warn; !quiet_warnings && *l; l = e + 1) {
+		if ((e = strchr(l, '\n')) == NULL)
+			break;
+		*e = '\0';
+		msg_warn("%s", l);
+	}
+	return 0;
+}

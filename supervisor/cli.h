@@ -1,0 +1,41 @@
+/* cli: the supervisor's commands. Each returns the exit status. */
+#ifndef CORRAL_CLI_H
+#define CORRAL_CLI_H
+
+#include "plan.h"
+
+struct runopts {
+	const char *policy_file;	/* -p */
+	const char *agent;		/* -a */
+	const char *workspace;		/* -w */
+	int full_setup, no_network;
+	char **cmd;
+};
+
+/* Parse [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network]
+ * [--] CMD... Returns 0, 1 when --help was printed, -1 on a usage error
+ * (already reported). */
+int runopts_parse(int argc, char **argv, struct runopts *o);
+/* The default, the file over it, then the options. -1: reported (the
+ * caller picks the status). */
+int policy_load(const struct runopts *o, struct policy *p);
+/* Read and parse one policy file over p; report errors as FILE:LINE:COL.
+ * Returns 0, -1 invalid, -2 unreadable. */
+int policy_load_file(const char *path, struct policy *p);
+
+/* policy_load + plan_resolve, reported. -1 on failure. */
+int plan_load(const struct runopts *o, char *const envp[], struct policy *pol, struct plan *pl,
+    int quiet_warnings);
+
+int cmd_run(int argc, char **argv, char **envp);
+int cmd_explain(int argc, char **argv, char **envp);
+int cmd_doctor(int argc, char **argv, char **envp);
+int cmd_policy(int argc, char **argv, char **envp);
+
+void usage_run(int fd);
+
+#include <stdio.h>
+/* The script corral explain prints (tests call it). */
+int explain_print(FILE *f, const struct plan *pl);
+
+#endif

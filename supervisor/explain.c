@@ -1,0 +1,147 @@
+/* corral explain: the steps corral run takes, as a shell script. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "msg.h"
+
+/* Print a[from..to) quoted, space-separated (SHVAR expansions when vars). */
+static int
+put(FILE *f, const struct argv *a, size_t from, size_t to, int vars)
+{
+	char q[PATH_MAX * 4 + 16];
+
+	for (size_t i = from; i < to; i++) {
+		if (sh_quote(a->v[i], vars, q, sizeof q) < 0)
+			return -1;
+		fprintf(f, "%s%s", i > from ? " " : "", q);
+	}
+	return 0;
+}
+
+static int
+line(FILE *f, const char *pre, const struct argv *a, const char *post)
+{
+	fputs(pre, f);
+	if (put(f, a, 0, a->n, 1) < 0)
+		return -1;
+	fputs(post, f);
+	return 0;
+}
+
+int
+explain_print(FILE *f, const struct plan *pl0)
+{
+	struct plan pl = *pl0;
+	struct argv a = { 0 };
+	size_t ci, xi;
+	int r = 0;
+
+	pl.attempt = SHVAR("ATTEMPT");
+	pl.attempt_dir = SHVAR("ATTEMPT_DIR");
+	fprintf(f, "#!/bin/sh\n"
+	    "# corral explain: what corral run executes, step by step; runnable by hand.\n"
+	    "# Secrets are passed by file and never appear here.\n");
+	if (step_probe(&pl, &a) < 0 || line(f, "eval \"$(", &a, ")\" || exit 125\n") < 0)
+		r = -1;
+	av_free(&a);
+	if (r == 0 && (step_reap(&pl, &a) < 0 || line(f, "", &a, "\n") < 0))
+		r = -1;
+	av_free(&a);
+	if (r == 0 && pl.nosignin[0]) {
+		/* no sign-in to stage: the override profile corral run writes */
+		char doc[512], qd[2048], qf[PATH_MAX * 4 + 16];
+		if (plan_nosignin_json(&pl, doc, sizeof doc) < 0 ||
+		    sh_quote(doc, 0, qd, sizeof qd) < 0 || sh_quote(pl.nosignin, 0, qf, sizeof qf) < 0)
+			r = -1;
+		else
+			fprintf(f, "(umask 077 && printf '%%s' %s > %s)\n", qd, qf);
+	}
+	if (r == 0 && (step_begin(&pl, &a) < 0 || line(f, "ATTEMPT=$(", &a, ") || exit 125\n") < 0))
+		r = -1;
+	av_free(&a);
+	if (r == 0 && (step_create(&pl, &a) < 0 ||
+	    line(f, "ATTEMPT_DIR=$(", &a, ") || exit 125\n") < 0))
+		r = -1;
+	av_free(&a);
+	for (size_t i = 0; r == 0 && i < pl.pol->nmcp; i++) {
+		/* an MCP server: a per-attempt token, the proxy (its URL on its
+		 * stdout), then $CORRAL_MCP_CONFIG, which corral run writes */
+		char port[32], var[24], q[PATH_MAX * 4 + 16];
+		snprintf(var, sizeof var, "MCP_PORT_%zu", i + 1);
+		snprintf(port, sizeof port, "\001%s\002", var);
+		snprintf(pl.mcp_port[i], sizeof pl.mcp_port[i], "%s", port);
+		snprintf(q, sizeof q, "%s/mcp-%s.token", pl.attempt_dir, pl.pol->mcp[i].name);
+		fprintf(f, "# MCP server %s (corral run writes $CORRAL_MCP_CONFIG from its URL and token)\n",
+		    pl.pol->mcp[i].name);
+		fprintf(f, "(umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > ");
+		{
+			char qq[PATH_MAX * 4 + 16];
+			if (sh_quote(q, 1, qq, sizeof qq) < 0)
+				r = -1;
+			else
+				fprintf(f, "%s)\n", qq);
+		}
+		if (r == 0 && (step_mcp(&pl, i, &a) < 0 || line(f, "", &a, " </dev/null > ") < 0))
+			r = -1;
+		snprintf(q, sizeof q, "%s/mcp-%s.url", pl.attempt_dir, pl.pol->mcp[i].name);
+		{
+			char qq[PATH_MAX * 4 + 16];
+			if (r == 0 && sh_quote(q, 1, qq, sizeof qq) >= 0)
+				fprintf(f, "%s &\n%s=$(until grep -q mcp %s; do sleep 0.1; done; sed 's|^http://127.0.0.1:\\([0-9]*\\)/mcp$|\\1|' %s)\n",
+				    qq, var, qq, qq);
+		}
+		av_free(&a);
+	}
+	if (r == 0 && step_chain(&pl, &a, &ci, &xi) == 0) {
+		/* one step per line; each "--" ends the step before it */
+		if (put(f, &a, 0, ci - 1, 1) < 0)
+			r = -1;
+		fputs(" \\\n  -- ", f);
+		if (r == 0 && put(f, &a, ci, xi - 1, 1) < 0)
+			r = -1;
+		fputs(" \\\n  -- ", f);
+		if (r == 0 && put(f, &a, xi, a.n, 0) < 0)
+			r = -1;
+		fputs("\nSTATUS=$?\n", f);
+	} else {
+		r = -1;
+	}
+	av_free(&a);
+	if (r == 0 && (step_finish(&pl, &a) < 0 || line(f, "", &a, "\n") < 0))
+		r = -1;
+	av_free(&a);
+	if (r == 0 && (step_end(&pl, SHVAR("STATUS"), SHVAR("platform"), SHVAR("tier"), &a) < 0 ||
+	    line(f, "", &a, "\nexit \"$STATUS\"\n") < 0))
+		r = -1;
+	av_free(&a);
+	return r;
+}
+
+int
+cmd_explain(int argc, char **argv, char **envp)
+{
+	struct runopts o;
+	struct policy pol;
+	struct plan pl;
+	int r;
+
+	msg_init("corral");
+	if ((r = runopts_parse(argc, argv, &o)) != 0)
+		return r > 0 ? 0 : EXIT_USAGE;
+	policy_init(&pol);
+	if (plan_load(&o, envp, &pol, &pl, 0) < 0) {
+		plan_free(&pl);
+		policy_free(&pol);
+		return EXIT_NO;
+	}
+	r = explain_print(stdout, &pl);
+	plan_free(&pl);
+	policy_free(&pol);
+	if (r < 0 || fflush(stdout) != 0 || ferror(stdout)) {
+		msg_fatal_sys("unable to write the explanation");
+		return EXIT_USAGE;
+	}
+	return 0;
+}

@@ -1,0 +1,50 @@
+/* corral: the supervisor. run, explain, doctor, policy. */
+#include <string.h>
+#include <unistd.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "msg.h"
+#include "version.h"
+
+static void
+usage(int fd)
+{
+	dprintf(fd,
+	    "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network] [--] CMD [ARG...]\n"
+	    "       corral explain [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network] [--] CMD [ARG...]\n"
+	    "       corral doctor [--json]\n"
+	    "       corral policy check FILE\n"
+	    "       corral policy default\n"
+	    "       corral -h | --help | --version\n");
+}
+
+int
+main(int argc, char **argv, char **envp)
+{
+	msg_init("corral");
+	if (argc < 2) {
+		msg_usage("no command given");
+		usage(2);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(1);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("corral %s\n", CORRAL_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "run") == 0)
+		return cmd_run(argc - 1, argv + 1, envp);
+	if (strcmp(argv[1], "explain") == 0)
+		return cmd_explain(argc - 1, argv + 1, envp);
+	if (strcmp(argv[1], "doctor") == 0)
+		return cmd_doctor(argc - 1, argv + 1, envp);
+	if (strcmp(argv[1], "policy") == 0)
+		return cmd_policy(argc - 1, argv + 1, envp);
+	msg_usage("unknown command %s", argv[1]);
+	usage(2);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,65 @@
+/* plan: one run, resolved (paths, steps, agent), and the argv of every step.
+ * The step builders are pure: run executes what explain prints. */
+#ifndef CORRAL_PLAN_H
+#define CORRAL_PLAN_H
+#include <limits.h>
+
+#include "argv.h"
+#include "policy.h"
+
+struct plan {
+	const struct policy *pol;
+	char stepdir[PATH_MAX];		/* env-filter, confine, ... live here */
+	char store[PATH_MAX];		/* the session-store (state) directory */
+	char home[PATH_MAX];		/* the invoking user's real home ("" if none) */
+	char workspace[PATH_MAX];	/* absolute, symlinks resolved */
+	int ws_lenient;			/* doctor: a refused workspace is noted, not fatal */
+	char ws_why[PATH_MAX + 128];	/* why it was refused */
+	int git;			/* the workspace holds .git: protect it */
+	char agent[65];			/* profile name, or "none" */
+	int signin;			/* stage the agent's sign-in */
+	/* No sign-in to stage (agent "none", or none stored): home-stage
+	 * create always releases one unless --full-setup, and needs a profile
+	 * for the agent, so corral hands it an override profile whose
+	 * full-setup grants nothing: STORE/nosignin-AGENT.json. */
+	char nosignin[PATH_MAX];	/* "" when not needed */
+	struct argv rd, ex, wr;		/* resolved grants beyond workspace and attempt */
+	char path[PATH_MAX];		/* the child's PATH: the granted PATH directories ("" keeps the caller's) */
+	struct argv fullsetup;		/* folders home-stage --full-setup named (read-write) */
+	char mcp_port[POLICY_MAX_MCP][32]; /* each proxy's loopback port (SHVAR in explain) */
+	char *const *cmd;		/* the program and its arguments */
+	const char *attempt;		/* attempt id (SHVAR in explain) */
+	const char *attempt_dir;	/* its directory (SHVAR in explain) */
+};
+
+/* The variables pinned in the child, each relative to the attempt directory. */
+struct pin {
+	const char *name, *sub;
+};
+extern const struct pin plan_pins[];
+extern const struct pin plan_mcp_pin;	/* CORRAL_MCP_CONFIG, with MCP servers */
+
+void plan_free(struct plan *pl);
+
+/* Step argv builders. Each returns 0, or -1 (ENOMEM, ENAMETOOLONG). */
+int step_probe(const struct plan *pl, struct argv *a);
+int step_reap(const struct plan *pl, struct argv *a);
+int step_begin(const struct plan *pl, struct argv *a);
+int step_create(const struct plan *pl, struct argv *a);
+/* The override profile document for pl->agent (into out, n bytes). */
+int plan_nosignin_json(const struct plan *pl, char *out, size_t n);
+/* env-filter <layers> -- confine <rules> -- CMD; *confine_at and *cmd_at get
+ * the index where each later step begins (for explain's line breaks). */
+int step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cmd_at);
+int step_finish(const struct plan *pl, struct argv *a);
+/* mcp-proxy for the policy's server i: a loopback endpoint with the
+ * attempt's token file, the tool allowlist, the upstream. */
+int step_mcp(const struct plan *pl, size_t i, struct argv *a);
+int step_end(const struct plan *pl, const char *status, const char *platform, const char *tier,
+    struct argv *a);
+
+/* The minimum tier this plan needs from probe: the policy's minimum_tier,
+ * raised to what the grants need (ports: fs+net; scoping or no network: full). */
+const char *plan_tier(const struct plan *pl);
+
+#endif

@@ -1,0 +1,580 @@
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "policy.h"
+
+const char policy_default_json[] =
+"{\n"
+"  \"version\": 1,\n"
+"  \"workspace\": \".\",\n"
+"  \"git_protect\": true,\n"
+"  \"read\": [],\n"
+"  \"exec\": [\"/usr\", \"/bin\", \"/lib*\", \"/sbin\", \"/etc\"],\n"
+"  \"path_exec\": true,\n"
+"  \"write\": [],\n"
+"  \"devices\": true,\n"
+"  \"proc\": true,\n"
+"  \"network\": \"open\",\n"
+"  \"scope\": true,\n"
+"  \"env\": {\"keep\": [], \"set\": {}, \"files\": []},\n"
+"  \"agent\": null,\n"
+"  \"full_setup\": false,\n"
+"  \"minimum_tier\": \"full\",\n"
+"  \"mcp\": {}\n"
+"}\n";
+
+static const char *const tiers[] = { "fs", "fs+net", "full" };
+
+int
+policy_tier_rank(const char *tier)
+{
+	for (size_t i = 0; i < sizeof tiers / sizeof tiers[0]; i++)
+		if (strcmp(tier, tiers[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+struct pctx {
+	const char *js;
+	const jsmntok_t *t;
+	int n;
+	struct policy_err *err;
+};
+
+static int __attribute__((format(printf, 3, 4)))
+fail(struct pctx *c, int tok, const char *fmt, ...)
+{
+	va_list ap;
+	int line = 1, col = 1, off;
+
+	if (tok >= 0) {
+		/* a string token starts after its quote: point at the quote */
+		off = c->t[tok].start - (c->t[tok].type == JSMN_STRING);
+		for (int i = 0; i < off; i++) {
+			if (c->js[i] == '\n')
+				line++, col = 1;
+			else if (((unsigned char)c->js[i] & 0xc0) != 0x80)
+				col++;
+		}
+		c->err->line = line;
+		c->err->col = col;
+	} else {
+		c->err->line = c->err->col = 0;
+	}
+	va_start(ap, fmt);
+	vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static const char *
+tname(const jsmntok_t *t, const char *js)
+{
+	switch (t->type) {
+	case JSMN_OBJECT: return "an object";
+	case JSMN_ARRAY: return "an array";
+	case JSMN_STRING: return "a string";
+	case JSMN_PRIMITIVE:
+		if (js[t->start] == 't' || js[t->start] == 'f') return "a boolean";
+		if (js[t->start] == 'n') return "null";
+		return "a number";
+	default: return "something else";
+	}
+}
+
+static int
+get_bool(struct pctx *c, int k, const char *key, int *out)
+{
+	const jsmntok_t *t = &c->t[k];
+
+	if (t->type == JSMN_PRIMITIVE && c->js[t->start] == 't')
+		return *out = 1, 0;
+	if (t->type == JSMN_PRIMITIVE && c->js[t->start] == 'f')
+		return *out = 0, 0;
+	return fail(c, k, "\"%s\" must be a boolean, not %s", key, tname(t, c->js));
+}
+
+/* A string without control characters or NUL, at most max bytes. */
+static int
+get_str(struct pctx *c, int k, const char *key, size_t max, char **out)
+{
+	char buf[PATH_MAX + 1];
+	int l;
+
+	if (c->t[k].type != JSMN_STRING)
+		return fail(c, k, "\"%s\" must be a string, not %s", key, tname(&c->t[k], c->js));
+	if (max > PATH_MAX)
+		max = PATH_MAX;
+	l = json_str(c->js, &c->t[k], buf, max + 1);
+	if (l < 0)
+		return fail(c, k, "\"%s\" is longer than %zu bytes", key, max);
+	for (int i = 0; i < l; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			return fail(c, k, "\"%s\" holds a control character", key);
+	if ((*out = strdup(buf)) == NULL)
+		return fail(c, -1, "out of memory");
+	return 0;
+}
+
+static void
+list_free(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+static int
+list_push(struct pctx *c, struct strlist *l, char *s)
+{
+	char **v = realloc(l->v, (l->n + 1) * sizeof *v);
+
+	if (v == NULL) {
+		free(s);
+		return fail(c, -1, "out of memory");
+	}
+	l->v = v;
+	l->v[l->n++] = s;
+	return 0;
+}
+
+static int
+name_ok(const char *s)
+{
+	if (!(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z')))
+		return 0;
+	for (s++; *s; s++)
+		if (!(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+		    (*s >= '0' && *s <= '9')))
+			return 0;
+	return 1;
+}
+
+enum item { IT_PATH, IT_NAME, IT_ARG, IT_TOOL };
+
+static int
+item_check(struct pctx *c, int k, const char *key, enum item kind, const char *s)
+{
+	switch (kind) {
+	case IT_PATH:
+		if (!(s[0] == '/' || (s[0] == '~' && (s[1] == '\0' || s[1] == '/'))))
+			return fail(c, k, "\"%s\": path \"%s\" is not absolute (start it with / or ~/)", key, s);
+		if (strchr(s, '*') && strchr(strrchr(s, '/') ? strrchr(s, '/') : s, '*') != strchr(s, '*'))
+			return fail(c, k, "\"%s\": path \"%s\": a '*' may only appear in the last component", key, s);
+		break;
+	case IT_NAME:
+		if (!name_ok(s))
+			return fail(c, k, "\"%s\": \"%s\" is not a valid environment variable name", key, s);
+		break;
+	case IT_TOOL:
+		if (*s == '\0')
+			return fail(c, k, "\"%s\": empty tool name", key);
+		break;
+	case IT_ARG:
+		break;
+	}
+	return 0;
+}
+
+/* An array of strings, replacing *l. */
+static int
+get_list(struct pctx *c, int k, const char *key, enum item kind, struct strlist *l)
+{
+	char *s;
+	int i;
+
+	if (c->t[k].type != JSMN_ARRAY)
+		return fail(c, k, "\"%s\" must be an array of strings, not %s", key, tname(&c->t[k], c->js));
+	if (c->t[k].size > POLICY_MAX_ITEMS)
+		return fail(c, k, "\"%s\" has more than %d entries", key, POLICY_MAX_ITEMS);
+	list_free(l);
+	for (i = k + 1; i < json_next(c->t, k); i = json_next(c->t, i)) {
+		if (c->t[i].type != JSMN_STRING)
+			return fail(c, i, "\"%s\" entries must be strings, not %s", key, tname(&c->t[i], c->js));
+		if (get_str(c, i, key, PATH_MAX - 1, &s) < 0)
+			return -1;
+		if (*s == '\0' && kind != IT_ARG) {
+			free(s);
+			return fail(c, i, "\"%s\": empty entry", key);
+		}
+		if (item_check(c, i, key, kind, s) < 0) {
+			free(s);
+			return -1;
+		}
+		if (list_push(c, l, s) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+get_ports(struct pctx *c, int k, const char *key, struct portlist *pl)
+{
+	int64_t v;
+	int i;
+
+	if (c->t[k].type != JSMN_ARRAY)
+		return fail(c, k, "\"%s\" must be an array of port numbers, not %s", key, tname(&c->t[k], c->js));
+	if (c->t[k].size > POLICY_MAX_PORTS)
+		return fail(c, k, "\"%s\" has more than %d ports", key, POLICY_MAX_PORTS);
+	pl->n = 0;
+	for (i = k + 1; i < json_next(c->t, k); i = json_next(c->t, i)) {
+		if (c->t[i].type != JSMN_PRIMITIVE || json_int(c->js, &c->t[i], &v) < 0)
+			return fail(c, i, "\"%s\" entries must be integers, not %s", key, tname(&c->t[i], c->js));
+		if (v < 1 || v > 65535)
+			return fail(c, i, "\"%s\": port %lld is out of range 1-65535", key, (long long)v);
+		pl->v[pl->n++] = (uint16_t)v;
+	}
+	return 0;
+}
+
+/* 1 when the key token at i repeats an earlier key of object t[obj]: the
+ * error points at the second occurrence. */
+static int
+dup_before(struct pctx *c, int obj, int i)
+{
+	char kb[256];
+	int k;
+
+	if (json_str(c->js, &c->t[i], kb, sizeof kb) < 0)
+		return 0;
+	for (k = obj + 1; k < i; k = json_next(c->t, k + 1))
+		if (json_eq(c->js, &c->t[k], kb))
+			return 1;
+	return 0;
+}
+
+/* Walk object t[k]: each key must be one of keys[], else an error. Calls
+ * fn(c, keyindex, valuetoken, arg) for each. Duplicate keys are errors. */
+typedef int (*member_fn)(struct pctx *c, int which, int v, void *arg);
+
+static int
+walk(struct pctx *c, int k, const char *what, const char *const keys[], member_fn fn, void *arg)
+{
+	int i, m, w;
+	char kb[64];
+
+	if (c->t[k].type != JSMN_OBJECT)
+		return fail(c, k, "%s must be an object, not %s", what, tname(&c->t[k], c->js));
+	i = k + 1;
+	for (m = 0; m < c->t[k].size; m++) {
+		for (w = 0; keys[w]; w++)
+			if (json_eq(c->js, &c->t[i], keys[w]))
+				break;
+		if (keys[w] == NULL) {
+			if (json_str(c->js, &c->t[i], kb, sizeof kb) < 0)
+				snprintf(kb, sizeof kb, "(a long key)");
+			return fail(c, i, "unknown key \"%s\" in %s", kb, what);
+		}
+		if (dup_before(c, k, i))
+			return fail(c, i, "duplicate key \"%s\" in %s", keys[w], what);
+		if (fn(c, w, i + 1, arg) < 0)
+			return -1;
+		i = json_next(c->t, i + 1);
+	}
+	return 0;
+}
+
+static const char *const net_keys[] = { "connect", "bind", NULL };
+
+static int
+net_member(struct pctx *c, int w, int v, void *arg)
+{
+	struct policy *p = arg;
+
+	return get_ports(c, v, net_keys[w], w == 0 ? &p->connect : &p->bind);
+}
+
+static int
+get_network(struct pctx *c, int k, struct policy *p)
+{
+	if (c->t[k].type == JSMN_STRING) {
+		if (json_eq(c->js, &c->t[k], "open"))
+			return p->net = NET_OPEN, p->connect.n = p->bind.n = 0, 0;
+		if (json_eq(c->js, &c->t[k], "none"))
+			return p->net = NET_NONE, p->connect.n = p->bind.n = 0, 0;
+		return fail(c, k, "\"network\" must be \"open\", \"none\" or {\"connect\": [...], \"bind\": [...]}");
+	}
+	if (c->t[k].type != JSMN_OBJECT)
+		return fail(c, k, "\"network\" must be \"open\", \"none\" or an object, not %s", tname(&c->t[k], c->js));
+	p->net = NET_PORTS;
+	p->connect.n = p->bind.n = 0;
+	return walk(c, k, "\"network\"", net_keys, net_member, p);
+}
+
+static const char *const env_keys[] = { "keep", "set", "files", NULL };
+
+static int
+env_member(struct pctx *c, int w, int v, void *arg)
+{
+	struct policy *p = arg;
+	char *name, *val, *s;
+	int i, m;
+
+	switch (w) {
+	case 0: return get_list(c, v, "env.keep", IT_NAME, &p->env_keep);
+	case 2: return get_list(c, v, "env.files", IT_PATH, &p->env_files);
+	}
+	if (c->t[v].type != JSMN_OBJECT)
+		return fail(c, v, "\"env.set\" must be an object of strings, not %s", tname(&c->t[v], c->js));
+	if (c->t[v].size > POLICY_MAX_ITEMS)
+		return fail(c, v, "\"env.set\" has more than %d entries", POLICY_MAX_ITEMS);
+	list_free(&p->env_set);
+	i = v + 1;
+	for (m = 0; m < c->t[v].size; m++) {
+		if (get_str(c, i, "env.set", 255, &name) < 0)
+			return -1;
+		if (!name_ok(name)) {
+			fail(c, i, "\"env.set\": \"%s\" is not a valid environment variable name", name);
+			free(name);
+			return -1;
+		}
+		if (dup_before(c, v, i)) {
+			fail(c, i, "duplicate key \"%s\" in \"env.set\"", name);
+			free(name);
+			return -1;
+		}
+		if (get_str(c, i + 1, "env.set", 4096, &val) < 0) {
+			free(name);
+			return -1;
+		}
+		s = malloc(strlen(name) + strlen(val) + 2);
+		if (s)
+			sprintf(s, "%s=%s", name, val);
+		free(name);
+		free(val);
+		if (s == NULL)
+			return fail(c, -1, "out of memory");
+		if (list_push(c, &p->env_set, s) < 0)
+			return -1;
+		i = json_next(c->t, i + 1);
+	}
+	return 0;
+}
+
+static const char *const mcp_keys[] = { "command", "url", "tools", "credential_file", "env_keep", NULL };
+
+static int
+mcp_member(struct pctx *c, int w, int v, void *arg)
+{
+	struct mcp_server *s = arg;
+
+	switch (w) {
+	case 0: return get_list(c, v, "command", IT_ARG, &s->command);
+	case 1: return get_str(c, v, "url", 4096, &s->url);
+	case 2: return get_list(c, v, "tools", IT_TOOL, &s->tools);
+	case 3:
+		if (get_str(c, v, "credential_file", PATH_MAX - 1, &s->credential_file) < 0)
+			return -1;
+		return item_check(c, v, "credential_file", IT_PATH, s->credential_file);
+	case 4: return get_list(c, v, "env_keep", IT_NAME, &s->env_keep);
+	}
+	return 0;
+}
+
+static void
+mcp_free(struct mcp_server *s)
+{
+	free(s->name);
+	list_free(&s->command);
+	free(s->url);
+	list_free(&s->tools);
+	free(s->credential_file);
+	list_free(&s->env_keep);
+	memset(s, 0, sizeof *s);
+}
+
+static int
+get_mcp(struct pctx *c, int k, struct policy *p)
+{
+	struct mcp_server *s;
+	int i, m;
+
+	if (c->t[k].type != JSMN_OBJECT)
+		return fail(c, k, "\"mcp\" must be an object of servers, not %s", tname(&c->t[k], c->js));
+	if (c->t[k].size > POLICY_MAX_MCP)
+		return fail(c, k, "\"mcp\" has more than %d servers", POLICY_MAX_MCP);
+	for (size_t j = 0; j < p->nmcp; j++)
+		mcp_free(&p->mcp[j]);
+	p->nmcp = 0;
+	i = k + 1;
+	for (m = 0; m < c->t[k].size; m++) {
+		s = &p->mcp[p->nmcp++];
+		if (get_str(c, i, "mcp", 64, &s->name) < 0)
+			return -1;
+		if (strspn(s->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(s->name))
+			return fail(c, i, "\"mcp\": server name \"%s\" must be letters, digits, '-' or '_'", s->name);
+		if (*s->name == '\0')
+			return fail(c, i, "\"mcp\": empty server name");
+		if (dup_before(c, k, i))
+			return fail(c, i, "duplicate key \"%s\" in \"mcp\"", s->name);
+		if (walk(c, i + 1, "an \"mcp\" server", mcp_keys, mcp_member, s) < 0)
+			return -1;
+		if ((s->command.n > 0) == (s->url != NULL))
+			return fail(c, i + 1, "\"mcp\" server \"%s\" needs exactly one of \"command\" and \"url\"", s->name);
+		if (s->url && strncmp(s->url, "https://", 8) != 0 && strncmp(s->url, "http://", 7) != 0)
+			return fail(c, i + 1, "\"mcp\" server \"%s\": url must be http:// or https://", s->name);
+		if (s->tools.n == 0)
+			return fail(c, i + 1, "\"mcp\" server \"%s\" needs \"tools\": the allowlist of tool names", s->name);
+		i = json_next(c->t, i + 1);
+	}
+	return 0;
+}
+
+static const char *const top_keys[] = {
+	"version", "workspace", "git_protect", "read", "exec", "write", "path_exec",
+	"devices", "proc", "network", "scope", "env", "agent", "full_setup",
+	"minimum_tier", "mcp", NULL
+};
+
+static int
+top_member(struct pctx *c, int w, int v, void *arg)
+{
+	struct policy *p = arg;
+	const char *key = top_keys[w];
+	int64_t ver;
+	char *s;
+
+	switch (w) {
+	case 0:
+		if (c->t[v].type != JSMN_PRIMITIVE || json_int(c->js, &c->t[v], &ver) < 0)
+			return fail(c, v, "\"version\" must be an integer, not %s", tname(&c->t[v], c->js));
+		if (ver != 1)
+			return fail(c, v, "policy version %lld is not supported (this corral reads version 1)", (long long)ver);
+		return 0;
+	case 1:
+		if (get_str(c, v, key, PATH_MAX - 1, &s) < 0)
+			return -1;
+		if (*s == '\0') {
+			free(s);
+			return fail(c, v, "\"workspace\" is empty");
+		}
+		free(p->workspace);
+		p->workspace = s;
+		return 0;
+	case 2: return get_bool(c, v, key, &p->git_protect);
+	case 3: return get_list(c, v, key, IT_PATH, &p->read);
+	case 4: return get_list(c, v, key, IT_PATH, &p->exec);
+	case 5: return get_list(c, v, key, IT_PATH, &p->write);
+	case 6: return get_bool(c, v, key, &p->path_exec);
+	case 7: return get_bool(c, v, key, &p->devices);
+	case 8: return get_bool(c, v, key, &p->proc);
+	case 9: return get_network(c, v, p);
+	case 10: return get_bool(c, v, key, &p->scope);
+	case 11: return walk(c, v, "\"env\"", env_keys, env_member, p);
+	case 12:
+		if (c->t[v].type == JSMN_PRIMITIVE && c->js[c->t[v].start] == 'n') {
+			free(p->agent);
+			p->agent = NULL;
+			return 0;
+		}
+		if (get_str(c, v, key, 64, &s) < 0)
+			return -1;
+		if (*s == '\0' || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(s)) {
+			fail(c, v, "\"agent\" \"%s\" must be lowercase letters, digits, '-' or '_'", s);
+			free(s);
+			return -1;
+		}
+		free(p->agent);
+		p->agent = s;
+		return 0;
+	case 13: return get_bool(c, v, key, &p->full_setup);
+	case 14:
+		if (get_str(c, v, key, 16, &s) < 0)
+			return -1;
+		if (policy_tier_rank(s) < 0) {
+			fail(c, v, "\"minimum_tier\" \"%s\" is not one of fs, fs+net, full", s);
+			free(s);
+			return -1;
+		}
+		free(p->min_tier);
+		p->min_tier = s;
+		return 0;
+	case 15: return get_mcp(c, v, p);
+	}
+	return 0;
+}
+
+void
+policy_init(struct policy *p)
+{
+	memset(p, 0, sizeof *p);
+	p->net = NET_OPEN;
+}
+
+int
+policy_parse(const char *buf, size_t len, struct policy *p, struct policy_err *err)
+{
+	struct pctx c = { .js = buf, .err = err };
+	jsmntok_t *t;
+	int n, r;
+
+	memset(err, 0, sizeof *err);
+	if (len > POLICY_MAX_LEN) {
+		snprintf(err->msg, sizeof err->msg, "larger than %d bytes", POLICY_MAX_LEN);
+		return -1;
+	}
+	t = malloc(POLICY_MAX_TOKENS * sizeof *t);
+	if (t == NULL) {
+		snprintf(err->msg, sizeof err->msg, "out of memory");
+		return -1;
+	}
+	n = json_parse(buf, len, t, POLICY_MAX_TOKENS);
+	if (n < 0) {
+		r = errno;
+		if (r == ENOMEM) {
+			free(t);
+			snprintf(err->msg, sizeof err->msg, "more than %d JSON tokens", POLICY_MAX_TOKENS);
+			return -1;
+		}
+		/* where jsmn stopped, when it did: the position of a syntax error */
+		jsmn_parser jp;
+		jsmn_init(&jp);
+		c.t = t;
+		if (jsmn_parse(&jp, buf, len, t, POLICY_MAX_TOKENS) < 0) {
+			jsmntok_t at = { .type = JSMN_PRIMITIVE, .start = (int)jp.pos };
+			c.t = &at;
+			fail(&c, 0, "not valid JSON");
+		} else {
+			snprintf(err->msg, sizeof err->msg, "not valid JSON (a bad literal, number, escape or trailing text)");
+		}
+		free(t);
+		return -1;
+	}
+	c.t = t;
+	c.n = n;
+	r = walk(&c, 0, "the policy", top_keys, top_member, p);
+	free(t);
+	return r;
+}
+
+int
+policy_default(struct policy *p, struct policy_err *err)
+{
+	policy_init(p);
+	return policy_parse(policy_default_json, sizeof policy_default_json - 1, p, err);
+}
+
+void
+policy_free(struct policy *p)
+{
+	free(p->workspace);
+	list_free(&p->read);
+	list_free(&p->exec);
+	list_free(&p->write);
+	list_free(&p->env_keep);
+	list_free(&p->env_set);
+	list_free(&p->env_files);
+	free(p->agent);
+	free(p->min_tier);
+	for (size_t i = 0; i < p->nmcp; i++)
+		mcp_free(&p->mcp[i]);
+	policy_init(p);
+}

@@ -1,0 +1,78 @@
+/*
+ * policy: what one corral run grants, and its pure JSON parser.
+ *
+ * A policy file is applied key by key over the embedded default: a key that
+ * is present replaces the default's value, an absent key keeps it. To grant
+ * less than the default, say so ("exec": []).
+ */
+#ifndef CORRAL_POLICY_H
+#define CORRAL_POLICY_H
+#include <stddef.h>
+#include <stdint.h>
+
+enum { POLICY_MAX_LEN = 1 << 20, POLICY_MAX_TOKENS = 16384, POLICY_MAX_PORTS = 64,
+	POLICY_MAX_ITEMS = 256, POLICY_MAX_MCP = 16 };
+
+enum net_mode { NET_OPEN, NET_NONE, NET_PORTS };
+
+struct strlist {
+	char **v;
+	size_t n;
+};
+
+struct portlist {
+	uint16_t v[POLICY_MAX_PORTS];
+	size_t n;
+};
+
+struct mcp_server {
+	char *name;
+	struct strlist command;		/* stdio upstream: argv */
+	char *url;			/* or a remote Streamable HTTP upstream */
+	struct strlist tools;		/* exact-name allowlist */
+	char *credential_file;		/* upstream bearer token, a 0600 file */
+	struct strlist env_keep;	/* names kept for a stdio upstream */
+};
+
+struct policy {
+	char *workspace;		/* NULL: the current directory */
+	int git_protect;		/* workspace .git hooks and config protected */
+	struct strlist read, exec, write; /* "~/x" is under the real home; a '*' in the last component globs */
+	int path_exec;			/* every directory on PATH: read + execute */
+	int devices;			/* the usable devices in /dev */
+	int proc;			/* /proc read-only */
+	enum net_mode net;
+	struct portlist connect, bind;	/* NET_PORTS */
+	int scope;			/* IPC scoping (signals, abstract sockets) */
+	struct strlist env_keep;	/* names kept from the caller, past the baseline */
+	struct strlist env_set;		/* NAME=VALUE, non-secret settings */
+	struct strlist env_files;	/* NAME=VALUE files (0600): secrets go here */
+	char *agent;			/* NULL: inferred from the command */
+	int full_setup;
+	char *min_tier;			/* probe --require */
+	struct mcp_server mcp[POLICY_MAX_MCP];
+	size_t nmcp;
+};
+
+struct policy_err {
+	int line, col;			/* 1-based; 0 when the whole input is at fault */
+	char msg[200];
+};
+
+/* The embedded default policy as JSON (what `corral policy default` prints). */
+extern const char policy_default_json[];
+
+/* Reset p to all-empty (no grants). */
+void policy_init(struct policy *p);
+/* Apply buf[0..len) over p (see above). Pure: no I/O. Returns 0, or -1 with
+ * err filled (position of the offending token) and p left in an undefined but
+ * freeable state. */
+int policy_parse(const char *buf, size_t len, struct policy *p, struct policy_err *err);
+/* policy_init, then the embedded default. Returns 0 (or -1: a bug). */
+int policy_default(struct policy *p, struct policy_err *err);
+void policy_free(struct policy *p);
+
+/* Known probe tiers, weakest first; -1 when unknown. */
+int policy_tier_rank(const char *tier);
+
+#endif

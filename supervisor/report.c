@@ -1,0 +1,216 @@
+/* corral doctor and corral policy. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "execenv.h"
+#include "json.h"
+#include "msg.h"
+#include "resolve.h"
+#include "spawn.h"
+
+int
+cmd_policy(int argc, char **argv, char **envp)
+{
+	struct policy p;
+	int r;
+
+	(void)envp;
+	if (argc == 2 && strcmp(argv[1], "default") == 0) {
+		fputs(policy_default_json, stdout);
+		return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+	}
+	if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		printf("usage: corral policy check FILE\n       corral policy default\n");
+		return 0;
+	}
+	if (argc != 3 || strcmp(argv[1], "check") != 0) {
+		msg_usage("corral policy check FILE | corral policy default");
+		return EXIT_USAGE;
+	}
+	struct policy_err pe;
+	if (policy_default(&p, &pe) < 0)
+		return msg_fatal("embedded policy: %s", pe.msg), EXIT_USAGE;
+	r = policy_load_file(argv[2], &p);
+	policy_free(&p);
+	if (r == -1)
+		return EXIT_NO;
+	if (r == -2)
+		return EXIT_USAGE;
+	printf("%s: valid\n", argv[2]);
+	return 0;
+}
+
+static void
+jlist(FILE *f, const char *key, const struct argv *a, int comma)
+{
+	char q[PATH_MAX * 6 + 3];
+
+	fprintf(f, "\"%s\":[", key);
+	for (size_t i = 0; i < a->n; i++)
+		if (json_quote(a->v[i], strlen(a->v[i]), q, sizeof q) >= 0)
+			fprintf(f, "%s%s", i ? "," : "", q);
+	fprintf(f, "]%s", comma ? "," : "");
+}
+
+static void
+jstr(FILE *f, const char *key, const char *s, int comma)
+{
+	char q[PATH_MAX * 6 + 3];
+
+	if (json_quote(s, strlen(s), q, sizeof q) < 0)
+		snprintf(q, sizeof q, "null");
+	fprintf(f, "\"%s\":%s%s", key, q, comma ? "," : "");
+}
+
+static void
+tlist(FILE *f, const char *what, const struct argv *a)
+{
+	fprintf(f, "  %-22s", what);
+	if (a->n == 0)
+		fprintf(f, " (none)");
+	for (size_t i = 0; i < a->n; i++)
+		fprintf(f, " %s", a->v[i]);
+	fprintf(f, "\n");
+}
+
+static const char *
+netname(const struct policy *p)
+{
+	return p->net == NET_OPEN ? "open" : p->net == NET_NONE ? "none" : "ports";
+}
+
+int
+cmd_doctor(int argc, char **argv, char **envp)
+{
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static char out[65536];
+	struct runopts o = { 0 };
+	char *shell_cmd[] = { (char *)"sh", NULL };
+	struct policy pol;
+	struct plan pl;
+	struct argv a = { 0 }, senv = { 0 };
+	char warn[4096], why[PATH_MAX + 256], hint[256];
+	int c, json = 0, ws, code;
+	jsmntok_t *t;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'h': printf("usage: corral doctor [--json]\n"); return 0;
+		default:
+			msg_usage("corral doctor [--json]");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		msg_usage("corral doctor [--json]");
+		return EXIT_USAGE;
+	}
+	o.cmd = shell_cmd;
+	memset(&pl, 0, sizeof pl);
+	pl.ws_lenient = 1;
+	policy_init(&pol);
+	if (policy_load(&o, &pol) < 0)
+		return EXIT_USAGE;
+	if (plan_resolve(&pl, &pol, envp, o.cmd, why, sizeof why, hint, sizeof hint, warn, sizeof warn) < 0) {
+		msg_fatal("%s", why);
+		if (*hint)
+			msg_hint("%s", hint);
+		plan_free(&pl);
+		policy_free(&pol);
+		return EXIT_USAGE;
+	}
+	/* probe --verbose, run with an explicit small environment */
+	av_push(&senv, "PATH=/usr/bin:/bin");
+	av_pushf(&a, "%s/probe", pl.stepdir);
+	av_push(&a, json ? "--json" : "--verbose");
+	av_push(&a, "--require");
+	av_push(&a, plan_tier(&pl));
+	if (a.err || senv.err) {
+		msg_fatal("out of memory");
+		return EXIT_USAGE;
+	}
+	if (!json) {
+		printf("corral doctor: what this machine proves, and what the default policy grants here\n\n");
+		fflush(stdout);
+	}
+	ws = spawn_wait(a.v, senv.v, json ? out : NULL, sizeof out);
+	av_free(&a);
+	av_free(&senv);
+	if (ws < 0) {
+		msg_fatal_sys("unable to run %s/probe", pl.stepdir);
+		plan_free(&pl);
+		policy_free(&pol);
+		return EXIT_USAGE;
+	}
+	code = wait_code(ws);
+	if (json) {
+		/* probe's object, checked, then ours around it */
+		size_t n = strlen(out);
+		while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
+			out[--n] = '\0';
+		t = malloc(8192 * sizeof *t);
+		if (t == NULL || json_parse(out, n, t, 8192) < 0 || t[0].type != JSMN_OBJECT)
+			snprintf(out, sizeof out, "null");
+		free(t);
+		printf("{\"probe\":%s,\"probe_status\":%d,\"policy\":{", out, code);
+		jstr(stdout, "steps", pl.stepdir, 1);
+		if (pl.ws_why[0])
+			jstr(stdout, "workspace_refused", pl.ws_why, 1);
+		else
+			jstr(stdout, "workspace", pl.workspace, 1);
+		printf("\"git_protect\":%s,", pol.git_protect ? "true" : "false");
+		jlist(stdout, "exec", &pl.ex, 1);
+		jlist(stdout, "read", &pl.rd, 1);
+		printf("\"proc\":%s,\"devices\":%s,", pol.proc ? "true" : "false", pol.devices ? "true" : "false");
+		jlist(stdout, "write", &pl.wr, 1);
+		jstr(stdout, "store", pl.store, 1);
+		jstr(stdout, "network", netname(&pol), 1);
+		printf("\"scope\":%s,", pol.scope ? "true" : "false");
+		jstr(stdout, "minimum_tier", plan_tier(&pl), 1);
+		jstr(stdout, "home_unreachable", pl.home, 0);
+		printf("}}\n");
+	} else {
+		printf("\ndefault policy, on this machine (corral run from here):\n");
+		if (pl.ws_why[0])
+			printf("  %-22s refused here: %s\n", "workspace", pl.ws_why);
+		else
+			printf("  %-22s %s%s\n", "workspace (read-write)", pl.workspace,
+			    pol.git_protect && pl.git ? ", .git hooks and config protected" : "");
+		tlist(stdout, "read + execute", &pl.ex);
+		tlist(stdout, "read", &pl.rd);
+		if (pol.proc)
+			printf("  %-22s /proc (read-only; other processes' details stay hidden)\n", "proc");
+		if (pol.devices)
+			printf("  %-22s /dev (null, zero, random, urandom, tty, ptys)\n", "devices");
+		tlist(stdout, "write", &pl.wr);
+		printf("  %-22s %s/attempt-ID-AGENT-NONCE/{home,config,tmp}, removed afterwards\n",
+		    "private home and tmp", pl.store);
+		printf("  %-22s HOME TMPDIR XDG_CONFIG_HOME XDG_CACHE_HOME XDG_DATA_HOME XDG_STATE_HOME\n", "pinned");
+		printf("  %-22s %s; IPC scoping %s\n", "network", netname(&pol), pol.scope ? "on" : "off");
+		printf("  %-22s %s\n", "needs tier", plan_tier(&pl));
+		printf("  %-22s %s\n", "unreachable", pl.home[0] ? pl.home : "(no home directory)");
+		printf("  %-22s %s\n", "steps", pl.stepdir);
+		for (char *l = warn, *e; *l && (e = strchr(l, '\n')); l = e + 1) {
+			*e = '\0';
+			printf("  note: %s\n", l);
+		}
+		printf("\nthis machine %s\n", code == 0 ? "proves the boundary: corral run will start" :
+		    "does not prove the boundary: corral run will refuse to start");
+	}
+	plan_free(&pl);
+	policy_free(&pol);
+	if (fflush(stdout) != 0)
+		return EXIT_USAGE;
+	return code == 0 ? 0 : code == 1 ? EXIT_NO : EXIT_USAGE;
+}

@@ -1,0 +1,402 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "execenv.h"
+#include "resolve.h"
+
+const char *const agent_profiles[] = { "claude", "codex", "gemini", NULL };
+
+int
+path_within(const char *b, const char *a)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return 1;
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+static int
+isexec(const char *dir, const char *prog)
+{
+	char p[PATH_MAX];
+
+	if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, prog) >= sizeof p)
+		return 0;
+	return access(p, X_OK) == 0;
+}
+
+int
+resolve_stepdir(char *out, size_t n)
+{
+	char exe[PATH_MAX], lib[PATH_MAX + 32], *s;
+	ssize_t l;
+
+	l = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (l < 0)
+		return -1;
+	exe[l] = '\0';
+	if ((s = strrchr(exe, '/')) == NULL)
+		return errno = ENOENT, -1;
+	*s = '\0';
+	/* installed: $PREFIX/bin/corral and $PREFIX/libexec/corral/ */
+	if ((s = strrchr(exe, '/')) != NULL && strcmp(s, "/bin") == 0) {
+		snprintf(lib, sizeof lib, "%.*s/libexec/corral", (int)(s - exe), exe);
+		if (isexec(lib, "confine")) {
+			if (strlen(lib) >= n)
+				return errno = ENAMETOOLONG, -1;
+			strcpy(out, lib);
+			return 0;
+		}
+	}
+	if (strlen(exe) >= n)
+		return errno = ENAMETOOLONG, -1;
+	strcpy(out, *exe ? exe : "/");
+	return 0;
+}
+
+static int __attribute__((format(printf, 3, 4)))
+say(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void
+addwarn(char *warn, size_t n, const char *line)
+{
+	size_t l = strlen(warn);
+
+	if (strstr(warn, line))
+		return;		/* PATH may name a directory twice */
+	if (l + strlen(line) + 2 < n) {
+		strcpy(warn + l, line);
+		strcat(warn + l, "\n");
+	}
+}
+
+static int
+has(const struct argv *a, const char *s)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+struct rctx {
+	struct plan *pl;
+	char *why, *hint;
+	size_t whyn, hintn;
+};
+
+/* One concrete path: resolve it, refuse one that exposes the real home. */
+static int
+grant(struct rctx *c, struct argv *to, const char *key, const char *path)
+{
+	char real[PATH_MAX];
+
+	if (realpath(path, real) == NULL) {
+		say(c->why, c->whyn, "policy \"%s\" grants %s: %s", key, path, strerror(errno));
+		say(c->hint, c->hintn, "remove it from the policy, or create it first");
+		return -1;
+	}
+	if (c->pl->home[0] && path_within(c->pl->home, real)) {
+		say(c->why, c->whyn, "policy \"%s\" grants %s, which holds your home %s",
+		    key, real, c->pl->home);
+		say(c->hint, c->hintn, "grant the directories the program needs, not a parent of your home");
+		return -1;
+	}
+	if (!has(to, real))
+		av_push(to, real);
+	return 0;
+}
+
+/* Drop from l every entry strictly inside an entry of by (or equal to an
+ * entry of by when l is not by). */
+static void
+prune(struct argv *l, const struct argv *by)
+{
+	size_t i, j, o = 0;
+	char *drop;
+
+	if (l->n == 0 || (drop = calloc(l->n, 1)) == NULL)
+		return;		/* out of memory: keep the redundant grants */
+	/* decide first, then free: l may be by */
+	for (i = 0; i < l->n; i++)
+		for (j = 0; j < by->n && !drop[i]; j++) {
+			if (l == by && i == j)
+				continue;
+			if (strcmp(by->v[j], l->v[i]) == 0)
+				drop[i] = l != by;
+			else
+				drop[i] = path_within(l->v[i], by->v[j]);
+		}
+	for (i = 0; i < l->n; i++) {
+		if (drop[i])
+			free(l->v[i]);
+		else
+			l->v[o++] = l->v[i];
+	}
+	free(drop);
+	l->n = o;
+	l->v[o] = NULL;
+}
+
+/* 1 when dir is one of the ':'-separated entries of path */
+static int
+in_path(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	for (const char *p = path; *p; ) {
+		size_t l = strcspn(p, ":");
+		if (l == n && strncmp(p, dir, n) == 0)
+			return 1;
+		p += l;
+		if (*p == ':')
+			p++;
+	}
+	return 0;
+}
+
+static int
+cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Expand "~/" and a '*' in the last component; each match is granted. */
+static int
+expand(struct rctx *c, struct argv *to, const char *key, const char *entry)
+{
+	char path[PATH_MAX], dir[PATH_MAX], *base, *s;
+	struct argv m = { 0 };
+	struct dirent *d;
+	DIR *dp;
+	int r = 0;
+
+	if (entry[0] == '~') {
+		if (!c->pl->home[0])
+			return say(c->why, c->whyn, "policy \"%s\" names %s, but there is no home directory", key, entry);
+		if ((size_t)snprintf(path, sizeof path, "%s%s", c->pl->home, entry + 1) >= sizeof path)
+			return say(c->why, c->whyn, "policy \"%s\": %s is too long", key, entry);
+	} else {
+		snprintf(path, sizeof path, "%s", entry);
+	}
+	if (strchr(path, '*') == NULL)
+		return grant(c, to, key, path);
+	s = strrchr(path, '/');
+	snprintf(dir, sizeof dir, "%.*s", s == path ? 1 : (int)(s - path), path);
+	base = s + 1;
+	if ((dp = opendir(dir)) == NULL)
+		return 0;	/* a glob matching nothing grants nothing */
+	while ((d = readdir(dp)) != NULL) {
+		if (d->d_name[0] == '.' && base[0] != '.')
+			continue;
+		if (fnmatch(base, d->d_name, FNM_PERIOD) == 0)
+			av_pushf(&m, "%s/%s", strcmp(dir, "/") ? dir : "", d->d_name);
+	}
+	closedir(dp);
+	if (m.err)
+		return av_free(&m), say(c->why, c->whyn, "out of memory");
+	if (m.n)
+		qsort(m.v, m.n, sizeof *m.v, cmpstr);
+	for (size_t i = 0; i < m.n && r == 0; i++)
+		r = grant(c, to, key, m.v[i]);
+	av_free(&m);
+	return r;
+}
+
+static int
+workspace_resolve(struct plan *pl, const struct policy *pol, char *why, size_t whyn,
+    char *hint, size_t hintn)
+{
+	const char *ws = pol->workspace ? pol->workspace : ".";
+	struct stat st;
+
+	if (realpath(ws, pl->workspace) == NULL)
+		return say(why, whyn, "workspace %s: %s", ws, strerror(errno));
+	if (stat(pl->workspace, &st) < 0 || !S_ISDIR(st.st_mode))
+		return say(why, whyn, "workspace %s is not a directory", pl->workspace);
+	if (pl->home[0] && path_within(pl->home, pl->workspace)) {
+		say(why, whyn, "workspace %s holds your home directory %s", pl->workspace, pl->home);
+		return say(hint, hintn, "run corral from a project directory, or pass -w DIR");
+	}
+	if (path_within(pl->store, pl->workspace)) {
+		say(why, whyn, "workspace %s holds the state directory %s", pl->workspace, pl->store);
+		return say(hint, hintn, "pick another workspace with -w DIR, or set XDG_STATE_HOME");
+	}
+	return 0;
+}
+
+int
+plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
+    char *const *cmd, char *why, size_t whyn, char *hint, size_t hintn,
+    char *warn, size_t warnn)
+{
+	struct rctx c = { pl, why, hint, whyn, hintn };
+	const char *home, *xs, *path, *base;
+	char buf[PATH_MAX], line[PATH_MAX], msgb[PATH_MAX + 128];
+	struct passwd *pw;
+	struct stat st;
+	size_t i;
+
+	*why = *hint = '\0';
+	if (warnn)
+		*warn = '\0';
+	pl->pol = pol;
+	pl->cmd = cmd;
+
+	if (resolve_stepdir(pl->stepdir, sizeof pl->stepdir) < 0)
+		return say(why, whyn, "cannot find the step programs (/proc/self/exe): %s", strerror(errno));
+
+	/* the real home: what must stay unreachable */
+	home = env_get(envp, "HOME");
+	if ((home == NULL || *home != '/') && (pw = getpwuid(getuid())) != NULL)
+		home = pw->pw_dir;
+	pl->home[0] = '\0';
+	if (home && *home == '/') {
+		if (realpath(home, pl->home) == NULL)
+			snprintf(pl->home, sizeof pl->home, "%s", home);
+		if (strcmp(pl->home, "/") == 0)
+			pl->home[0] = '\0';	/* a home of / protects nothing and blocks everything */
+	}
+
+	/* the store: $XDG_STATE_HOME/corral, else ~/.local/state/corral */
+	xs = env_get(envp, "XDG_STATE_HOME");
+	if (xs && *xs == '/') {
+		if ((size_t)snprintf(pl->store, sizeof pl->store, "%s/corral", xs) >= sizeof pl->store)
+			return say(why, whyn, "XDG_STATE_HOME is too long");
+	} else if (pl->home[0]) {
+		if ((size_t)snprintf(pl->store, sizeof pl->store, "%s/.local/state/corral", pl->home) >= sizeof pl->store)
+			return say(why, whyn, "HOME is too long");
+	} else
+		return say(why, whyn, "no state directory: HOME and XDG_STATE_HOME are unset"),
+		    say(hint, hintn, "set HOME or XDG_STATE_HOME"), -1;
+
+	/* the workspace */
+	if (workspace_resolve(pl, pol, why, whyn, hint, hintn) < 0) {
+		if (!pl->ws_lenient)
+			return -1;
+		/* doctor: say why, grant no workspace */
+		snprintf(pl->ws_why, sizeof pl->ws_why, "%s", why);
+		pl->workspace[0] = '\0';
+		*why = *hint = '\0';
+	}
+
+	if (pol->nmcp > 0 && pol->net == NET_NONE) {
+		say(why, whyn, "the policy names MCP servers, but \"network\" is \"none\": the agent reaches mcp-proxy over loopback TCP");
+		return say(hint, hintn, "use \"network\": {\"connect\": []} (the proxies' ports are added), or drop \"mcp\"");
+	}
+
+	/* git protection applies to a workspace that is a repository's top */
+	{
+		char gitp[PATH_MAX + 8];
+		snprintf(gitp, sizeof gitp, "%s/.git", pl->workspace);
+		pl->git = pl->workspace[0] && lstat(gitp, &st) == 0;
+		if (pl->git && pol->git_protect && !S_ISDIR(st.st_mode)) {
+			/* a gitfile points elsewhere: writable in the workspace,
+			 * it could be redirected to hooks of the agent's making */
+			say(why, whyn, "workspace %s is a linked git worktree (.git is not a directory): its git files cannot be protected",
+			    pl->workspace);
+			say(hint, hintn, "run from the main worktree, or set \"git_protect\": false in a policy (the agent could then redirect .git)");
+			if (!pl->ws_lenient)
+				return -1;
+			snprintf(pl->ws_why, sizeof pl->ws_why, "%s", why);
+			*why = *hint = '\0';
+		}
+	}
+
+	/* grants */
+	for (i = 0; i < pol->exec.n; i++)
+		if (expand(&c, &pl->ex, "exec", pol->exec.v[i]) < 0)
+			return -1;
+	for (i = 0; i < pol->read.n; i++)
+		if (expand(&c, &pl->rd, "read", pol->read.v[i]) < 0)
+			return -1;
+	for (i = 0; i < pol->write.n; i++)
+		if (expand(&c, &pl->wr, "write", pol->write.v[i]) < 0)
+			return -1;
+	if (pol->path_exec && (path = env_get(envp, "PATH")) != NULL) {
+		const char *p = path, *e;
+		for (;; p = e + 1) {
+			e = strchr(p, ':');
+			if (e == NULL)
+				e = p + strlen(p);
+			snprintf(line, PATH_MAX, "%.*s", (int)(e - p), p);
+			if (line[0] != '/') {
+				snprintf(msgb, sizeof msgb, "PATH entry \"%.*s\" is not absolute: not granted",
+				    PATH_MAX, line);
+				addwarn(warn, warnn, msgb);
+			} else if (realpath(line, buf) == NULL) {
+				;	/* absent PATH directories grant nothing */
+			} else if (pl->home[0] && (path_within(pl->home, buf) || path_within(buf, pl->home))) {
+				snprintf(msgb, sizeof msgb, "PATH directory %.*s is in (or holds) your home: not granted",
+				    PATH_MAX, buf);
+				addwarn(warn, warnn, msgb);
+			} else {
+				if (!has(&pl->ex, buf))
+					av_push(&pl->ex, buf);
+				/* the child's PATH keeps the caller's spelling and order */
+				size_t pn = strlen(pl->path);
+				if (pn + strlen(line) + 2 < sizeof pl->path && !in_path(pl->path, line)) {
+					if (pn)
+						pl->path[pn++] = ':';
+					strcpy(pl->path + pn, line);
+				}
+			}
+			if (*e == '\0')
+				break;
+		}
+	}
+	if (pl->ex.err || pl->rd.err || pl->wr.err)
+		return say(why, whyn, "out of memory");
+	/* a grant inside a grant that gives as much says nothing more */
+	prune(&pl->ex, &pl->ex);
+	prune(&pl->rd, &pl->ex);
+	prune(&pl->rd, &pl->rd);
+	prune(&pl->wr, &pl->wr);
+
+	/* the agent: -a, the policy, else the command's name when it is a
+	 * known profile, else none (no sign-in) */
+	base = NULL;
+	if (pol->agent)
+		base = pol->agent;
+	else if (cmd && cmd[0]) {
+		base = strrchr(cmd[0], '/') ? strrchr(cmd[0], '/') + 1 : cmd[0];
+		for (i = 0; agent_profiles[i]; i++)
+			if (strcmp(base, agent_profiles[i]) == 0)
+				break;
+		if (agent_profiles[i] == NULL)
+			base = NULL;
+	}
+	snprintf(pl->agent, sizeof pl->agent, "%s", base ? base : "none");
+	/* its sign-in, when the store holds one (STORE/creds/AGENT) */
+	{
+		char cred[PATH_MAX + 80];
+		snprintf(cred, sizeof cred, "%s/creds/%s", pl->store, pl->agent);
+		pl->signin = base != NULL && lstat(cred, &st) == 0 && S_ISREG(st.st_mode);
+	}
+	pl->nosignin[0] = '\0';
+	if (!pl->signin && !(pol->full_setup && base != NULL))
+		if ((size_t)snprintf(pl->nosignin, sizeof pl->nosignin, "%s/nosignin-%s.json",
+		    pl->store, pl->agent) >= sizeof pl->nosignin)
+			return say(why, whyn, "the state directory's path is too long");
+	if (pol->full_setup)
+		pl->signin = 0;
+	return 0;
+}

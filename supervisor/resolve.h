@@ -1,0 +1,27 @@
+/* resolve: turn a policy and the caller's situation into a plan (I/O: reads
+ * /proc/self/exe, the file system, the environment given). */
+#ifndef CORRAL_RESOLVE_H
+#define CORRAL_RESOLVE_H
+#include <stddef.h>
+
+#include "plan.h"
+
+/* Known agent profiles (home-stage's embedded defaults). */
+extern const char *const agent_profiles[];
+
+/* The directory holding the step programs: $PREFIX/libexec/corral beside an
+ * installed corral, or corral's own directory in the build tree. */
+int resolve_stepdir(char *out, size_t n);
+
+/* Fill pl from pol, envp and cmd. agent may be NULL (policy, then command
+ * name, then "none"). On failure returns -1 with a one-line reason in why
+ * (and a hint in hint, maybe empty). Warnings (PATH entries left out) go to
+ * warn as newline-separated lines. */
+int plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
+    char *const *cmd, char *why, size_t whyn, char *hint, size_t hintn,
+    char *warn, size_t warnn);
+
+/* 1 when a is b or an ancestor directory of b (both absolute, clean). */
+int path_within(const char *b, const char *a);
+
+#endif

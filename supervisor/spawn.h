@@ -1,0 +1,27 @@
+/* spawn: run one step program with an explicit environment and collect its
+ * standard output (bounded). stdin is /dev/null, stderr is shared. */
+#ifndef CORRAL_SPAWN_H
+#define CORRAL_SPAWN_H
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Run argv[0] (an absolute path) with envp; its stdout (at most outn-1
+ * bytes, NUL-terminated, the rest discarded) into out, which may be NULL to
+ * share corral's stdout. Returns the wait status, or -1 with errno when it
+ * could not be started. */
+int spawn_wait(char *const argv[], char *const envp[], char *out, size_t outn);
+
+/* The same in two halves, so that independent steps can run side by side:
+ * start (capture: a pipe for stdout), then collect (out may be NULL to
+ * discard what it printed). */
+struct spawned {
+	pid_t pid;
+	int out;
+};
+int spawn_start(char *const argv[], char *const envp[], int capture, struct spawned *sp);
+int spawn_collect(struct spawned *sp, char *out, size_t outn);
+
+/* The exit status a wait status stands for: the code, or 128+N. */
+int wait_code(int ws);
+
+#endif

@@ -1,0 +1,303 @@
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan.h"
+
+const struct pin plan_pins[] = {
+	{ "HOME", "/home" },
+	{ "TMPDIR", "/tmp" },
+	{ "XDG_CONFIG_HOME", "/config" },
+	{ "XDG_CACHE_HOME", "/home/.cache" },
+	{ "XDG_DATA_HOME", "/home/.local/share" },
+	{ "XDG_STATE_HOME", "/home/.local/state" },
+	{ NULL, NULL }
+};
+
+/* pinned only when the policy names MCP servers */
+const struct pin plan_mcp_pin = { "CORRAL_MCP_CONFIG", "/config/corral/mcp.json"
+};
+
+void
+plan_free(struct plan *pl)
+{
+	av_free(&pl->rd);
+	av_free(&pl->ex);
+	av_free(&pl->wr);
+	av_free(&pl->fullsetup);
+}
+
+static int
+done(struct argv *a)
+{
+	if (a->err)
+		return errno = a->err, -1;
+	return 0;
+}
+
+static void
+step(const struct plan *pl, struct argv *a, const char *prog)
+{
+	av_pushf(a, "%s/%s", pl->stepdir, prog);
+}
+
+const char *
+plan_tier(const struct plan *pl)
+{
+	const char *t = pl->pol->min_tier ? pl->pol->min_tier : "fs";
+	const char *need = "fs";
+
+	if (pl->pol->net == NET_PORTS)
+		need = "fs+net";
+	if (pl->pol->scope || pl->pol->net == NET_NONE)
+		need = "full";
+	return policy_tier_rank(need) > policy_tier_rank(t) ? need : t;
+}
+
+int
+step_probe(const struct plan *pl, struct argv *a)
+{
+	step(pl, a, "probe");
+	av_push(a, "--require");
+	av_push(a, plan_tier(pl));
+	return done(a);
+}
+
+int
+step_reap(const struct plan *pl, struct argv *a)
+{
+	step(pl, a, "session-store");
+	av_push(a, "--store");
+	av_push(a, pl->store);
+	av_push(a, "reap");
+	/* a live attempt's process is alive, so nothing younger is spared:
+	 * what a killed corral left goes at the next run */
+	av_push(a, "--older-than");
+	av_push(a, "0");
+	return done(a);
+}
+
+int
+step_begin(const struct plan *pl, struct argv *a)
+{
+	step(pl, a, "session-store");
+	av_push(a, "--store");
+	av_push(a, pl->store);
+	av_push(a, "begin");
+	av_push(a, "--agent");
+	av_push(a, pl->agent);
+	return done(a);
+}
+
+int
+plan_nosignin_json(const struct plan *pl, char *out, size_t n)
+{
+	int r = snprintf(out, n, "{\"%s\": {\"signin\": \".corral-no-signin\", "
+	    "\"expiry\": {\"pointer\": \"/expires\", \"unit\": \"s\"}, "
+	    "\"account\": {\"pointer\": \"/account\"}, \"full_setup\": []}}", pl->agent);
+
+	return r < 0 || (size_t)r >= n ? -1 : r;
+}
+
+int
+step_create(const struct plan *pl, struct argv *a)
+{
+	step(pl, a, "home-stage");
+	av_push(a, "create");
+	av_push(a, "--state");
+	av_push(a, pl->store);
+	av_push(a, "--attempt");
+	av_push(a, pl->attempt);
+	av_push(a, "--agent");
+	av_push(a, pl->agent);
+	av_push(a, "--workspace");
+	av_push(a, pl->workspace);
+	av_push(a, "--session-store");
+	av_pushf(a, "%s/session-store", pl->stepdir);
+	if (pl->nosignin[0]) {
+		av_push(a, "--full-setup");
+		av_push(a, "--profiles");
+		av_push(a, pl->nosignin);
+	} else if (pl->pol->full_setup) {
+		av_push(a, "--full-setup");
+	} else {
+		av_push(a, "--signin");
+		av_push(a, pl->agent);
+	}
+	return done(a);
+}
+
+static void
+grants(struct argv *a, const char *flag, const struct argv *paths)
+{
+	for (size_t i = 0; i < paths->n; i++) {
+		av_push(a, flag);
+		av_push(a, paths->v[i]);
+	}
+}
+
+int
+step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cmd_at)
+{
+	const struct policy *p = pl->pol;
+	size_t i;
+
+	/* env-filter: the caller's baseline, then the policy's layers, then
+	 * the pins (a pin wins whatever the order) */
+	step(pl, a, "env-filter");
+	av_push(a, "--baseline");
+	if (pl->path[0]) {
+		/* only directories the agent can reach; the policy may override */
+		av_push(a, "-s");
+		av_pushf(a, "PATH=%s", pl->path);
+	}
+	for (i = 0; i < p->env_keep.n; i++) {
+		av_push(a, "-k");
+		av_push(a, p->env_keep.v[i]);
+	}
+	for (i = 0; i < p->env_files.n; i++) {
+		av_push(a, "-f");
+		av_push(a, p->env_files.v[i]);
+	}
+	for (i = 0; i < p->env_set.n; i++) {
+		av_push(a, "-s");
+		av_push(a, p->env_set.v[i]);
+	}
+	for (i = 0; plan_pins[i].name; i++) {
+		av_push(a, "-p");
+		av_pushf(a, "%s=%s%s", plan_pins[i].name, pl->attempt_dir, plan_pins[i].sub);
+	}
+	if (p->nmcp > 0) {
+		av_push(a, "-p");
+		av_pushf(a, "%s=%s%s", plan_mcp_pin.name, pl->attempt_dir, plan_mcp_pin.sub);
+	}
+	av_push(a, "--");
+
+	/* confine: what the policy grants, the workspace, the attempt's
+	 * private home, config and tmp */
+	*confine_at = a->n;
+	step(pl, a, "confine");
+	grants(a, "-x", &pl->ex);
+	grants(a, "-r", &pl->rd);
+	if (p->proc) {
+		av_push(a, "-r");
+		av_push(a, "/proc");
+	}
+	if (p->devices) {
+		av_push(a, "--dev");
+	}
+	grants(a, "-w", &pl->wr);
+	if (p->git_protect && pl->git) {
+		av_push(a, "--git-protect");
+		av_push(a, pl->workspace);
+	} else {
+		av_push(a, "-W");
+		av_push(a, pl->workspace);
+	}
+	av_push(a, "-W");
+	av_pushf(a, "%s/home", pl->attempt_dir);
+	av_push(a, "-W");
+	av_pushf(a, "%s/config", pl->attempt_dir);
+	av_push(a, "-W");
+	av_pushf(a, "%s/tmp", pl->attempt_dir);
+	grants(a, "-W", &pl->fullsetup);
+	switch (p->net) {
+	case NET_OPEN:
+		break;
+	case NET_NONE:
+		av_push(a, "--no-network");
+		break;
+	case NET_PORTS:
+		for (i = 0; i < p->connect.n; i++) {
+			av_push(a, "--connect");
+			av_pushf(a, "%u", p->connect.v[i]);
+		}
+		/* the MCP proxies' loopback ports */
+		for (i = 0; i < p->nmcp; i++) {
+			av_push(a, "--connect");
+			av_push(a, pl->mcp_port[i]);
+		}
+		for (i = 0; i < p->bind.n; i++) {
+			av_push(a, "--bind");
+			av_pushf(a, "%u", p->bind.v[i]);
+		}
+		break;
+	}
+	if (!p->scope)
+		av_push(a, "--no-scope");
+	av_push(a, "--");
+	*cmd_at = a->n;
+	av_pushv(a, pl->cmd);
+	return done(a);
+}
+
+int
+step_finish(const struct plan *pl, struct argv *a)
+{
+	step(pl, a, "home-stage");
+	av_push(a, "finish");
+	av_push(a, "--session-store");
+	av_pushf(a, "%s/session-store", pl->stepdir);
+	av_push(a, pl->attempt_dir);
+	return done(a);
+}
+
+int
+step_end(const struct plan *pl, const char *status, const char *platform, const char *tier,
+    struct argv *a)
+{
+	step(pl, a, "session-store");
+	av_push(a, "--store");
+	av_push(a, pl->store);
+	av_push(a, "end");
+	av_push(a, pl->attempt);
+	av_push(a, "--status");
+	av_push(a, status);
+	if (platform && tier) {
+		av_push(a, "--platform");
+		av_push(a, platform);
+		av_push(a, "--tier");
+		av_push(a, tier);
+	}
+	return done(a);
+}
+
+int
+step_mcp(const struct plan *pl, size_t i, struct argv *a)
+{
+	const struct mcp_server *m = &pl->pol->mcp[i];
+	const char *cred = m->credential_file;
+	size_t k;
+
+	step(pl, a, "mcp-proxy");
+	for (k = 0; k < m->tools.n; k++) {
+		av_push(a, "-a");
+		av_push(a, m->tools.v[k]);
+	}
+	av_push(a, "--audit");
+	av_pushf(a, "%s/audit/%s.mcp-%s.jsonl", pl->store, pl->attempt, m->name);
+	av_push(a, "--listen-http");
+	av_push(a, "0");
+	av_push(a, "--listen-token-file");
+	av_pushf(a, "%s/mcp-%s.token", pl->attempt_dir, m->name);
+	if (m->url) {
+		if (cred) {
+			av_push(a, "--token-file");
+			if (cred[0] == '~')
+				av_pushf(a, "%s%s", pl->home, cred + 1);
+			else
+				av_push(a, cred);
+		}
+		av_push(a, "--url");
+		av_push(a, m->url);
+	} else {
+		for (k = 0; k < m->env_keep.n; k++) {
+			av_push(a, "-e");
+			av_push(a, m->env_keep.v[k]);
+		}
+		av_push(a, "--");
+		for (k = 0; k < m->command.n; k++)
+			av_push(a, m->command.v[k]);
+	}
+	return done(a);
+}

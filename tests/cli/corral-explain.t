@@ -1,0 +1,111 @@
+#!/bin/sh
+# corral explain: the exact chain, shell-quoted, runnable by hand, no secrets.
+. "$CORRAL_TOP/tests/lib/tap.sh"
+C=$CORRAL_BIN/corral
+nl='
+'
+H=$TMP/home
+mkdir -p "$H/.ssh" "$TMP/ws/src" "$TMP/state"
+echo "SECRET_TOKEN=s3cr3t-value" > "$TMP/secret.env"
+chmod 600 "$TMP/secret.env"
+cat > "$TMP/p.json" <<J
+{"env": {"files": ["$TMP/secret.env"], "set": {"MODE": "ci"}, "keep": ["EDITOR"]}}
+J
+E="env -i HOME=$H PATH=/usr/bin:/bin XDG_STATE_HOME=$TMP/state"
+
+run $E "$C" explain -p "$TMP/p.json" -w "$TMP/ws" -- printf '%s|' "it's" 'a b' '$HOME' '' 'x"y'
+is "$rc:$err" "0:" "explain succeeds"
+printf '%s\n' "$out" > "$TMP/x.sh"
+sh -n "$TMP/x.sh"
+ok $? "the output is valid shell"
+unlike "$out" 's3cr3t' "a secret from env.files never appears"
+like "$out" "-f $TMP/secret.env" "the file is named"
+like "$out" "^eval \"\\\$\\($CORRAL_BIN/probe --require full\\)\" \\|\\| exit 125$" "probe first, by absolute path, fail closed"
+like "$out" "$CORRAL_BIN/session-store --store $TMP/state/corral reap --older-than 0$" "reap leftovers"
+like "$out" "ATTEMPT=\\\$\\($CORRAL_BIN/session-store --store $TMP/state/corral begin --agent none\\) \\|\\| exit 125" "begin"
+like "$out" "ATTEMPT_DIR=\\\$\\($CORRAL_BIN/home-stage create --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" --agent none --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --full-setup --profiles $TMP/state/corral/nosignin-none.json\\)" "create: no sign-in, the override profile"
+like "$out" "^\\(umask 077 && printf '%s' '\\{\"none\": \\{\"signin\": \".corral-no-signin\", .*\"full_setup\": \\[\\]\\}\\}' > $TMP/state/corral/nosignin-none.json\\)$" "the override profile is written by hand too"
+like "$out" "^$CORRAL_BIN/env-filter --baseline " "env-filter starts a line, by absolute path"
+like "$out" "^  -- $CORRAL_BIN/confine " "confine on its own line"
+like "$out" "-p 'HOME='\"\\\$ATTEMPT_DIR\"'/home'" "HOME pinned to the attempt home"
+like "$out" "-W \"\\\$ATTEMPT_DIR\"'/tmp'" "attempt tmp granted"
+like "$out" " -W $TMP/ws " "workspace granted (no .git: a plain grant)"
+unlike "$out" " -[rxwW] $H( |/|$)" "the real home is not granted"
+like "$out" "$CORRAL_BIN/home-stage finish --session-store $CORRAL_BIN/session-store \"\\\$ATTEMPT_DIR\"" "finish"
+like "$out" "end \"\\\$ATTEMPT\" --status \"\\\$STATUS\" --platform \"\\\$platform\" --tier \"\\\$tier\"" "end records status, platform, tier"
+
+# the chain lines run by hand give the command exactly its arguments
+A=$TMP/state/attempt-x
+mkdir -p "$A/home" "$A/config" "$A/tmp"
+sed -n '/env-filter/,/^STATUS/p' "$TMP/x.sh" | sed '$d' > "$TMP/chain.sh"
+run env -i HOME=$H PATH=/usr/bin:/bin ATTEMPT_DIR=$A sh "$TMP/chain.sh"
+is "$rc:$out" "0:it's|a b|\$HOME||x\"y|" "the chain, run by hand, passes every argument untouched"
+
+# git protection only where there is a repository
+git -C "$TMP/ws" init -q
+run $E "$C" explain -w "$TMP/ws" -- true
+like "$out" "--git-protect $TMP/ws " "a repository's top: --git-protect"
+run $E "$C" explain -w "$TMP/ws" --no-network -- true
+like "$out" " --no-network " "--no-network reaches confine"
+printf '{"network": {"connect": [443, 80]}, "scope": false, "minimum_tier": "fs"}' > "$TMP/n.json"
+run $E "$C" explain -p "$TMP/n.json" -w "$TMP/ws" -- true
+like "$out" " --connect 443 --connect 80 --no-scope " "ports and no scope"
+like "$out" "probe --require fs\\+net" "ports raise the tier to fs+net"
+
+# the agent: inferred from a known command, else -a
+run $E "$C" explain -w "$TMP/ws" -- /opt/x/claude --help
+like "$out" "begin --agent claude" "claude inferred from the command"
+unlike "$out" "--signin" "no sign-in in the store: none staged"
+mkdir -p "$TMP/state/corral/creds" && echo x > "$TMP/state/corral/creds/claude"
+run $E "$C" explain -w "$TMP/ws" -- /opt/x/claude --help
+like "$out" "--agent claude --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --signin claude" "a stored sign-in is staged"
+run $E "$C" explain -a codex -w "$TMP/ws" -- node cli.js
+like "$out" "begin --agent codex" "-a names the agent"
+run $E "$C" explain -a 'Bad Name' -w "$TMP/ws" -- true
+is "$rc" 2 "a bad agent name: usage"
+
+# refusals
+run env -i HOME=$TMP/ws PATH=/usr/bin:/bin "$C" explain -w "$TMP/ws" -- true
+is "$rc:$err" "1:corral: fatal: workspace $TMP/ws holds your home directory $TMP/ws
+corral: hint: run corral from a project directory, or pass -w DIR" "the home as workspace: refused"
+run env -i HOME=$H PATH=/usr/bin:/bin "$C" explain -w "$TMP" -- true
+like "$err" "fatal: workspace $TMP holds your home directory" "a parent of home as workspace: refused"
+run env -i HOME=$H PATH=/usr/bin:/bin XDG_STATE_HOME=$TMP/ws/state "$C" explain -w "$TMP/ws" -- true
+like "$rc:$err" "^1:corral: fatal: workspace $TMP/ws holds the state directory $TMP/ws/state/corral" "the store inside the workspace: refused"
+printf '{"read": ["~"]}' > "$TMP/h.json"
+run $E "$C" explain -p "$TMP/h.json" -w "$TMP/ws" -- true
+like "$rc:$err" "^1:corral: fatal: policy \"read\" grants $H, which holds your home $H" "granting the home: refused"
+printf '{"read": ["/nonexistent-corral"]}' > "$TMP/m.json"
+run $E "$C" explain -p "$TMP/m.json" -w "$TMP/ws" -- true
+like "$rc:$err" "^1:corral: fatal: policy \"read\" grants /nonexistent-corral: No such file or directory" "a missing path: refused"
+run $E "$C" explain -w "$TMP/nope" -- true
+like "$rc:$err" "^1:corral: fatal: workspace $TMP/nope: No such file or directory" "a missing workspace: refused"
+
+# a linked worktree's .git is a file that could be redirected: refused
+mkdir -p "$TMP/wt"
+echo "gitdir: $TMP/elsewhere" > "$TMP/wt/.git"
+run $E "$C" explain -w "$TMP/wt" -- true
+is "$rc:$err" "1:corral: fatal: workspace $TMP/wt is a linked git worktree (.git is not a directory): its git files cannot be protected
+corral: hint: run from the main worktree, or set \"git_protect\": false in a policy (the agent could then redirect .git)" "a linked worktree: refused, with a hint"
+printf '{"git_protect": false}' > "$TMP/ng.json"
+run $E "$C" explain -p "$TMP/ng.json" -w "$TMP/wt" -- true
+is "$rc" 0 "git_protect false: accepted"
+like "$out" " -W $TMP/wt " "git_protect false: a plain grant"
+
+# PATH directories inside the home are left out, and said so
+mkdir -p "$H/bin"
+run env -i HOME=$H PATH=$H/bin:/usr/bin:/bin XDG_STATE_HOME=$TMP/state "$C" explain -w "$TMP/ws" -- true
+like "$err" "warning: PATH directory $H/bin is in \\(or holds\\) your home: not granted" "a PATH directory in the home: left out, with a warning"
+like "$out" "-s PATH=/usr/bin:/bin " "the child's PATH lists only granted directories"
+
+run "$C" explain
+is "$rc" 2 "explain without a command: usage"
+run "$C" explain --bogus -- true
+is "$rc" 2 "an unknown option: usage"
+run "$C" --help
+like "$out" "^usage: corral run \\[-p POLICY\\] \\[-a AGENT\\] \\[-w WORKSPACE\\] \\[--full-setup\\] \\[--no-network\\] \\[--\\] CMD" "--help"
+run "$C" --version
+like "$out" "^corral [0-9]+\\.[0-9]+\\.[0-9]+$" "--version"
+run "$C" frobnicate
+is "$rc" 2 "an unknown command: usage"
+done_testing

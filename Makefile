@@ -102,7 +102,8 @@ check-only:
 	@$(TESTENV) prove --exec '' $(PROVE_FLAGS) $(UNITS) $(wildcard tests/cli/*.t)
 
 bench: all
-	@for b in bench/*; do [ -x "$$b" ] && CORRAL_BIN=$(abspath $(BIN)) "$$b"; done; true
+	@for b in bench/*; do case $$b in *.*) continue ;; esac; \
+		CORRAL_BIN=$(abspath $(BIN)) "$$b" || exit 1; done
 
 fuzz:
 	@$(MAKE) --no-print-directory -f fuzz/fuzz.mk

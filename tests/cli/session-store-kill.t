@@ -99,7 +99,13 @@ done
 is $twice 0 "release killed at every ${step}th of $((n + 1)) points: the secret never goes out twice"
 
 # the temp files of killed writes are reaped
-ls -A "$st/creds" | grep -q '\.tmp-'; ok $? "killed writes left temp files"
+# (the strided sanitizer sweep can miss every temp-file window: then one is
+# left the way a killed write leaves it, so reap is still tested)
+if ! ls -A "$st/creds" "$st/attempts" | grep -q '\.tmp-'; then
+	diag "no kill point fell inside a temp-file window; planting one"
+	printf 'half' > "$st/creds/.rel.tmp-0123456789abcdef"
+fi
+ls -A "$st/creds" "$st/attempts" | grep -q '\.tmp-'; ok $? "temp files of killed writes are there to reap"
 S reap --older-than 0 >/dev/null
 is "$(ls -A "$st/creds" "$st/attempts" | grep -c '\.tmp-')" 0 "reap removes them"
 done_testing

@@ -81,7 +81,9 @@ write_record(int afd, const struct attempt *a)
 
 	if (n < 0)
 		return -1;
-	return file_write_atomic(afd, a->id, buf, (size_t)n, 0600);
+	/* attempt bookkeeping: atomic (temp + rename), not fsynced; losing
+	 * a record to a power cut loses nothing that matters */
+	return file_replace_atomic(afd, a->id, buf, (size_t)n, 0600);
 }
 
 static int

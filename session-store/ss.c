@@ -107,7 +107,7 @@ ss_begin(struct ss *s, int argc, char **argv)
 	};
 	struct attempt a;
 	const char *agent = NULL, *pid = NULL;
-	int c, afd;
+	int c, afd, lk;
 
 	OPTLOOP(opts) {
 		switch (c) {
@@ -146,10 +146,17 @@ ss_begin(struct ss *s, int argc, char **argv)
 	}
 	if ((afd = open_sub(s, "attempts")) < 0)
 		return EXIT_NO;
+	/* under the lock: a concurrent reap never takes our temp file for
+	 * the leftover of a killed write */
+	if ((lk = store_lock(s->fd)) < 0) {
+		msg_fatal_sys("unable to lock the store");
+		return EXIT_USAGE;
+	}
 	if (write_record(afd, &a) < 0) {
 		msg_fatal_sys("unable to write the attempt record");
 		return EXIT_USAGE;
 	}
+	close(lk);
 	printf("%s\n", a.id);
 	return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
 }

@@ -104,8 +104,22 @@ fail:
 	return errno = e, -1;
 }
 
+static int write_atomic(int dirfd, const char *name, const void *buf, size_t len, mode_t mode, int sync);
+
 int
 file_write_atomic(int dirfd, const char *name, const void *buf, size_t len, mode_t mode)
+{
+	return write_atomic(dirfd, name, buf, len, mode, 1);
+}
+
+int
+file_replace_atomic(int dirfd, const char *name, const void *buf, size_t len, mode_t mode)
+{
+	return write_atomic(dirfd, name, buf, len, mode, 0);
+}
+
+static int
+write_atomic(int dirfd, const char *name, const void *buf, size_t len, mode_t mode, int sync)
 {
 	char tmp[256], nonce[17];
 	int fd, e;
@@ -117,7 +131,7 @@ file_write_atomic(int dirfd, const char *name, const void *buf, size_t len, mode
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0)
 		return -1;
-	if (fchmod(fd, mode) < 0 || fd_write_all(fd, buf, len) < 0 || fsync(fd) < 0)
+	if (fchmod(fd, mode) < 0 || fd_write_all(fd, buf, len) < 0 || (sync && fsync(fd) < 0))
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;
@@ -126,7 +140,7 @@ file_write_atomic(int dirfd, const char *name, const void *buf, size_t len, mode
 	fd = -1;
 	if (renameat(dirfd, tmp, dirfd, name) < 0)
 		goto fail;
-	if (fsync(dirfd) < 0)
+	if (sync && fsync(dirfd) < 0)
 		return -1;
 	return 0;
 fail:

@@ -18,6 +18,9 @@ int file_read_bounded(int dirfd, const char *path, size_t max, char **out, size_
  * file in the same directory, fsync it, rename over name, fsync the
  * directory. Leaves either the old file or the new one, never a torn one. */
 int file_write_atomic(int dirfd, const char *name, const void *buf, size_t len, mode_t mode);
+/* The same without either fsync: still atomic against a kill (temp file,
+ * rename), but not durable across a power loss. For bookkeeping only. */
+int file_replace_atomic(int dirfd, const char *name, const void *buf, size_t len, mode_t mode);
 /* Close every descriptor >= lowfd except those listed in keep (n of them). */
 int fd_close_from(int lowfd, const int *keep, size_t n);
 

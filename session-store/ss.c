@@ -81,7 +81,9 @@ write_record(int afd, const struct attempt *a)
 
 	if (n < 0)
 		return -1;
-	return file_write_atomic(afd, a->id, buf, (size_t)n, 0600);
+	/* attempt bookkeeping: atomic (temp + rename), not fsynced; losing
+	 * a record to a power cut loses nothing that matters */
+	return file_replace_atomic(afd, a->id, buf, (size_t)n, 0600);
 }
 
 static int
@@ -105,7 +107,7 @@ ss_begin(struct ss *s, int argc, char **argv)
 	};
 	struct attempt a;
 	const char *agent = NULL, *pid = NULL;
-	int c, afd;
+	int c, afd, lk;
 
 	OPTLOOP(opts) {
 		switch (c) {
@@ -144,10 +146,17 @@ ss_begin(struct ss *s, int argc, char **argv)
 	}
 	if ((afd = open_sub(s, "attempts")) < 0)
 		return EXIT_NO;
+	/* under the lock: a concurrent reap never takes our temp file for
+	 * the leftover of a killed write */
+	if ((lk = store_lock(s->fd)) < 0) {
+		msg_fatal_sys("unable to lock the store");
+		return EXIT_USAGE;
+	}
 	if (write_record(afd, &a) < 0) {
 		msg_fatal_sys("unable to write the attempt record");
 		return EXIT_USAGE;
 	}
+	close(lk);
 	printf("%s\n", a.id);
 	return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
 }

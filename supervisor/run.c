@@ -211,6 +211,21 @@ close_attempt(struct runstate *s, int status)
 	return ok;
 }
 
+/* Wait for the reap started beside begin and create; its output (the ids
+ * it removed) is not needed. */
+static void
+reap_collect(struct spawned *rp)
+{
+	int ws;
+
+	if (rp->pid <= 0)
+		return;
+	ws = spawn_collect(rp, NULL, 0);
+	rp->pid = -1;
+	if (ws >= 0 && wait_code(ws) != 0)
+		msg_warn("session-store reap failed (status %d)", wait_code(ws));
+}
+
 static int
 fail_run(struct runstate *s)
 {
@@ -492,9 +507,10 @@ cmd_run(int argc, char **argv, char **envp)
 	static struct runstate s;
 	struct runopts o;
 	struct argv a = { 0 };
+	struct spawned reap = { -1, -1 };
 	char out[PATH_MAX * 2], path[PATH_MAX + 32], *nl;
 	size_t ci, xi;
-	int ws, r, code, tty = 0;
+	int ws, r, code, tty = 0, serr;
 	pid_t pid, self;
 
 	msg_init("corral");
@@ -537,20 +553,27 @@ cmd_run(int argc, char **argv, char **envp)
 	if (pending_sig)
 		return 128 + pending_sig;
 
-	/* leftovers of a corral that was killed: reaped before we begin */
-	if (step_reap(&s.pl, &a) == 0 && (ws = spawn_wait(a.v, s.senv, out, sizeof out)) >= 0 && wait_code(ws) != 0)
-		msg_warn("session-store reap failed (status %d)", wait_code(ws));
+	/* leftovers of a corral that was killed: reaped side by side with
+	 * begin and create (the store lock orders reap and begin; a live
+	 * attempt, ours included, is never reaped); collected before the
+	 * chain starts */
+	if (step_reap(&s.pl, &a) < 0 || spawn_start(a.v, s.senv, 1, &reap) < 0)
+		msg_warn_sys("unable to run session-store reap");
 	av_free(&a);
 
 	/* 2. the attempt */
 	if (step_begin(&s.pl, &a) < 0 || (ws = spawn_wait(a.v, s.senv, out, sizeof out)) < 0) {
+		serr = errno;
 		av_free(&a);
+		reap_collect(&reap);
+		errno = serr;
 		return msg_fatal_sys("unable to run session-store begin"), EXIT_CHAIN_FAIL;
 	}
 	av_free(&a);
 	chomp(out);
 	if (wait_code(ws) != 0 || out[0] == '\0' || strlen(out) >= sizeof s.attempt ||
 	    strspn(out, "0123456789abcdef") != strlen(out)) {
+		reap_collect(&reap);
 		msg_fatal("session-store begin failed (status %d): nothing was started", wait_code(ws));
 		return EXIT_CHAIN_FAIL;
 	}
@@ -569,19 +592,23 @@ cmd_run(int argc, char **argv, char **envp)
 	audit_str(&s.au, "agent", s.pl.agent);
 	audit_end(&s.au);
 	if (pending_sig)
-		return close_attempt(&s, 128 + pending_sig), 128 + pending_sig;
+		return reap_collect(&reap), close_attempt(&s, 128 + pending_sig), 128 + pending_sig;
 
 	/* 3. the private home (see plan.h for the no-sign-in override) */
 	if (s.pl.nosignin[0] && write_nosignin(&s.pl) < 0) {
 		msg_fatal_sys("unable to write %s", s.pl.nosignin);
+		reap_collect(&reap);
 		return fail_run(&s);
 	}
-	if (step_create(&s.pl, &a) < 0 || (ws = spawn_wait(a.v, s.senv, out, sizeof out)) < 0) {
-		av_free(&a);
+	ws = step_create(&s.pl, &a) < 0 ? -1 : spawn_wait(a.v, s.senv, out, sizeof out);
+	serr = errno;
+	av_free(&a);
+	reap_collect(&reap);
+	if (ws < 0) {
+		errno = serr;
 		msg_fatal_sys("unable to run home-stage create");
 		return fail_run(&s);
 	}
-	av_free(&a);
 	if (wait_code(ws) != 0 || out[0] != '/') {
 		msg_fatal("home-stage create failed (status %d): nothing was started", wait_code(ws));
 		return fail_run(&s);

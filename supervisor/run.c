@@ -19,6 +19,7 @@
 #include "fdio.h"
 #include "json.h"
 #include "msg.h"
+#include "num.h"
 #include "rnd.h"
 #include "spawn.h"
 
@@ -312,14 +313,15 @@ mcp_env(char *const envp[], const struct mcp_server *m, struct argv *store)
 	return store->err ? NULL : store->v;
 }
 
-/* Start one mcp-proxy; its first line of output is its URL. */
+/* Start one mcp-proxy; its first line of output is its URL. Returns the
+ * port it listens on, or -1. */
 static int
 start_proxy(struct runstate *s, size_t i, char **envp, char *url, size_t urln)
 {
 	struct argv a = { 0 }, e = { 0 };
-	char **env;
-	int p[2], nul;
-	size_t got = 0;
+	char **env, port[6];
+	int p[2], nul, pn;
+	size_t got = 0, k;
 	ssize_t n;
 	pid_t pid;
 
@@ -367,9 +369,15 @@ start_proxy(struct runstate *s, size_t i, char **envp, char *url, size_t urln)
 		got++;
 	}
 	url[got] = '\0';
-	if (strncmp(url, "http://127.0.0.1:", 17) != 0)
+	/* mcp-proxy prints exactly http://127.0.0.1:PORT/mcp */
+	k = strncmp(url, "http://127.0.0.1:", 17) == 0 ? strspn(url + 17, "0123456789") : 0;
+	if (k == 0 || k >= sizeof port || strcmp(url + 17 + k, "/mcp") != 0)
 		return errno = EPROTO, -1;
-	return 0;
+	memcpy(port, url + 17, k);
+	port[k] = '\0';
+	if (num_parse_int(port, 1, 65535, &pn) < 0)
+		return errno = EPROTO, -1;
+	return pn;
 }
 
 /* 4. the policy's MCP servers: a proxy each, outside the boundary, on a
@@ -381,7 +389,7 @@ start_mcp(struct runstate *s, char **envp)
 	const struct policy *p = &s->pol;
 	char url[256], tok[65], q[512], name[96];
 	struct argv doc = { 0 };
-	int afd = -1, cfd = -1, dfd = -1, fd, r = -1;
+	int afd = -1, cfd = -1, dfd = -1, fd, port, r = -1;
 	size_t i, len = 0;
 	char *buf = NULL;
 
@@ -410,12 +418,12 @@ start_mcp(struct runstate *s, char **envp)
 			goto out;
 		}
 		close(fd);
-		if (start_proxy(s, i, envp, url, sizeof url) < 0) {
+		if ((port = start_proxy(s, i, envp, url, sizeof url)) < 0) {
 			msg_fatal("mcp-proxy for MCP server %s did not start", m->name);
 			msg_hint("its own message above says why");
 			goto out;
 		}
-		snprintf(s->pl.mcp_port[i], sizeof s->pl.mcp_port[i], "%d", atoi(url + 17));
+		snprintf(s->pl.mcp_port[i], sizeof s->pl.mcp_port[i], "%d", port);
 		json_quote(m->name, strlen(m->name), q, sizeof q);
 		av_pushf(&doc, "%s%s:{\"type\":\"http\",\"url\":\"%s\",\"headers\":{\"Authorization\":\"Bearer %s\"}}",
 		    i ? "," : "", q, url, tok);

@@ -87,11 +87,11 @@ deps:
 	@mk/deps --check || mk/deps
 
 # The suite: C unit tests and shell .t scripts, all run directly by prove.
-TESTENV = CORRAL_TOP=$(TOP) CORRAL_BIN=$(abspath $(BIN)) CORRAL_T=$(abspath $(O)/tests) CORRAL_MODE=$(MODE)
+SUITE = PROVE_FLAGS='$(PROVE_FLAGS)' mk/suite $(MODE) $(BIN) $(O) $(UNITS) $(wildcard tests/cli/*.t)
 PROVE_FLAGS ?=
 check: deps
 	@$(MAKE) --no-print-directory all tests
-	@$(TESTENV) prove --exec '' $(PROVE_FLAGS) $(UNITS) $(wildcard tests/cli/*.t)
+	@$(SUITE)
 
 san: deps
 	@mk/deps --san
@@ -99,7 +99,7 @@ san: deps
 	@$(MAKE) --no-print-directory MODE=san check-only
 
 check-only:
-	@$(TESTENV) prove --exec '' $(PROVE_FLAGS) $(UNITS) $(wildcard tests/cli/*.t)
+	@$(SUITE)
 
 bench: all
 	@for b in bench/*; do case $$b in *.*) continue ;; esac; \

@@ -4,7 +4,7 @@
 
 #include "tap.h"
 #include "../../../mcp-proxy/policy.h"
-#include "../../../mcp-proxy/rpc.h"
+#include "rpc.h"
 
 static struct rpc_toks tk;
 

@@ -1,5 +1,5 @@
 /*
- * rpc: JSON-RPC 2.0 message logic for mcp-proxy. Pure: no I/O.
+ * rpc: JSON-RPC 2.0 message logic (mcp-proxy, sandbox-mcp). Pure: no I/O.
  * A message is one JSON object (MCP has no batches since 2025-06-18).
  */
 #ifndef MCP_RPC_H

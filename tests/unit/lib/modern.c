@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "tap.h"
-#include "../../../mcp-proxy/modern.h"
-#include "../../../mcp-proxy/rpc.h"
+#include "modern.h"
+#include "rpc.h"
 
 static struct rpc_toks tk;
 static struct rpc_msg m;

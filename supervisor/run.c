@@ -1,6 +1,5 @@
 /* corral run: prove, open, stage, exec the chain, forward, wait, take back,
  * close. corral's own failure is 125; the agent's status passes through. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -17,10 +16,8 @@
 #include "cli.h"
 #include "execenv.h"
 #include "fdio.h"
-#include "json.h"
+#include "mcp.h"
 #include "msg.h"
-#include "num.h"
-#include "rnd.h"
 #include "spawn.h"
 
 static volatile sig_atomic_t child_pid, pending_sig;
@@ -131,14 +128,8 @@ reap_leftovers(pid_t pgid)
 	}
 }
 
-struct proxy {
-	pid_t pid;
-	int out;		/* its stdout, held open while it runs */
-};
-
 struct runstate {
-	struct proxy mcp[POLICY_MAX_MCP];
-	size_t nmcp;
+	struct mcpset mcp;
 	struct plan pl;
 	struct policy pol;
 	struct audit au;
@@ -148,21 +139,8 @@ struct runstate {
 	char attempt[80];
 	char attempt_dir[PATH_MAX];
 	int have_attempt, have_dir;
+	struct spawned reap;		/* session-store reap, beside begin and create */
 };
-
-static void
-stop_mcp(struct runstate *s)
-{
-	int ws;
-
-	for (size_t i = 0; i < s->nmcp; i++) {
-		kill(s->mcp[i].pid, SIGTERM);
-		while (waitpid(s->mcp[i].pid, &ws, 0) < 0 && errno == EINTR)
-			;
-		close(s->mcp[i].out);
-	}
-	s->nmcp = 0;
-}
 
 static int
 close_attempt(struct runstate *s, int status)
@@ -172,15 +150,15 @@ close_attempt(struct runstate *s, int status)
 	char took[4096], junk[256], st[16];
 	int ws, ok = 1;
 
-	stop_mcp(s);
+	mcp_stop(&s->mcp);
 	/* take-back and the record's end are independent: side by side */
-	if (s->have_dir && (step_finish(&s->pl, &fa) < 0 || spawn_start(fa.v, s->senv, 1, &fin) < 0)) {
+	if (s->have_dir && (step_finish(&s->pl, &fa) < 0 || spawn_start(fa.v, s->senv, SPAWN_CAPTURE, &fin) < 0)) {
 		msg_warn_sys("unable to run home-stage finish");
 		ok = 0;
 	}
 	snprintf(st, sizeof st, "%d", status);
 	if (s->have_attempt && (step_end(&s->pl, st, s->platform[0] ? s->platform : NULL,
-	    s->tier[0] ? s->tier : NULL, &ea) < 0 || spawn_start(ea.v, s->senv, 1, &end) < 0)) {
+	    s->tier[0] ? s->tier : NULL, &ea) < 0 || spawn_start(ea.v, s->senv, SPAWN_CAPTURE, &end) < 0)) {
 		msg_warn_sys("unable to run session-store end");
 		ok = 0;
 	}
@@ -297,176 +275,6 @@ write_nosignin(const struct plan *pl)
 	return r;
 }
 
-/* The proxies' environment: PATH and HOME, and the names the policy keeps
- * for a stdio upstream (mcp-proxy passes on only those given with -e). */
-static char **
-mcp_env(char *const envp[], const struct mcp_server *m, struct argv *store)
-{
-	const char *v = env_get(envp, "PATH");
-
-	av_pushf(store, "PATH=%s", v ? v : "/usr/bin:/bin");
-	if ((v = env_get(envp, "HOME")) != NULL)
-		av_pushf(store, "HOME=%s", v);
-	for (size_t k = 0; k < m->env_keep.n; k++)
-		if ((v = env_get(envp, m->env_keep.v[k])) != NULL)
-			av_pushf(store, "%s=%s", m->env_keep.v[k], v);
-	return store->err ? NULL : store->v;
-}
-
-/* Start one mcp-proxy; its first line of output is its URL. Returns the
- * port it listens on, or -1. */
-static int
-start_proxy(struct runstate *s, size_t i, char **envp, char *url, size_t urln)
-{
-	struct argv a = { 0 }, e = { 0 };
-	char **env, port[6];
-	int p[2], nul, pn;
-	size_t got = 0, k;
-	ssize_t n;
-	pid_t pid;
-
-	if (step_mcp(&s->pl, i, &a) < 0 || (env = mcp_env(envp, &s->pol.mcp[i], &e)) == NULL) {
-		av_free(&a);
-		av_free(&e);
-		return errno = ENOMEM, -1;
-	}
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		av_free(&a);
-		av_free(&e);
-		return -1;
-	}
-	pid = fork();
-	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
-		nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (nul < 0 || dup2(nul, 0) < 0 || dup2(p[1], 1) < 0)
-			_exit(125);
-		fd_close_from(3, NULL, 0);
-		execve(a.v[0], a.v, env);
-		_exit(127);
-	}
-	av_free(&a);
-	av_free(&e);
-	close(p[1]);
-	if (pid < 0) {
-		close(p[0]);
-		return -1;
-	}
-	s->mcp[s->nmcp].pid = pid;
-	s->mcp[s->nmcp].out = p[0];
-	s->nmcp++;
-	while (got + 1 < urln) {
-		n = read(p[0], url + got, 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (url[got] == '\n')
-			break;
-		got++;
-	}
-	url[got] = '\0';
-	/* mcp-proxy prints exactly http://127.0.0.1:PORT/mcp */
-	k = strncmp(url, "http://127.0.0.1:", 17) == 0 ? strspn(url + 17, "0123456789") : 0;
-	if (k == 0 || k >= sizeof port || strcmp(url + 17 + k, "/mcp") != 0)
-		return errno = EPROTO, -1;
-	memcpy(port, url + 17, k);
-	port[k] = '\0';
-	if (num_parse_int(port, 1, 65535, &pn) < 0)
-		return errno = EPROTO, -1;
-	return pn;
-}
-
-/* 4. the policy's MCP servers: a proxy each, outside the boundary, on a
- * loopback port with a per-attempt token; the agent finds them in
- * $CORRAL_MCP_CONFIG (an "mcpServers" document, 0600). */
-static int
-start_mcp(struct runstate *s, char **envp)
-{
-	const struct policy *p = &s->pol;
-	char url[256], tok[65], q[512], name[96];
-	struct argv doc = { 0 };
-	int afd = -1, cfd = -1, dfd = -1, fd, port, r = -1;
-	size_t i, len = 0;
-	char *buf = NULL;
-
-	if (p->nmcp == 0)
-		return 0;
-	afd = open(s->attempt_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	cfd = afd < 0 ? -1 : openat(afd, "config", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (cfd < 0 || (mkdirat(cfd, "corral", 0700) < 0 && errno != EEXIST) ||
-	    (dfd = openat(cfd, "corral", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		msg_fatal_sys("unable to prepare %s/config/corral", s->attempt_dir);
-		goto out;
-	}
-	av_push(&doc, "{\"mcpServers\":{");
-	for (i = 0; i < p->nmcp; i++) {
-		const struct mcp_server *m = &p->mcp[i];
-		if (rnd_hex(tok, 32) < 0) {
-			msg_fatal_sys("getrandom");
-			goto out;
-		}
-		snprintf(name, sizeof name, "mcp-%s.token", m->name);
-		fd = openat(afd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 || fd_write_all(fd, tok, 64) < 0) {
-			msg_fatal_sys("unable to write %s/%s", s->attempt_dir, name);
-			if (fd >= 0)
-				close(fd);
-			goto out;
-		}
-		close(fd);
-		if ((port = start_proxy(s, i, envp, url, sizeof url)) < 0) {
-			msg_fatal("mcp-proxy for MCP server %s did not start", m->name);
-			msg_hint("its own message above says why");
-			goto out;
-		}
-		snprintf(s->pl.mcp_port[i], sizeof s->pl.mcp_port[i], "%d", port);
-		json_quote(m->name, strlen(m->name), q, sizeof q);
-		av_pushf(&doc, "%s%s:{\"type\":\"http\",\"url\":\"%s\",\"headers\":{\"Authorization\":\"Bearer %s\"}}",
-		    i ? "," : "", q, url, tok);
-		audit_start(&s->au, "mcp-proxy");
-		audit_str(&s->au, "server", m->name);
-		audit_strs(&s->au, "tools", m->tools.v, m->tools.n);
-		audit_str(&s->au, "upstream", m->url ? "http" : "stdio");
-		audit_str(&s->au, "port", s->pl.mcp_port[i]);
-		audit_end(&s->au);
-	}
-	av_push(&doc, "}}\n");
-	if (doc.err)
-		goto out;
-	for (i = 0; i < doc.n; i++)
-		len += strlen(doc.v[i]);
-	if ((buf = malloc(len + 1)) == NULL)
-		goto out;
-	buf[0] = '\0';
-	for (i = 0; i < doc.n; i++)
-		strcat(buf, doc.v[i]);
-	if (file_write_atomic(dfd, "mcp.json", buf, len, 0600) < 0) {
-		msg_fatal_sys("unable to write %s/config/corral/mcp.json", s->attempt_dir);
-		goto out;
-	}
-	r = 0;
-out:
-	explicit_bzero(tok, sizeof tok);
-	if (buf) {
-		explicit_bzero(buf, len);
-		free(buf);
-	}
-	for (i = 0; i < doc.n; i++)
-		explicit_bzero(doc.v[i], strlen(doc.v[i]));
-	av_free(&doc);
-	if (dfd >= 0)
-		close(dfd);
-	if (cfd >= 0)
-		close(cfd);
-	if (afd >= 0)
-		close(afd);
-	return r;
-}
-
 /* --full-setup: the agent's own folders of the real home are granted at
  * their real paths; a symlink at the same place in the private home lets
  * the agent find them there (Landlock checks the real path). */
@@ -509,218 +317,229 @@ link_fullsetup(const struct plan *pl, const char *dir)
 
 static const char *const steps_needed[] = { "probe", "session-store", "home-stage", "env-filter", "confine", NULL };
 
-int
-cmd_run(int argc, char **argv, char **envp)
+static int
+check_steps(const struct plan *pl)
 {
-	static struct runstate s;
-	struct runopts o;
-	struct argv a = { 0 };
-	struct spawned reap = { -1, -1 };
-	char out[PATH_MAX * 2], path[PATH_MAX + 32], *nl;
-	size_t ci, xi;
-	int ws, r, code, tty = 0, serr;
-	pid_t pid, self;
+	char path[PATH_MAX + 32];
 
-	msg_init("corral");
-	s.au.fd = -1;
-	if ((r = runopts_parse(argc, argv, &o)) != 0)
-		return r > 0 ? 0 : EXIT_CHAIN_FAIL;
-	signals_install();
-	policy_init(&s.pol);
-	if (plan_load(&o, envp, &s.pol, &s.pl, 1) < 0)
-		return EXIT_CHAIN_FAIL;
 	for (size_t i = 0; steps_needed[i]; i++) {
-		snprintf(path, sizeof path, "%s/%s", s.pl.stepdir, steps_needed[i]);
+		snprintf(path, sizeof path, "%s/%s", pl->stepdir, steps_needed[i]);
 		if (access(path, X_OK) < 0) {
 			msg_fatal_sys("step program %s", path);
-			msg_hint("build the toolkit (make) or reinstall corral: its steps live in %s", s.pl.stepdir);
-			return EXIT_CHAIN_FAIL;
+			msg_hint("build the toolkit (make) or reinstall corral: its steps live in %s", pl->stepdir);
+			return -1;
 		}
 	}
-	if ((s.senv = step_env(envp, &s.senv_store)) == NULL)
-		return msg_fatal("out of memory"), EXIT_CHAIN_FAIL;
-	/* orphans of the chain come back to us, so none outlives the attempt */
-	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	return 0;
+}
 
-	/* 1. the proof: no proof, no run */
-	if (step_probe(&s.pl, &a) < 0)
-		return msg_fatal_sys("probe"), EXIT_CHAIN_FAIL;
-	ws = spawn_wait(a.v, s.senv, out, sizeof out);
+/* 1. the proof: no proof, no run. 0, or -1 reported. */
+static int
+run_prove(struct runstate *s)
+{
+	struct argv a = { 0 };
+	char out[PATH_MAX];
+	int ws;
+
+	if (step_probe(&s->pl, &a) < 0)
+		return msg_fatal_sys("probe"), -1;
+	ws = spawn_wait(a.v, s->senv, out, sizeof out);
 	av_free(&a);
 	if (ws < 0)
-		return msg_fatal_sys("unable to run probe"), EXIT_CHAIN_FAIL;
+		return msg_fatal_sys("unable to run probe"), -1;
 	if (wait_code(ws) != 0) {
 		msg_fatal("containment is unproven on this machine (probe status %d): nothing was started", wait_code(ws));
 		msg_hint("run corral doctor for the evidence");
-		return EXIT_CHAIN_FAIL;
+		return -1;
 	}
-	if (probe_fields(out, s.platform, sizeof s.platform, s.tier, sizeof s.tier) < 0) {
-		msg_fatal("probe printed no platform and tier: nothing was started");
-		return EXIT_CHAIN_FAIL;
-	}
-	if (pending_sig)
-		return 128 + pending_sig;
+	if (probe_fields(out, s->platform, sizeof s->platform, s->tier, sizeof s->tier) < 0)
+		return msg_fatal("probe printed no platform and tier: nothing was started"), -1;
+	return 0;
+}
 
-	/* leftovers of a corral that was killed: reaped side by side with
-	 * begin and create (the store lock orders reap and begin; a live
-	 * attempt, ours included, is never reaped); collected before the
-	 * chain starts */
-	if (step_reap(&s.pl, &a) < 0 || spawn_start(a.v, s.senv, 1, &reap) < 0)
+/* 2. the attempt: reap the leftovers of a corral that was killed side by
+ * side with begin (the store lock orders reap and begin; a live attempt,
+ * ours included, is never reaped); the reap is collected after create. */
+static int
+run_open(struct runstate *s)
+{
+	struct argv a = { 0 };
+	char out[256];
+	int ws, serr;
+
+	if (step_reap(&s->pl, &a) < 0 || spawn_start(a.v, s->senv, SPAWN_CAPTURE, &s->reap) < 0)
 		msg_warn_sys("unable to run session-store reap");
 	av_free(&a);
-
-	/* 2. the attempt */
-	if (step_begin(&s.pl, &a) < 0 || (ws = spawn_wait(a.v, s.senv, out, sizeof out)) < 0) {
+	if (step_begin(&s->pl, &a) < 0 || (ws = spawn_wait(a.v, s->senv, out, sizeof out)) < 0) {
 		serr = errno;
 		av_free(&a);
-		reap_collect(&reap);
 		errno = serr;
-		return msg_fatal_sys("unable to run session-store begin"), EXIT_CHAIN_FAIL;
+		return msg_fatal_sys("unable to run session-store begin"), -1;
 	}
 	av_free(&a);
 	chomp(out);
-	if (wait_code(ws) != 0 || out[0] == '\0' || strlen(out) >= sizeof s.attempt ||
+	if (wait_code(ws) != 0 || out[0] == '\0' || strlen(out) >= sizeof s->attempt ||
 	    strspn(out, "0123456789abcdef") != strlen(out)) {
-		reap_collect(&reap);
 		msg_fatal("session-store begin failed (status %d): nothing was started", wait_code(ws));
-		return EXIT_CHAIN_FAIL;
+		return -1;
 	}
-	snprintf(s.attempt, sizeof s.attempt, "%s", out);
-	s.pl.attempt = s.attempt;
-	s.have_attempt = 1;
-	if (audit_open(&s.au, s.pl.store, s.attempt) < 0)
-		msg_warn_sys("unable to open the audit log in %s/audit", s.pl.store);
-	audit_start(&s.au, "probe");
-	audit_str(&s.au, "platform", s.platform);
-	audit_str(&s.au, "tier", s.tier);
-	audit_str(&s.au, "required", plan_tier(&s.pl));
-	audit_end(&s.au);
-	audit_start(&s.au, "session-store begin");
-	audit_str(&s.au, "attempt", s.attempt);
-	audit_str(&s.au, "agent", s.pl.agent);
-	audit_end(&s.au);
-	if (pending_sig)
-		return reap_collect(&reap), close_attempt(&s, 128 + pending_sig), 128 + pending_sig;
+	snprintf(s->attempt, sizeof s->attempt, "%s", out);
+	s->pl.attempt = s->attempt;
+	s->have_attempt = 1;
+	if (audit_open(&s->au, s->pl.store, s->attempt) < 0)
+		msg_warn_sys("unable to open the audit log in %s/audit", s->pl.store);
+	audit_start(&s->au, "probe");
+	audit_str(&s->au, "platform", s->platform);
+	audit_str(&s->au, "tier", s->tier);
+	audit_str(&s->au, "required", plan_tier(&s->pl));
+	audit_end(&s->au);
+	audit_start(&s->au, "session-store begin");
+	audit_str(&s->au, "attempt", s->attempt);
+	audit_str(&s->au, "agent", s->pl.agent);
+	audit_end(&s->au);
+	return 0;
+}
 
-	/* 3. the private home (see plan.h for the no-sign-in override) */
-	if (s.pl.nosignin[0] && write_nosignin(&s.pl) < 0) {
-		msg_fatal_sys("unable to write %s", s.pl.nosignin);
-		reap_collect(&reap);
-		return fail_run(&s);
-	}
-	ws = step_create(&s.pl, &a) < 0 ? -1 : spawn_wait(a.v, s.senv, out, sizeof out);
+/* 3. the private home (see plan.h for the no-sign-in override). */
+static int
+run_stage(struct runstate *s)
+{
+	struct argv a = { 0 };
+	char out[PATH_MAX * 2], *nl;
+	int ws, serr;
+
+	if (s->pl.nosignin[0] && write_nosignin(&s->pl) < 0)
+		return msg_fatal_sys("unable to write %s", s->pl.nosignin), -1;
+	ws = step_create(&s->pl, &a) < 0 ? -1 : spawn_wait(a.v, s->senv, out, sizeof out);
 	serr = errno;
 	av_free(&a);
-	reap_collect(&reap);
 	if (ws < 0) {
 		errno = serr;
-		msg_fatal_sys("unable to run home-stage create");
-		return fail_run(&s);
+		return msg_fatal_sys("unable to run home-stage create"), -1;
 	}
 	if (wait_code(ws) != 0 || out[0] != '/') {
 		msg_fatal("home-stage create failed (status %d): nothing was started", wait_code(ws));
-		return fail_run(&s);
+		return -1;
 	}
 	nl = strchr(out, '\n');
 	if (nl)
 		*nl++ = '\0';
-	snprintf(s.attempt_dir, sizeof s.attempt_dir, "%s", out);
-	s.pl.attempt_dir = s.attempt_dir;
-	s.have_dir = 1;
+	if (strlen(out) >= sizeof s->attempt_dir)
+		return msg_fatal("home-stage create printed a path that is too long"), -1;
+	memcpy(s->attempt_dir, out, strlen(out) + 1);
+	s->pl.attempt_dir = s->attempt_dir;
+	s->have_dir = 1;
 	/* --full-setup: the folders to grant read-write follow, one a line */
-	while (s.pol.full_setup && nl && *nl) {
+	while (s->pol.full_setup && nl && *nl) {
 		char *e = strchr(nl, '\n');
 		if (e)
 			*e++ = '\0';
 		if (*nl == '/')
-			av_push(&s.pl.fullsetup, nl);
+			av_push(&s->pl.fullsetup, nl);
 		nl = e;
 	}
-	if (s.pl.fullsetup.n > 0 && link_fullsetup(&s.pl, s.attempt_dir) < 0) {
-		msg_fatal_sys("unable to link the full-setup folders into %s/home", s.attempt_dir);
-		return fail_run(&s);
+	if (s->pl.fullsetup.n > 0 && link_fullsetup(&s->pl, s->attempt_dir) < 0) {
+		msg_fatal_sys("unable to link the full-setup folders into %s/home", s->attempt_dir);
+		return -1;
 	}
-	audit_start(&s.au, "home-stage create");
-	audit_str(&s.au, "dir", s.attempt_dir);
-	audit_int(&s.au, "signin", s.pl.signin);
-	audit_strs(&s.au, "full_setup", s.pl.fullsetup.v, s.pl.fullsetup.n);
-	audit_end(&s.au);
+	audit_start(&s->au, "home-stage create");
+	audit_str(&s->au, "dir", s->attempt_dir);
+	audit_int(&s->au, "signin", s->pl.signin);
+	audit_strs(&s->au, "full_setup", s->pl.fullsetup.v, s->pl.fullsetup.n);
+	audit_end(&s->au);
+	return 0;
+}
 
-	if (start_mcp(&s, envp) < 0)
-		return fail_run(&s);
+/* What the chain will be given: names, never values. */
+static void
+audit_chain(struct runstate *s, const struct argv *a, size_t ci, size_t xi)
+{
+	struct argv names = { 0 };
 
-	/* 5. the chain */
-	if (step_chain(&s.pl, &a, &ci, &xi) < 0) {
-		msg_fatal_sys("unable to build the chain");
-		return fail_run(&s);
-	}
-	audit_start(&s.au, "env-filter");
-	audit_str(&s.au, "layers", "baseline");
-	audit_strs(&s.au, "keep", s.pol.env_keep.v, s.pol.env_keep.n);
-	audit_strs(&s.au, "files", s.pol.env_files.v, s.pol.env_files.n);
-	{
-		struct argv names = { 0 };
-		if (s.pl.path[0])
-			av_push(&names, "PATH");
-		for (size_t i = 0; i < s.pol.env_set.n; i++)
-			av_pushf(&names, "%.*s", (int)strcspn(s.pol.env_set.v[i], "="), s.pol.env_set.v[i]);
-		audit_strs(&s.au, "set", names.v, names.n);
-		av_free(&names);
-		for (size_t i = 0; plan_pins[i].name; i++)
-			av_push(&names, plan_pins[i].name);
-		audit_strs(&s.au, "pin", names.v, names.n);
-		av_free(&names);
-	}
-	audit_end(&s.au);
-	audit_start(&s.au, "confine");
-	audit_strs(&s.au, "rules", a.v + ci + 1, xi - ci - 2);
-	audit_end(&s.au);
-	audit_start(&s.au, "exec");
-	audit_str(&s.au, "command", a.v[xi]);
-	audit_int(&s.au, "args", (long long)(a.n - xi - 1));
-	audit_end(&s.au);
-	if (pending_sig) {
-		av_free(&a);
-		return close_attempt(&s, 128 + pending_sig), 128 + pending_sig;
-	}
+	audit_start(&s->au, "env-filter");
+	audit_str(&s->au, "layers", "baseline");
+	audit_strs(&s->au, "keep", s->pol.env_keep.v, s->pol.env_keep.n);
+	audit_strs(&s->au, "files", s->pol.env_files.v, s->pol.env_files.n);
+	if (s->pl.path[0])
+		av_push(&names, "PATH");
+	for (size_t i = 0; i < s->pol.env_set.n; i++)
+		av_pushf(&names, "%.*s", (int)strcspn(s->pol.env_set.v[i], "="), s->pol.env_set.v[i]);
+	audit_strs(&s->au, "set", names.v, names.n);
+	av_free(&names);
+	for (size_t i = 0; plan_pins[i].name; i++)
+		av_push(&names, plan_pins[i].name);
+	audit_strs(&s->au, "pin", names.v, names.n);
+	av_free(&names);
+	audit_end(&s->au);
+	audit_start(&s->au, "confine");
+	audit_strs(&s->au, "rules", a->v + ci + 1, xi - ci - 2);
+	audit_end(&s->au);
+	audit_start(&s->au, "exec");
+	audit_str(&s->au, "command", a->v[xi]);
+	audit_int(&s->au, "args", (long long)(a->n - xi - 1));
+	audit_end(&s->au);
+}
 
-	self = getpid();
+/* The chain's child: its own process group, the terminal's foreground,
+ * default dispositions, dead with corral; env-filter builds the agent's
+ * environment from ours: it is the filter, so it is given ours. */
+static void
+chain_child(const struct argv *a, char *const envp[], pid_t self)
+{
+	sigset_t none;
+	struct sigaction dfl;
+
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	for (size_t i = 0; i < sizeof fwd_sigs / sizeof fwd_sigs[0]; i++)
+		sigaction(fwd_sigs[i], &dfl, NULL);
+	setpgid(0, 0);
+	tty_give(getpid());
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* the chain dies with corral, even by SIGKILL */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != self)	/* corral died before the signal was armed */
+		_exit(EXIT_CHAIN_FAIL);
+	execve(a->v[0], a->v, envp);
+	msg_fatal_sys("unable to execute %s", a->v[0]);
+	_exit(exec_status(errno));
+}
+
+/* 5. the chain: env-filter -> confine -> CMD. Its pid, or -1 reported. */
+static pid_t
+run_chain(struct runstate *s, char *const envp[], int *tty)
+{
+	struct argv a = { 0 };
+	size_t ci, xi;
+	pid_t pid, self = getpid();
+
+	if (step_chain(&s->pl, &a, &ci, &xi) < 0)
+		return msg_fatal_sys("unable to build the chain"), -1;
+	audit_chain(s, &a, ci, xi);
+	if (pending_sig)
+		return av_free(&a), 0;
 	pid = fork();
-	if (pid < 0) {
-		av_free(&a);
-		msg_fatal_sys("fork");
-		return fail_run(&s);
-	}
-	if (pid == 0) {
-		sigset_t none;
-		struct sigaction dfl;
-
-		memset(&dfl, 0, sizeof dfl);
-		dfl.sa_handler = SIG_DFL;
-		for (size_t i = 0; i < sizeof fwd_sigs / sizeof fwd_sigs[0]; i++)
-			sigaction(fwd_sigs[i], &dfl, NULL);
-		setpgid(0, 0);
-		tty_give(getpid());
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		/* the chain dies with corral, even by SIGKILL */
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		if (getppid() != self)	/* corral died before the signal was armed */
-			_exit(EXIT_CHAIN_FAIL);
-		/* env-filter builds the agent's environment from ours: it is
-		 * the filter, so it is given ours, explicitly */
-		execve(a.v[0], a.v, envp);
-		msg_fatal_sys("unable to execute %s", a.v[0]);
-		_exit(exec_status(errno));
-	}
+	if (pid == 0)
+		chain_child(&a, envp, self);
+	av_free(&a);
+	if (pid < 0)
+		return msg_fatal_sys("fork"), -1;
 	setpgid(pid, pid);
 	child_pid = pid;
-	tty = tty_give(pid);
+	*tty = tty_give(pid);
 	if (pending_sig)
 		kill(pid, pending_sig);
-	av_free(&a);
+	return pid;
+}
 
-	/* 6. wait, forwarding signals (on_signal) */
+/* 6. wait, forwarding signals (on_signal); then end what is left. The
+ * wait status. */
+static int
+run_wait(struct runstate *s, pid_t pid, int tty)
+{
+	int ws;
+
 	for (;;) {
 		if (waitpid(pid, &ws, WUNTRACED) < 0) {
 			if (errno == EINTR)
@@ -743,20 +562,77 @@ cmd_run(int argc, char **argv, char **envp)
 	child_pid = 0;
 	if (tty)
 		tty_take();
-	stop_mcp(&s);
+	mcp_stop(&s->mcp);
 	reap_leftovers(pid);
-	code = wait_code(ws);
-	audit_start(&s.au, "wait");
-	audit_int(&s.au, "status", code);
+	audit_start(&s->au, "wait");
+	audit_int(&s->au, "status", wait_code(ws));
 	if (WIFSIGNALED(ws))
-		audit_int(&s.au, "signal", WTERMSIG(ws));
-	audit_end(&s.au);
+		audit_int(&s->au, "signal", WTERMSIG(ws));
+	audit_end(&s->au);
+	return ws;
+}
+
+static void
+run_free(struct runstate *s)
+{
+	audit_close(&s->au);
+	plan_free(&s->pl);
+	policy_free(&s->pol);
+	av_free(&s->senv_store);
+}
+
+/* Interrupted before the agent started: the signal's status. */
+static int
+interrupted(struct runstate *s)
+{
+	reap_collect(&s->reap);
+	if (s->have_attempt)
+		close_attempt(s, 128 + pending_sig);
+	return 128 + pending_sig;
+}
+
+int
+cmd_run(int argc, char **argv, char **envp)
+{
+	static struct runstate s;
+	struct runopts o;
+	int r, code, tty = 0;
+	pid_t pid;
+
+	msg_init("corral");
+	s.au.fd = -1;
+	s.reap.pid = -1;
+	if ((r = runopts_parse(argc, argv, &o)) != 0)
+		return r > 0 ? 0 : EXIT_CHAIN_FAIL;
+	signals_install();
+	policy_init(&s.pol);
+	if (plan_load(&o, envp, &s.pol, &s.pl, 1) < 0 || check_steps(&s.pl) < 0)
+		return EXIT_CHAIN_FAIL;
+	if ((s.senv = step_env(envp, &s.senv_store)) == NULL)
+		return msg_fatal("out of memory"), EXIT_CHAIN_FAIL;
+	/* orphans of the chain come back to us, so none outlives the attempt */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+
+	if (run_prove(&s) < 0)
+		return EXIT_CHAIN_FAIL;
+	if (pending_sig)
+		return 128 + pending_sig;
+	if (run_open(&s) < 0)
+		return reap_collect(&s.reap), EXIT_CHAIN_FAIL;
+	if (pending_sig)
+		return interrupted(&s);
+	r = run_stage(&s);
+	reap_collect(&s.reap);
+	if (r < 0 || mcp_start(&s.mcp, &s.pl, &s.au, envp) < 0)
+		return fail_run(&s);
+	if ((pid = run_chain(&s, envp, &tty)) < 0)
+		return fail_run(&s);
+	if (pid == 0)
+		return interrupted(&s);
+	code = wait_code(run_wait(&s, pid, tty));
 
 	/* 7, 8. take back, close */
 	close_attempt(&s, code);
-	audit_close(&s.au);
-	plan_free(&s.pl);
-	policy_free(&s.pol);
-	av_free(&s.senv_store);
+	run_free(&s);
 	return code;
 }

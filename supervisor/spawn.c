@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,7 +42,8 @@ wait_code(int ws)
 
 struct kid {
 	char *const *argv, *const *envp;
-	int capture, wfd;
+	int flags, wfd;
+	pid_t parent;
 };
 
 static int
@@ -66,18 +68,24 @@ kid_main(void *arg)
 	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (nul < 0 || dup2(nul, 0) < 0)
 		_exit(125);
-	if (k->capture && dup2(k->wfd, 1) < 0)
+	if ((k->flags & SPAWN_CAPTURE) && dup2(k->wfd, 1) < 0)
 		_exit(125);
+	if (k->flags & SPAWN_DEATHSIG) {
+		/* armed, then checked: corral may have died before */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0 || getppid() != k->parent)
+			_exit(125);
+	}
 	fd_close_from(3, NULL, 0);
 	execve(k->argv[0], k->argv, k->envp);
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
 int
-spawn_start(char *const argv[], char *const envp[], int capture, struct spawned *sp)
+spawn_start(char *const argv[], char *const envp[], int flags, struct spawned *sp)
 {
 	static char stack[64 * 1024] __attribute__((aligned(16)));
-	struct kid k = { argv, envp, capture, -1 };
+	struct kid k = { argv, envp, flags, -1, getpid() };
+	int capture = flags & SPAWN_CAPTURE;
 	sigset_t all, old;
 	int p[2] = { -1, -1 }, e;
 	pid_t pid;

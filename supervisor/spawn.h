@@ -18,7 +18,11 @@ struct spawned {
 	pid_t pid;
 	int out;
 };
-int spawn_start(char *const argv[], char *const envp[], int capture, struct spawned *sp);
+enum {
+	SPAWN_CAPTURE = 1 << 0,		/* a pipe for its stdout (sp->out) */
+	SPAWN_DEATHSIG = 1 << 1,	/* SIGTERM to it when corral dies */
+};
+int spawn_start(char *const argv[], char *const envp[], int flags, struct spawned *sp);
 int spawn_collect(struct spawned *sp, char *out, size_t outn);
 
 /* The exit status a wait status stands for: the code, or 128+N. */

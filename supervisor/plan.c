@@ -1,3 +1,5 @@
+/* plan: the argv of every step of one run, built from the resolved plan
+ * (plan.h); pure, so run executes what explain prints. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,0 +1,38 @@
+/* corral policy: check a policy file, print the default. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "msg.h"
+
+int
+cmd_policy(int argc, char **argv, char **envp)
+{
+	struct policy p;
+	int r;
+
+	(void)envp;
+	if (argc == 2 && strcmp(argv[1], "default") == 0) {
+		fputs(policy_default_json, stdout);
+		return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+	}
+	if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		printf("usage: corral policy check FILE\n       corral policy default\n");
+		return 0;
+	}
+	if (argc != 3 || strcmp(argv[1], "check") != 0) {
+		msg_usage("corral policy check FILE | corral policy default");
+		return EXIT_USAGE;
+	}
+	struct policy_err pe;
+	if (policy_default(&p, &pe) < 0)
+		return msg_fatal("embedded policy: %s", pe.msg), EXIT_USAGE;
+	r = policy_load_file(argv[2], &p);
+	policy_free(&p);
+	if (r == -1)
+		return EXIT_NO;
+	if (r == -2)
+		return EXIT_USAGE;
+	printf("%s: valid\n", argv[2]);
+	return 0;
+}

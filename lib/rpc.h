@@ -5,6 +5,7 @@
 #ifndef MCP_RPC_H
 #define MCP_RPC_H
 #include <stddef.h>
+#include "buf.h"
 #include "json.h"
 
 enum {
@@ -18,17 +19,6 @@ enum {
 };
 
 enum { RPC_MAX_TOKENS = 1 << 18 };
-
-/* A growable byte buffer. */
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-int buf_add(struct buf *b, const void *s, size_t n);
-int buf_adds(struct buf *b, const char *s);
-void buf_free(struct buf *b);
-/* drop the first n bytes */
-void buf_consume(struct buf *b, size_t n);
 
 /* Token storage reused from message to message. */
 struct rpc_toks {

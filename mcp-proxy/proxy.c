@@ -24,6 +24,7 @@
 #include "fdio.h"
 #include "http_up.h"
 #include "httpd.h"
+#include "listen.h"
 #include "msg.h"
 #include "proxy.h"
 #include "version.h"
@@ -41,10 +42,8 @@ struct conn {
 	struct buf rd, wr;
 	/* C_HTTP: one request per connection */
 	int started, closing, got;	/* SSE begun; close once flushed; message in */
-	size_t hlen;			/* head length, once parsed */
-	long long clen;
 	int keep;			/* keep-alive: another request may follow */
-	struct http_req *req;		/* C_HTTP: the head of the request being read */
+	struct httpd_in hin;		/* C_HTTP: the request being read */
 	int64_t idle_at;		/* C_HTTP: waiting since then for a whole request */
 };
 
@@ -157,24 +156,11 @@ audit(struct proxy *p, const char *tool, size_t tooln, const char *outcome)
 static void
 http_head(struct conn *k, int status, const char *ctype, size_t clen, int has_len)
 {
-	char h[256];
-
 	/* keep-alive only for a JSON answer or a 202, whose length is known */
 	if (!has_len || status >= 400)
 		k->keep = 0;
-	snprintf(h, sizeof h, "HTTP/1.1 %d %s\r\n%s%s%sCache-Control: no-store\r\nConnection: %s\r\n",
-	    status, httpd_reason(status), ctype ? "Content-Type: " : "", ctype ? ctype : "", ctype ? "\r\n" : "",
-	    k->keep ? "keep-alive" : "close");
-	buf_adds(&k->wr, h);
-	if (has_len) {
-		snprintf(h, sizeof h, "Content-Length: %zu\r\n", clen);
-		buf_adds(&k->wr, h);
-	}
-	if (status == 401)
-		buf_adds(&k->wr, "WWW-Authenticate: Bearer\r\n");
-	if (status == 405)
-		buf_adds(&k->wr, "Allow: POST\r\n");
-	buf_adds(&k->wr, "\r\n");
+	if (httpd_head(&k->wr, status, ctype, clen, has_len, k->keep) < 0)
+		msg_warn("out of memory queueing an answer to the client");
 }
 
 /* An HTTP answer with no MCP body, then close. */
@@ -211,8 +197,7 @@ conn_out(struct proxy *p, int c, const char *s, size_t n, int final)
 		if (!k->started)
 			http_head(k, 200, "text/event-stream", 0, 0);
 		k->started = 1;
-		bad = buf_adds(&k->wr, "event: message\ndata: ") < 0 || buf_add(&k->wr, s, n - 1) < 0 ||
-		    buf_adds(&k->wr, "\n\n") < 0;
+		bad = httpd_sse_event(&k->wr, s, n - 1) < 0;
 		if (final)
 			k->closing = 1;
 	}
@@ -1322,7 +1307,7 @@ conn_close(struct proxy *p, int c)
 		close(k->in);
 	buf_free(&k->rd);
 	buf_free(&k->wr);
-	free(k->req);
+	httpd_in_free(&k->hin);
 	memset(k, 0, sizeof *k);
 	k->in = k->out = -1;
 }
@@ -1354,7 +1339,7 @@ static int
 http_meta_refused(struct proxy *p, int c, const char *body, size_t n)
 {
 	struct conn *k = &p->conn[c];
-	struct http_req *r = k->req;
+	struct http_req *r = k->hin.req;
 	struct rpc_msg m;
 	const char *why = NULL, *cid = NULL;
 	size_t cidn = 0;
@@ -1386,15 +1371,18 @@ http_meta_refused(struct proxy *p, int c, const char *body, size_t n)
 	return 1;
 }
 
-/* One HTTP request per connection: head, checks, body, then the message. */
+/* One HTTP request at a time per connection: head, checks, body, then the
+ * message. */
 static void
 http_read(struct proxy *p, int c)
 {
 	struct conn *k = &p->conn[c];
-	struct http_req r;
+	struct httpd_endpoint ep = { p->http_port, p->cfg->listen_token, p->cfg->max_msg };
 	char chunk[CHUNK];
+	const char *body;
+	size_t bn;
 	ssize_t n;
-	int st;
+	int st, had = httpd_in_has_head(&k->hin);
 
 	n = read(k->in, chunk, sizeof chunk);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -1405,45 +1393,28 @@ http_read(struct proxy *p, int c)
 		k->keep = 0;
 		return;
 	}
-	if (k->rd.len + (size_t)n > HTTPD_HEAD_MAX + p->cfg->max_msg || buf_add(&k->rd, chunk, (size_t)n) < 0) {
-		http_status(k, 413);
+	st = httpd_in_feed(&k->hin, chunk, (size_t)n, &ep);
+	if (st == HTTPD_MORE) {
+		if (!had && httpd_in_has_head(&k->hin))
+			k->keep = !k->hin.req->close;
 		return;
 	}
-	if (!k->hlen) {
-		st = httpd_parse(k->rd.p, k->rd.len, &r);
-		if (st == 0)
-			return;
-		if (st < 0) {
-			http_status(k, 400);
-			return;
-		}
-		st = httpd_check(&r, p->http_port, p->cfg->listen_token, p->cfg->max_msg);
-		explicit_bzero(r.auth, sizeof r.auth);
-		if (st) {
-			http_status(k, st);
-			return;
-		}
-		k->hlen = r.head_len;
-		k->clen = r.clen;
-		k->keep = !r.close;
-		free(k->req);
-		if ((k->req = malloc(sizeof r)) == NULL) {
-			http_status(k, 413);
-			return;
-		}
-		memcpy(k->req, &r, sizeof r);
-	}
-	if (k->rd.len < k->hlen + (size_t)k->clen)
+	if (st != HTTPD_READY) {
+		http_status(k, st);
 		return;
+	}
+	if (!had)
+		k->keep = !k->hin.req->close;
 	k->got = 1;
-	if (http_meta_refused(p, c, k->rd.p + k->hlen, (size_t)k->clen)) {
-		buf_free(&k->rd);
+	body = httpd_in_body(&k->hin, &bn);
+	if (http_meta_refused(p, c, body, bn)) {
+		buf_free(&k->hin.rd);
 		return;
 	}
-	client_line(p, c, k->rd.p + k->hlen, (size_t)k->clen);
+	client_line(p, c, body, bn);
 	if (!k->started && conn_pending(p, c) == 0)
 		http_status(k, 202);	/* a notification or a response */
-	buf_free(&k->rd);
+	buf_free(&k->hin.rd);
 }
 
 /* What the HTTP upstream reported while curl ran. */
@@ -1503,29 +1474,6 @@ http_events(struct proxy *p)
 }
 
 
-static int
-listen_unix(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	mode_t old;
-	int fd, rc;
-
-	if (strlen(path) >= sizeof sa.sun_path)
-		return errno = ENAMETOOLONG, -1;
-	strcpy(sa.sun_path, path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
-		return -1;
-	old = umask(077);	/* the socket is ours alone: mode 0600 */
-	rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
-	umask(old);
-	if (rc < 0 || listen(fd, 64) < 0) {
-		int e = errno;
-		close(fd);
-		return errno = e, -1;
-	}
-	return fd;
-}
-
 /* The stdio upstream closed a pipe: it is usually exiting; give it 200 ms
  * to say how, so the log names the status rather than the pipe. */
 static void
@@ -1552,27 +1500,6 @@ up_gone(struct proxy *p, const char *pipe_why)
 	up_fail(p, why);
 }
 
-static int
-listen_http(int port, int *bound)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	socklen_t sl = sizeof sa;
-	int fd, one = 1;
-
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);	/* 127.0.0.1 only */
-	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 64) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
-		int e = errno;
-		close(fd);
-		return errno = e, -1;
-	}
-	*bound = ntohs(sa.sin_port);
-	return fd;
-}
-
 int
 proxy_run(const struct proxy_config *cfg)
 {
@@ -1595,7 +1522,7 @@ proxy_run(const struct proxy_config *cfg)
 		return 2;
 	}
 	if (cfg->listen_http >= 0) {
-		if ((p->lhttp = listen_http(cfg->listen_http, &p->http_port)) < 0) {
+		if ((p->lhttp = listen_loopback(cfg->listen_http, &p->http_port)) < 0) {
 			msg_fatal_sys("unable to listen on 127.0.0.1:%d", cfg->listen_http);
 			if (p->lunix >= 0)
 				unlink(cfg->listen_unix);
@@ -1659,9 +1586,7 @@ proxy_run(const struct proxy_config *cfg)
 				/* answered: ready for the next request on this connection */
 				k->started = k->closing = k->got = k->keep = 0;
 				k->idle_at = now_ms();
-				k->hlen = 0;
-				k->clen = 0;
-				k->rd.len = 0;
+				httpd_in_reset(&k->hin);
 				continue;
 			}
 			if ((k->closing && k->wr.len == 0) || k->out < 0 ||

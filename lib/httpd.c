@@ -1,3 +1,4 @@
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,8 +119,8 @@ httpd_parse(const char *buf, size_t len, struct http_req *r)
 	return over ? -1 : 1;
 }
 
-static int
-host_ok(const char *h, int port)
+int
+httpd_host_ok(const char *h, int port)
 {
 	char a[64], b[64];
 
@@ -129,8 +130,8 @@ host_ok(const char *h, int port)
 }
 
 /* Compare without an early exit, so timing says nothing about the token. */
-static int
-same(const char *a, const char *b)
+int
+httpd_same(const char *a, const char *b)
 {
 	size_t na = strlen(a), nb = strlen(b), i;
 	unsigned char d = na != nb;
@@ -145,7 +146,7 @@ httpd_check(const struct http_req *r, int port, const char *token, size_t max)
 {
 	char want[300];
 
-	if (!host_ok(r->host, port))
+	if (!httpd_host_ok(r->host, port))
 		return 403;
 	if (r->has_origin) {
 		snprintf(want, sizeof want, "http://%s", r->host);
@@ -154,7 +155,7 @@ httpd_check(const struct http_req *r, int port, const char *token, size_t max)
 	}
 	if (strcmp(r->path, "/mcp") != 0)
 		return 404;
-	if (strncmp(r->auth, "Bearer ", 7) != 0 || !same(r->auth + 7, token))
+	if (strncmp(r->auth, "Bearer ", 7) != 0 || !httpd_same(r->auth + 7, token))
 		return 401;
 	if (strcmp(r->method, "POST") != 0)
 		return 405;
@@ -187,4 +188,87 @@ httpd_reason(int s)
 	case 415: return "Unsupported Media Type";
 	default: return "Error";
 	}
+}
+
+int
+httpd_in_feed(struct httpd_in *in, const void *p, size_t n, const struct httpd_endpoint *ep)
+{
+	struct http_req r;
+	int st;
+
+	if (in->rd.len + n > HTTPD_HEAD_MAX + ep->max_body || buf_add(&in->rd, p, n) < 0)
+		return 413;
+	if (!in->req) {
+		st = httpd_parse(in->rd.p, in->rd.len, &r);
+		if (st == 0)
+			return HTTPD_MORE;
+		if (st < 0)
+			return 400;
+		st = httpd_check(&r, ep->port, ep->token, ep->max_body);
+		explicit_bzero(r.auth, sizeof r.auth);
+		if (st)
+			return st;
+		if ((in->req = malloc(sizeof r)) == NULL)
+			return 413;
+		memcpy(in->req, &r, sizeof r);
+	}
+	if (in->rd.len < in->req->head_len + (size_t)in->req->clen)
+		return HTTPD_MORE;
+	return HTTPD_READY;
+}
+
+const char *
+httpd_in_body(const struct httpd_in *in, size_t *n)
+{
+	*n = (size_t)in->req->clen;
+	return in->rd.p + in->req->head_len;
+}
+
+int
+httpd_in_has_head(const struct httpd_in *in)
+{
+	return in->req != NULL;
+}
+
+void
+httpd_in_reset(struct httpd_in *in)
+{
+	free(in->req);
+	in->req = NULL;
+	buf_free(&in->rd);
+}
+
+void
+httpd_in_free(struct httpd_in *in)
+{
+	httpd_in_reset(in);
+}
+
+int
+httpd_head(struct buf *out, int status, const char *ctype, size_t clen, int has_len, int keep)
+{
+	char h[256];
+	int bad;
+
+	snprintf(h, sizeof h, "HTTP/1.1 %d %s\r\n%s%s%sCache-Control: no-store\r\nConnection: %s\r\n",
+	    status, httpd_reason(status), ctype ? "Content-Type: " : "", ctype ? ctype : "", ctype ? "\r\n" : "",
+	    keep ? "keep-alive" : "close");
+	bad = buf_adds(out, h) < 0;
+	if (has_len) {
+		snprintf(h, sizeof h, "Content-Length: %zu\r\n", clen);
+		bad |= buf_adds(out, h) < 0;
+	}
+	if (status == 401)
+		bad |= buf_adds(out, "WWW-Authenticate: Bearer\r\n") < 0;
+	if (status == 405)
+		bad |= buf_adds(out, "Allow: POST\r\n") < 0;
+	bad |= buf_adds(out, "\r\n") < 0;
+	return bad ? -1 : 0;
+}
+
+int
+httpd_sse_event(struct buf *out, const char *msg, size_t n)
+{
+	return buf_adds(out, "event: message\ndata: ") < 0 || buf_add(out, msg, n) < 0 ||
+	    buf_adds(out, "\n\n") < 0 ? -1 : 0;
 }

@@ -274,7 +274,11 @@ hs_create(struct hs_opts *o)
 	}
 	if ((p = profiles_find(&o->prof, o->agent)) == NULL) {
 		msg_fatal("no profile for agent %.32s", o->agent);
-		msg_hint("known agents: claude, codex, gemini, or those in --profiles");
+		{
+			char names[256];
+			profiles_names(&o->prof, names, sizeof names);
+			msg_hint("known agents: %s (more with --profiles)", names);
+		}
 		return EXIT_USAGE;
 	}
 	if (o->signin == NULL)

@@ -213,3 +213,19 @@ fd_close_from(int lowfd, const int *keep, size_t n)
 			close(fd);
 	return 0;
 }
+
+DIR *
+dir_fresh(int dirfd)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	if ((d = fdopendir(fd)) == NULL) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return d;
+}

@@ -1,6 +1,7 @@
 /* fdio: whole reads and writes, bounded file reads, atomic replacement. */
 #ifndef CORRAL_FDIO_H
 #define CORRAL_FDIO_H
+#include <dirent.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -21,6 +22,11 @@ int file_write_atomic(int dirfd, const char *name, const void *buf, size_t len, 
 /* The same without either fsync: still atomic against a kill (temp file,
  * rename), but not durable across a power loss. For bookkeeping only. */
 int file_replace_atomic(int dirfd, const char *name, const void *buf, size_t len, mode_t mode);
+/* A directory stream over a fresh open file description of dirfd's
+ * directory (openat(dirfd, ".")), read from its start: a dup(2) would
+ * share dirfd's offset, so a second scan of the same directory would see
+ * end-of-file. NULL with errno. */
+DIR *dir_fresh(int dirfd);
 /* Close every descriptor >= lowfd except those listed in keep (n of them). */
 int fd_close_from(int lowfd, const int *keep, size_t n);
 

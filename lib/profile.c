@@ -57,6 +57,22 @@ fail(char *err, size_t errn, const char *fmt, ...)
 	return -1;
 }
 
+void
+profiles_names(const struct profiles *ps, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	if (n == 0)
+		return;
+	buf[0] = '\0';
+	for (int i = 0; i < ps->n && len < n; i++) {
+		int w = snprintf(buf + len, n - len, "%s%s", i ? ", " : "", ps->p[i].name);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+}
+
 int
 prof_name_ok(const char *s)
 {

@@ -15,7 +15,7 @@
 
 enum {
 	PROF_MAX = 16,			/* profiles in one set */
-	PROF_NAME_MAX = 32,		/* [a-z0-9_-], first a letter or digit */
+	PROF_NAME_MAX = 32,		/* [a-z0-9][a-z0-9._-]*: prof_name_ok */
 	PROF_PATH_MAX = 256,		/* relative paths under HOME */
 	PROF_PTR_MAX = 128,		/* JSON pointers */
 	PROF_FULL_MAX = 8,		/* full-setup folders */
@@ -54,8 +54,13 @@ int profiles_defaults(struct profiles *out);
  * (errn bytes); *ps is then unchanged. */
 int profiles_parse(const char *buf, size_t len, struct profiles *ps, char *err, size_t errn);
 const struct profile *profiles_find(const struct profiles *ps, const char *name);
-/* 1 when s is a valid agent or credential name. */
+/* 1 when s is a valid agent or credential name: a lowercase letter or
+ * digit, then lowercase letters, digits, '-', '_' or '.', at most
+ * PROF_NAME_MAX in all. The one rule, for every program. */
 int prof_name_ok(const char *s);
+#define PROF_NAME_RULE "a lowercase letter or digit, then lowercase letters, digits, '-', '_' or '.', at most 32"
+/* The profile names of ps, ", "-separated, into buf (truncated to n). */
+void profiles_names(const struct profiles *ps, char *buf, size_t n);
 /* 1 when s is a relative path of plain components (no "", ".", ".."). */
 int prof_relpath_ok(const char *s);
 

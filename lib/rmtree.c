@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "rmtree.h"
 
 enum { DEPTH_MAX = 1 << 20, RETRY_MAX = 64 };
@@ -91,14 +92,8 @@ rmtree_at(int dirfd, const char *name)
 	if (cur < 0)
 		goto fail;
 	while (depth > 0) {
-		fd = dup(cur);
-		if (fd < 0)
+		if ((d = dir_fresh(cur)) == NULL)
 			goto fail;
-		d = fdopendir(fd);
-		if (d == NULL) {
-			close(fd);
-			goto fail;
-		}
 		down = 0;
 		errno = 0;
 		while (!down && (de = readdir(d)) != NULL) {

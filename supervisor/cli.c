@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "fdio.h"
 #include "msg.h"
+#include "profile.h"
 #include "resolve.h"
 
 void
@@ -57,10 +58,8 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 		usage_run(2);
 		return -1;
 	}
-	if (o->agent && (*o->agent == '\0' ||
-	    strspn(o->agent, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(o->agent) ||
-	    strlen(o->agent) > 64)) {
-		msg_usage("agent name \"%s\": lowercase letters, digits, '-' or '_'", o->agent);
+	if (o->agent && !prof_name_ok(o->agent)) {
+		msg_usage("agent name \"%.64s\": want %s", o->agent, PROF_NAME_RULE);
 		return -1;
 	}
 	o->cmd = argv + optind;

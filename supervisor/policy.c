@@ -7,6 +7,7 @@
 
 #include "json.h"
 #include "policy.h"
+#include "profile.h"
 
 const char policy_default_json[] =
 "{\n"
@@ -477,8 +478,8 @@ top_member(struct pctx *c, int w, int v, void *arg)
 		}
 		if (get_str(c, v, key, 64, &s) < 0)
 			return -1;
-		if (*s == '\0' || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(s)) {
-			fail(c, v, "\"agent\" \"%s\" must be lowercase letters, digits, '-' or '_'", s);
+		if (!prof_name_ok(s)) {
+			fail(c, v, "\"agent\" \"%.64s\": want %s", s, PROF_NAME_RULE);
 			free(s);
 			return -1;
 		}

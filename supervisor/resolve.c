@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "execenv.h"
+#include "profile.h"
 #include "resolve.h"
 
-const char *const agent_profiles[] = { "claude", "codex", "gemini", NULL };
 
 int
 path_within(const char *b, const char *a)
@@ -243,6 +243,18 @@ workspace_resolve(struct plan *pl, const struct policy *pol, char *why, size_t w
 	return 0;
 }
 
+/* A command named after one of the embedded profiles is that agent. */
+static int
+agent_known(const char *name)
+{
+	static struct profiles ps;
+	static int loaded;
+
+	if (!loaded && profiles_defaults(&ps) == 0)
+		loaded = 1;
+	return loaded && prof_name_ok(name) && profiles_find(&ps, name) != NULL;
+}
+
 int
 plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
     char *const *cmd, char *why, size_t whyn, char *hint, size_t hintn,
@@ -378,10 +390,7 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 		base = pol->agent;
 	else if (cmd && cmd[0]) {
 		base = strrchr(cmd[0], '/') ? strrchr(cmd[0], '/') + 1 : cmd[0];
-		for (i = 0; agent_profiles[i]; i++)
-			if (strcmp(base, agent_profiles[i]) == 0)
-				break;
-		if (agent_profiles[i] == NULL)
+		if (!agent_known(base))
 			base = NULL;
 	}
 	snprintf(pl->agent, sizeof pl->agent, "%s", base ? base : "none");

@@ -7,7 +7,6 @@
 #include "plan.h"
 
 /* Known agent profiles (home-stage's embedded defaults). */
-extern const char *const agent_profiles[];
 
 /* The directory holding the step programs: $PREFIX/libexec/corral beside an
  * installed corral, or corral's own directory in the build tree. */

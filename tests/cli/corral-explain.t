@@ -63,6 +63,21 @@ run $E "$C" explain -a codex -w "$TMP/ws" -- node cli.js
 like "$out" "begin --agent codex" "-a names the agent"
 run $E "$C" explain -a 'Bad Name' -w "$TMP/ws" -- true
 is "$rc" 2 "a bad agent name: usage"
+# one agent-name rule for corral and session-store (prof_name_ok)
+SS=$CORRAL_BIN/session-store
+for bad in _x -x .x "$(printf 'a%.0s' $(seq 33))"; do
+	run $E "$C" explain -a "$bad" -w "$TMP/ws" -- true
+	is "$rc" 2 "corral refuses agent name '$bad'"
+	like "$err" "^corral: usage: agent name" "corral: the rule is named for '$bad'"
+	run "$SS" --store "$TMP/ss-names" begin --agent "$bad"
+	is "$rc" 2 "session-store refuses agent name '$bad' too"
+done
+for good in a.b x_1 "$(printf 'a%.0s' $(seq 32))"; do
+	run $E "$C" explain -a "$good" -w "$TMP/ws" -- true
+	like "$out" "begin --agent $good" "corral accepts agent name '$good'"
+	run "$SS" --store "$TMP/ss-names" begin --agent "$good"
+	is "$rc" 0 "session-store accepts agent name '$good' too"
+done
 
 # refusals
 run env -i HOME=$TMP/ws PATH=/usr/bin:/bin "$C" explain -w "$TMP/ws" -- true

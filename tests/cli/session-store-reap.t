@@ -70,6 +70,29 @@ run S reap --older-than soon
 is $rc 2 "bad duration: exit 2"
 like "$err" "^session-store: fatal: bad --older-than soon" "bad duration: message"
 
+# several dead attempts in one reap, each with a released credential, and
+# an orphan tree: one run removes them all (the scans of released/ and of
+# the store must each start from the beginning for every attempt)
+st2=$TMP/store2
+printf 'tok' | "$SS" --store "$st2" put tok
+ids=
+for i in 1 2 3; do
+	sleep 600 & p=$!
+	id=$("$SS" --store "$st2" begin --agent claude --pid $p)
+	"$SS" --store "$st2" release tok --attempt "$id" >/dev/null
+	mkdir -p "$st2/attempt-$id-claude-0123456789abcdef/home"
+	kill $p; wait $p 2>/dev/null
+	ids="$ids $id"
+done
+orphan2=fedcba9876543210fedcba9876543210
+mkdir -p "$st2/attempt-$orphan2-codex-0123456789abcdef/home"
+[ "$(ls "$st2/released" | wc -l)" -eq 3 ]; ok $? "control: three release markers before the reap"
+run "$SS" --store "$st2" reap --older-than 0
+ok $rc "reap of three dead attempts and an orphan"
+is "$(printf '%s\n' $out | sort | tr '\n' ' ')" "$(printf '%s\n' $ids $orphan2 | sort | tr '\n' ' ')" "all three and the orphan are reported in one run"
+is "$(ls "$st2/released")" "" "every release marker is gone after one run"
+is "$(ls "$st2" | grep '^attempt-')" "" "every tree, the orphan's too, is gone after one run"
+
 # as nobody, with a tree made unreadable by the agent
 nobody_dir "$TMP/nb"
 sleep 600 & p=$!

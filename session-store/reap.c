@@ -1,0 +1,155 @@
+/* session-store reap: records of dead attempts, their markers and trees. */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fdio.h"
+#include "msg.h"
+#include "ss.h"
+#include "store.h"
+#include "num.h"
+#include "rmtree.h"
+
+enum { REAP_DEFAULT = 86400 };
+
+static int
+older(int dirfd, const char *name, int64_t now, uint64_t bound)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	return now - (int64_t)st.st_mtime >= (int64_t)bound;
+}
+
+/* Remove released/ID.* markers and STORE/attempt-ID-* trees. */
+static int
+reap_one(int sfd, int rfd, const char *id)
+{
+	char prefix[8 + STORE_ID_LEN + 2], rid[STORE_ID_LEN + 1], ragent[PROF_NAME_MAX + 1];
+	struct dirent *de;
+	DIR *d;
+	int bad = 0;
+
+	if ((d = dir_fresh(rfd)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, id, STORE_ID_LEN) == 0 && de->d_name[STORE_ID_LEN] == '.')
+			if (unlinkat(rfd, de->d_name, 0) < 0 && errno != ENOENT)
+				bad = 1;
+	closedir(d);
+	snprintf(prefix, sizeof prefix, "attempt-%s-", id);
+	if ((d = dir_fresh(sfd)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
+		    store_attempt_name(de->d_name, rid, ragent) < 0)
+			continue;
+		if (rmtree_at(sfd, de->d_name) < 0) {
+			msg_warn_sys("unable to remove %s", de->d_name);
+			bad = 1;
+		}
+	}
+	closedir(d);
+	return bad ? -1 : 0;
+}
+
+int
+ss_reap(struct ss *s, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "older-than", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t bound = REAP_DEFAULT, st;
+	char rid[STORE_ID_LEN + 1], ragent[PROF_NAME_MAX + 1];
+	struct attempt a;
+	struct dirent *de;
+	int64_t now = (int64_t)time(NULL);
+	int c, afd, rfd, cfd, lk, bad = 0;
+	DIR *d;
+
+	OPTLOOP(opts) {
+		switch (c) {
+		case 'o':
+			if (num_parse_duration(optarg, &bound) < 0 || bound > (uint64_t)INT32_MAX * 100) {
+				msg_fatal("bad --older-than %.32s (want N, Ns, Nm, Nh or Nd)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		default: return ss_usage_err();
+		}
+	}
+	if (optind != argc)
+		return ss_usage_err();
+	if ((afd = ss_open_sub(s, "attempts")) < 0)
+		return -afd;
+	if ((rfd = ss_open_sub(s, "released")) < 0)
+		return -rfd;
+	if ((cfd = ss_open_sub(s, "creds")) < 0)
+		return -cfd;
+	if ((lk = store_lock(s->fd)) < 0) {
+		msg_fatal_sys("unable to lock the store");
+		return EXIT_USAGE;
+	}
+	/* Records whose process is gone and which are older than the bound. */
+	if ((d = dir_fresh(afd)) == NULL) {
+		msg_fatal_sys("unable to read attempts");
+		return EXIT_USAGE;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' && strstr(de->d_name, ".tmp-") && older(afd, de->d_name, now, bound)) {
+			unlinkat(afd, de->d_name, 0);	/* a write killed midway */
+			continue;
+		}
+		if (!store_id_ok(de->d_name) || store_read_attempt(afd, de->d_name, &a) < 0)
+			continue;
+		if (now - a.start < (int64_t)bound)
+			continue;
+		if (proc_starttime(a.pid, &st) == 0 && st == a.pid_start)
+			continue;	/* still running */
+		if (reap_one(s->fd, rfd, a.id) < 0) {
+			bad = 1;
+			continue;
+		}
+		if (unlinkat(afd, a.id, 0) < 0) {
+			msg_warn_sys("unable to remove the record of %s", a.id);
+			bad = 1;
+			continue;
+		}
+		printf("%s\n", a.id);
+	}
+	closedir(d);
+	/* Trees left without a record, and temp files of killed writes. */
+	if ((d = dir_fresh(s->fd)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (store_attempt_name(de->d_name, rid, ragent) < 0 ||
+			    faccessat(afd, rid, F_OK, AT_SYMLINK_NOFOLLOW) == 0 || !older(s->fd, de->d_name, now, bound))
+				continue;
+			if (rmtree_at(s->fd, de->d_name) < 0) {
+				msg_warn_sys("unable to remove %s", de->d_name);
+				bad = 1;
+			} else {
+				printf("%s\n", rid);
+			}
+		}
+		closedir(d);
+	}
+	if ((d = dir_fresh(cfd)) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			if (de->d_name[0] == '.' && strstr(de->d_name, ".tmp-") && older(cfd, de->d_name, now, bound))
+				unlinkat(cfd, de->d_name, 0);
+		closedir(d);
+	}
+	close(lk);
+	if (fflush(stdout) != 0)
+		return EXIT_USAGE;
+	return bad ? EXIT_USAGE : 0;
+}

@@ -479,7 +479,7 @@ top_member(struct pctx *c, int w, int v, void *arg)
 		if (get_str(c, v, key, 64, &s) < 0)
 			return -1;
 		if (!prof_name_ok(s)) {
-			fail(c, v, "\"agent\" \"%.64s\": want %s", s, PROF_NAME_RULE);
+			fail(c, v, "\"agent\" \"%.64s\" must be %s", s, PROF_NAME_RULE);
 			free(s);
 			return -1;
 		}

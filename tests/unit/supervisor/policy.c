@@ -98,7 +98,7 @@ main(void)
 	bad("{\"env\": {\"set\": {\"A\": 1}}}", 1, 23, "\"env.set\" must be a string, not a number");
 	bad("{\"env\": {\"set\": {\"1A\": \"x\"}}}", 1, 18, "\"1A\" is not a valid environment variable name");
 	bad("{\"env\": {\"keep\": [\"A-B\"]}}", 1, 19, "\"A-B\" is not a valid environment variable name");
-	bad("{\"agent\": \"Claude Code\"}", 1, 11, "\"agent\" \"Claude Code\" must be lowercase");
+	bad("{\"agent\": \"Claude Code\"}", 1, 11, "\"agent\" \"Claude Code\" must be a lowercase letter or digit, then");
 	bad("{\"minimum_tier\": \"max\"}", 1, 18, "\"minimum_tier\" \"max\" is not one of fs, fs+net, full");
 	bad("{\"version\": 2}", 1, 13, "policy version 2 is not supported");
 	bad("{\"workspace\": \"\"}", 1, 15, "\"workspace\" is empty");

@@ -14,7 +14,7 @@
 #include <curl/curl.h>
 
 #include "http_up.h"
-#include "modern.h"
+#include "mcpmeta.h"
 #include "msg.h"
 #include "rpc.h"
 #include "sse.h"
@@ -250,7 +250,7 @@ xfer_free(struct xfer *x)
 static struct curl_slist *
 add_hdr(struct curl_slist *l, const char *a, const char *b, int *bad)
 {
-	char line[MODERN_HDR_MAX + 64];
+	char line[MCPMETA_HDR_MAX + 64];
 	struct curl_slist *n;
 
 	snprintf(line, sizeof line, "%s%s", a, b);
@@ -279,31 +279,31 @@ start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int 
 	x->get = get;
 	x->ev.max = h->cfg->max_msg;
 	int modern = !get && (h->modern || init == 2);
-	char hm[MODERN_HDR_MAX], hn[MODERN_HDR_MAX];
+	char hm[MCPMETA_HDR_MAX], hn[MCPMETA_HDR_MAX];
 	hm[0] = hn[0] = '\0';
 	if (modern && msg) {
 		/* the metadata comes from the body we are about to send, which
 		 * the proxy has already checked: never from what a client said */
 		struct rpc_msg m;
-		char name[MODERN_NAME_MAX + 1];
+		char name[MCPMETA_NAME_MAX + 1];
 		int nl;
 		if (rpc_parse(msg, n, &h->tk, &m) < 0 || m.kind != RPC_REQUEST) {
 			free(x);
 			return -1;
 		}
 		nl = json_str(m.js, &m.t[m.method], name, sizeof name);
-		if (nl < 0 || modern_hdr_encode(name, (size_t)nl, hm, sizeof hm) < 0 ||
+		if (nl < 0 || mcpmeta_hdr_encode(name, (size_t)nl, hm, sizeof hm) < 0 ||
 		    (size_t)nl != strlen(name)) {
 			free(x);
 			return -1;
 		}
-		nl = modern_name(&m, name, sizeof name);
-		if (nl == -1 || (nl >= 0 && modern_hdr_encode(name, (size_t)nl, hn, sizeof hn) < 0)) {
+		nl = mcpmeta_name(&m, name, sizeof name);
+		if (nl == -1 || (nl >= 0 && mcpmeta_hdr_encode(name, (size_t)nl, hn, sizeof hn) < 0)) {
 			free(x);
 			return -1;
 		}
 		h->mb.len = 0;
-		if (modern_meta(&m, &h->mb) < 0) {
+		if (mcpmeta_add(&m, &h->mb) < 0) {
 			free(x);
 			return -1;
 		}
@@ -333,7 +333,7 @@ start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int 
 	if (h->auth)
 		x->hdrs = add_hdr(x->hdrs, h->auth, "", &bad);
 	if (modern) {
-		x->hdrs = add_hdr(x->hdrs, "MCP-Protocol-Version: ", MODERN_VERSION, &bad);
+		x->hdrs = add_hdr(x->hdrs, "MCP-Protocol-Version: ", REV_2026_07_28, &bad);
 		x->hdrs = add_hdr(x->hdrs, "Mcp-Method: ", hm, &bad);
 		if (hn[0])
 			x->hdrs = add_hdr(x->hdrs, "Mcp-Name: ", hn, &bad);

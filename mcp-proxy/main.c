@@ -11,6 +11,7 @@
 #include "msg.h"
 #include "num.h"
 #include "http_up.h"
+#include "mcpmeta.h"
 #include "proxy.h"
 #include "token.h"
 #include "version.h"
@@ -82,224 +83,266 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* What the command line says, before anything is opened or read. */
+struct opts {
+	struct proxy_config cfg;
+	const char **allow, **envnames;
+	size_t nenv;
+	const char *audit, *token_file, *ltoken_file;
+	int token_fd, ltoken_fd, protocol_set, idle_set;
+};
+
+/* The one parser for descriptor options: a number in 0..2^20 that names
+ * an open descriptor. */
+static int
+fd_opt(const char *arg, const char *opt, int *fd)
+{
+	if (num_parse_int(arg, 0, 1 << 20, fd) < 0 || fcntl(*fd, F_GETFD) < 0) {
+		msg_usage("%s: not an open descriptor: %s", opt, arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+duration_opt(const char *arg, const char *opt, int64_t *ms)
+{
+	uint64_t v;
+
+	if (num_parse_duration(arg, &v) < 0 || v == 0 || v > 86400) {
+		msg_usage("invalid %s: %s", opt, arg);
+		return -1;
+	}
+	*ms = (int64_t)v * 1000;
+	return 0;
+}
+
+static int
+protocol_opt(const char *arg, int *proto)
+{
+	if (strcmp(arg, "auto") == 0)
+		*proto = PROTO_AUTO;
+	else if (strcmp(arg, REV_2026_07_28) == 0)
+		*proto = PROTO_MODERN;
+	else if (strcmp(arg, REV_2025_11_25) == 0)
+		*proto = PROTO_LEGACY;
+	else {
+		msg_usage("invalid --protocol (auto, " REV_2026_07_28 " or " REV_2025_11_25 "): %s", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* One option. Returns 0, 1 when done (help, version), -1 on a usage error. */
+static int
+option(struct opts *o, int c)
+{
+	struct proxy_config *cfg = &o->cfg;
+	uint64_t v;
+
+	switch (c) {
+	case 'a':
+		if (!tool_name_valid(optarg)) {
+			msg_usage("invalid tool name for --allow (1-128 of A-Z a-z 0-9 _ - .)");
+			return -1;
+		}
+		o->allow[cfg->allow.n++] = optarg;
+		return 0;
+	case 'e':
+		if (!*optarg || strchr(optarg, '=')) {
+			msg_usage("--env takes a variable name");
+			return -1;
+		}
+		o->envnames[o->nenv++] = optarg;
+		return 0;
+	case 't': return duration_opt(optarg, "--timeout", &cfg->timeout_ms);
+	case 'm':
+		if (num_parse_u64(optarg, 1024, JSON_MAX_LEN, &v) < 0) {
+			msg_usage("invalid --max-message (1024 to %d): %s", JSON_MAX_LEN, optarg);
+			return -1;
+		}
+		cfg->max_msg = (size_t)v;
+		return 0;
+	case OPT_AUDIT: o->audit = optarg; return 0;
+	case OPT_AUDIT_FD:
+		if (fd_opt(optarg, "--audit-fd", &cfg->audit_fd) < 0)
+			return -1;
+		fcntl(cfg->audit_fd, F_SETFD, FD_CLOEXEC);
+		return 0;
+	case 'u': cfg->url = optarg; return 0;
+	case OPT_TOKEN_FILE: o->token_file = optarg; return 0;
+	case OPT_TOKEN_FD: return fd_opt(optarg, "--token-fd", &o->token_fd);
+	case OPT_LIDLE:
+		o->idle_set = 1;
+		return duration_opt(optarg, "--listen-idle", &cfg->http_idle_ms);
+	case OPT_PROTOCOL:
+		o->protocol_set = 1;
+		return protocol_opt(optarg, &cfg->protocol);
+	case OPT_CACERT: cfg->cacert = optarg; return 0;
+	case OPT_LUNIX: cfg->listen_unix = optarg; return 0;
+	case OPT_LHTTP:
+		if (num_parse_int(optarg, 0, 65535, &cfg->listen_http) < 0) {
+			msg_usage("invalid --listen-http port: %s", optarg);
+			return -1;
+		}
+		return 0;
+	case OPT_LTOKEN_FILE: o->ltoken_file = optarg; return 0;
+	case OPT_LTOKEN_FD: return fd_opt(optarg, "--listen-token-fd", &o->ltoken_fd);
+	case 'h':
+		fputs(usage, stdout);
+		return 1;
+	case OPT_VERSION:
+		printf("mcp-proxy %s\n", CORRAL_VERSION);
+		return 1;
+	default:
+		fputs(usage, stderr);
+		return -1;
+	}
+}
+
+/* Returns 0, 1 when done (help, version), -1 on a usage error. */
+static int
+parse(int argc, char **argv, struct opts *o)
+{
+	int c, rc;
+
+	o->allow = calloc((size_t)argc + 1, sizeof *o->allow);
+	o->envnames = calloc((size_t)argc + 1, sizeof *o->envnames);
+	if (!o->allow || !o->envnames) {
+		msg_fatal("out of memory");
+		return -1;
+	}
+	o->cfg.allow.names = o->allow;
+	while ((c = getopt_long(argc, argv, "+a:e:t:m:u:h", longopts, NULL)) != -1)
+		if ((rc = option(o, c)) != 0)
+			return rc;
+	o->cfg.up_argv = argv + optind;
+	return 0;
+}
+
+/* The combinations the options allow. Returns 0 or -1 (said why). */
+static int
+validate(const struct opts *o)
+{
+	const struct proxy_config *cfg = &o->cfg;
+	const char *bad = NULL;
+
+	if (cfg->url && cfg->up_argv[0])
+		bad = "either --url or a COMMAND, not both";
+	else if (!cfg->url && !cfg->up_argv[0]) {
+		msg_usage("no upstream COMMAND");
+		msg_hint("mcp-proxy --allow echo -- node server.js");
+		return -1;
+	} else if (!cfg->url && (o->token_file || o->token_fd >= 0 || cfg->cacert || o->protocol_set))
+		bad = "--token-file, --token-fd, --cacert and --protocol need --url";
+	else if (o->token_file && o->token_fd >= 0)
+		bad = "either --token-file or --token-fd";
+	else if (cfg->url && !http_url_ok(cfg->url))
+		bad = "--url must be https://, or http:// to 127.0.0.1, [::1] or localhost";
+	else if (cfg->listen_http >= 0 && !o->ltoken_file && o->ltoken_fd < 0)
+		bad = "--listen-http needs --listen-token-file or --listen-token-fd";
+	else if (cfg->listen_http < 0 && o->idle_set)
+		bad = "--listen-idle needs --listen-http";
+	else if (cfg->listen_http < 0 && (o->ltoken_file || o->ltoken_fd >= 0))
+		bad = "--listen-token-file and --listen-token-fd need --listen-http";
+	else if (o->ltoken_file && o->ltoken_fd >= 0)
+		bad = "either --listen-token-file or --listen-token-fd";
+	if (bad) {
+		msg_usage("%s", bad);
+		return -1;
+	}
+	return 0;
+}
+
+/* Read a bearer token (what: "bearer token" or "listen token"). */
+static int
+read_token(const char *what, const char *file, int fd, const char *fdopt, char *out, size_t cap)
+{
+	const char *why = NULL;
+	char from[64];
+
+	snprintf(from, sizeof from, "from %s", fdopt);
+	if (token_read(file, fd, out, cap, &why) == 0)
+		return 0;
+	if (why)
+		msg_fatal("%s %s %s", what, file ? file : from, why);
+	else
+		msg_fatal_sys("unable to read the %s %s", what, file ? file : from);
+	if (file && why && strcmp(what, "bearer token") == 0)
+		msg_hint("chmod 0600 %s", file);
+	return -1;
+}
+
+/* The upstream's whole environment: PATH and the names asked for. */
+static char **
+upstream_env(const char **names, size_t n)
+{
+	char **envp = calloc(n + 2, sizeof *envp);
+	const char *path = env_get(environ, "PATH");
+	size_t k = 0;
+
+	if (!envp)
+		return NULL;
+	if (path && asprintf(&envp[k++], "PATH=%s", path) < 0)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *val = env_get(environ, names[i]);
+		if (val == NULL || strcmp(names[i], "PATH") == 0)
+			continue;
+		if (asprintf(&envp[k++], "%s=%s", names[i], val) < 0)
+			return NULL;
+	}
+	return envp;
+}
+
+/* Tokens, the audit log, the upstream's environment. Returns 0 or -1. */
+static int
+setup(struct opts *o)
+{
+	/* static: what cfg points to lives as long as the process */
+	static char token[TOKEN_MAX + 1], ltoken[TOKEN_MAX + 1];
+	struct proxy_config *cfg = &o->cfg;
+
+	if (o->token_file || o->token_fd >= 0) {
+		if (read_token("bearer token", o->token_file, o->token_fd, "--token-fd", token, sizeof token) < 0)
+			return -1;
+		cfg->token = token;
+	}
+	if (o->ltoken_file || o->ltoken_fd >= 0) {
+		if (read_token("listen token", o->ltoken_file, o->ltoken_fd, "--listen-token-fd", ltoken,
+		    sizeof ltoken) < 0)
+			return -1;
+		cfg->listen_token = ltoken;
+	}
+	if (o->audit) {
+		cfg->audit_fd = open(o->audit, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (cfg->audit_fd < 0) {
+			msg_fatal_sys("unable to open the audit log %s", o->audit);
+			return -1;
+		}
+	}
+	if ((cfg->up_envp = upstream_env(o->envnames, o->nenv)) == NULL) {
+		msg_fatal("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	/* static: what they point to lives as long as the process */
-	static struct proxy_config cfg = {
-		.timeout_ms = 60000, .max_msg = 4194304, .audit_fd = -1,
-		.backoff_min_ms = 250, .backoff_max_ms = 30000, .listen_http = -1,
-		.http_idle_ms = 30000,
+	static struct opts o = {
+		.cfg = { .timeout_ms = 60000, .max_msg = 4194304, .audit_fd = -1,
+			.backoff_min_ms = 250, .backoff_max_ms = 30000, .listen_http = -1,
+			.http_idle_ms = 30000 },
+		.token_fd = -1, .ltoken_fd = -1,
 	};
-	static const char **allow, **envnames;
-	size_t nenv = 0;
-	const char *audit = NULL, *token_file = NULL, *ltoken_file = NULL;
-	int token_fd = -1, ltoken_fd = -1, protocol_set = 0, idle_set = 0;
-	uint64_t v;
-	int o, fd;
+	int rc;
 
 	msg_init(argv[0]);
-	allow = calloc((size_t)argc + 1, sizeof *allow);
-	envnames = calloc((size_t)argc + 1, sizeof *envnames);
-	if (!allow || !envnames) {
-		msg_fatal("out of memory");
+	if ((rc = parse(argc, argv, &o)) != 0)
+		return rc > 0 ? 0 : EXIT_USAGE;
+	if (validate(&o) < 0 || setup(&o) < 0)
 		return EXIT_USAGE;
-	}
-	cfg.allow.names = allow;
-	while ((o = getopt_long(argc, argv, "+a:e:t:m:u:h", longopts, NULL)) != -1) {
-		switch (o) {
-		case 'a':
-			if (!tool_name_valid(optarg)) {
-				msg_usage("invalid tool name for --allow (1-128 of A-Z a-z 0-9 _ - .)");
-				return EXIT_USAGE;
-			}
-			allow[cfg.allow.n++] = optarg;
-			break;
-		case 'e':
-			if (!*optarg || strchr(optarg, '=')) {
-				msg_usage("--env takes a variable name");
-				return EXIT_USAGE;
-			}
-			envnames[nenv++] = optarg;
-			break;
-		case 't':
-			if (num_parse_duration(optarg, &v) < 0 || v == 0 || v > 86400) {
-				msg_usage("invalid --timeout: %s", optarg);
-				return EXIT_USAGE;
-			}
-			cfg.timeout_ms = (int64_t)v * 1000;
-			break;
-		case 'm':
-			if (num_parse_u64(optarg, 1024, JSON_MAX_LEN, &v) < 0) {
-				msg_usage("invalid --max-message (1024 to %d): %s", JSON_MAX_LEN, optarg);
-				return EXIT_USAGE;
-			}
-			cfg.max_msg = (size_t)v;
-			break;
-		case OPT_AUDIT:
-			audit = optarg;
-			break;
-		case OPT_AUDIT_FD:
-			if (num_parse_int(optarg, 0, 1 << 20, &fd) < 0 || fcntl(fd, F_GETFD) < 0) {
-				msg_usage("--audit-fd: not an open descriptor: %s", optarg);
-				return EXIT_USAGE;
-			}
-			fcntl(fd, F_SETFD, FD_CLOEXEC);
-			cfg.audit_fd = fd;
-			break;
-		case 'u':
-			cfg.url = optarg;
-			break;
-		case OPT_TOKEN_FILE:
-			token_file = optarg;
-			break;
-		case OPT_TOKEN_FD:
-			if (num_parse_int(optarg, 0, 1 << 20, &token_fd) < 0 || fcntl(token_fd, F_GETFD) < 0) {
-				msg_usage("--token-fd: not an open descriptor: %s", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_LIDLE:
-			if (num_parse_duration(optarg, &v) < 0 || v == 0 || v > 86400) {
-				msg_usage("invalid --listen-idle: %s", optarg);
-				return EXIT_USAGE;
-			}
-			cfg.http_idle_ms = (int64_t)v * 1000;
-			idle_set = 1;
-			break;
-		case OPT_PROTOCOL:
-			if (strcmp(optarg, "auto") == 0) {
-				cfg.protocol = PROTO_AUTO;
-			} else if (strcmp(optarg, "2026-07-28") == 0) {
-				cfg.protocol = PROTO_MODERN;
-			} else if (strcmp(optarg, "2025-11-25") == 0) {
-				cfg.protocol = PROTO_LEGACY;
-			} else {
-				msg_usage("invalid --protocol (auto, 2026-07-28 or 2025-11-25): %s", optarg);
-				return EXIT_USAGE;
-			}
-			protocol_set = 1;
-			break;
-		case OPT_CACERT:
-			cfg.cacert = optarg;
-			break;
-		case OPT_LUNIX:
-			cfg.listen_unix = optarg;
-			break;
-		case OPT_LHTTP:
-			if (num_parse_int(optarg, 0, 65535, &cfg.listen_http) < 0) {
-				msg_usage("invalid --listen-http port: %s", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_LTOKEN_FILE:
-			ltoken_file = optarg;
-			break;
-		case OPT_LTOKEN_FD:
-			if (num_parse_int(optarg, 0, 1 << 20, &ltoken_fd) < 0 || fcntl(ltoken_fd, F_GETFD) < 0) {
-				msg_usage("--listen-token-fd: not an open descriptor: %s", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		case OPT_VERSION:
-			printf("mcp-proxy %s\n", CORRAL_VERSION);
-			return 0;
-		default:
-			fputs(usage, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (cfg.url && optind < argc) {
-		msg_usage("either --url or a COMMAND, not both");
-		return EXIT_USAGE;
-	}
-	if (!cfg.url && optind >= argc) {
-		msg_usage("no upstream COMMAND");
-		msg_hint("mcp-proxy --allow echo -- node server.js");
-		return EXIT_USAGE;
-	}
-	if (!cfg.url && (token_file || token_fd >= 0 || cfg.cacert || protocol_set)) {
-		msg_usage("--token-file, --token-fd, --cacert and --protocol need --url");
-		return EXIT_USAGE;
-	}
-	if (token_file && token_fd >= 0) {
-		msg_usage("either --token-file or --token-fd");
-		return EXIT_USAGE;
-	}
-	if (cfg.url && !http_url_ok(cfg.url)) {
-		msg_usage("--url must be https://, or http:// to 127.0.0.1, [::1] or localhost");
-		return EXIT_USAGE;
-	}
-	if (token_file || token_fd >= 0) {
-		static char token[TOKEN_MAX + 1];
-		const char *why = NULL;
-		if (token_read(token_file, token_fd, token, sizeof token, &why) < 0) {
-			if (why)
-				msg_fatal("bearer token %s %s", token_file ? token_file : "from --token-fd", why);
-			else
-				msg_fatal_sys("unable to read the bearer token %s", token_file ? token_file : "from --token-fd");
-			if (token_file && why)
-				msg_hint("chmod 0600 %s", token_file);
-			return EXIT_USAGE;
-		}
-		cfg.token = token;
-	}
-	if (cfg.listen_http >= 0 && !ltoken_file && ltoken_fd < 0) {
-		msg_usage("--listen-http needs --listen-token-file or --listen-token-fd");
-		return EXIT_USAGE;
-	}
-	if (cfg.listen_http < 0 && idle_set) {
-		msg_usage("--listen-idle needs --listen-http");
-		return EXIT_USAGE;
-	}
-	if (cfg.listen_http < 0 && (ltoken_file || ltoken_fd >= 0)) {
-		msg_usage("--listen-token-file and --listen-token-fd need --listen-http");
-		return EXIT_USAGE;
-	}
-	if (ltoken_file || ltoken_fd >= 0) {
-		static char ltoken[TOKEN_MAX + 1];
-		const char *why = NULL;
-		const char *what = ltoken_file ? ltoken_file : "from --listen-token-fd";
-		if (ltoken_file && ltoken_fd >= 0) {
-			msg_usage("either --listen-token-file or --listen-token-fd");
-			return EXIT_USAGE;
-		}
-		if (token_read(ltoken_file, ltoken_fd, ltoken, sizeof ltoken, &why) < 0) {
-			if (why)
-				msg_fatal("listen token %s %s", what, why);
-			else
-				msg_fatal_sys("unable to read the listen token %s", what);
-			return EXIT_USAGE;
-		}
-		cfg.listen_token = ltoken;
-	}
-	cfg.up_argv = argv + optind;
-	if (audit) {
-		cfg.audit_fd = open(audit, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (cfg.audit_fd < 0) {
-			msg_fatal_sys("unable to open the audit log %s", audit);
-			return EXIT_USAGE;
-		}
-	}
-	/* The upstream's whole environment: PATH and the names asked for. */
-	cfg.up_envp = calloc(nenv + 2, sizeof *cfg.up_envp);
-	if (!cfg.up_envp) {
-		msg_fatal("out of memory");
-		return EXIT_USAGE;
-	}
-	size_t k = 0;
-	const char *path = env_get(environ, "PATH");
-	if (path && asprintf(&cfg.up_envp[k++], "PATH=%s", path) < 0)
-		return EXIT_USAGE;
-	for (size_t i = 0; i < nenv; i++) {
-		const char *val = env_get(environ, envnames[i]);
-		if (val == NULL || strcmp(envnames[i], "PATH") == 0)
-			continue;
-		if (asprintf(&cfg.up_envp[k++], "%s=%s", envnames[i], val) < 0)
-			return EXIT_USAGE;
-	}
-	return proxy_run(&cfg);
+	return proxy_run(&o.cfg);
 }

@@ -3,7 +3,7 @@
 #define MCP_PROXY_H
 #include <stddef.h>
 #include <stdint.h>
-#include "policy.h"
+#include "toolallow.h"
 
 struct proxy_config {
 	struct allowlist allow;

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "../../../mcp-proxy/policy.h"
+#include "../../../mcp-proxy/toolallow.h"
 #include "rpc.h"
 
 static struct rpc_toks tk;

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "modern.h"
+#include "mcpmeta.h"
 #include "rpc.h"
 
 static struct rpc_toks tk;
@@ -19,13 +19,13 @@ static const char *
 enc(const char *v, size_t n)
 {
 	static char out[256];
-	return modern_hdr_encode(v, n, out, sizeof out) < 0 ? "(error)" : out;
+	return mcpmeta_hdr_encode(v, n, out, sizeof out) < 0 ? "(error)" : out;
 }
 
 static int
 dec(const char *v, char *out, size_t cap)
 {
-	return modern_hdr_decode(v, strlen(v), out, cap);
+	return mcpmeta_hdr_decode(v, strlen(v), out, cap);
 }
 
 static int
@@ -34,7 +34,7 @@ check(const char *body, int modern, const char *hm, const char *hn, const char *
 	*why = NULL;
 	if (parse(body) < 0)
 		return -9;
-	return modern_check(&m, modern, hm ? hm : "", hm ? strlen(hm) : 0, hm != NULL,
+	return mcpmeta_check(&m, modern, hm ? hm : "", hm ? strlen(hm) : 0, hm != NULL,
 	    hn ? hn : "", hn ? strlen(hn) : 0, hn != NULL, why);
 }
 
@@ -43,7 +43,7 @@ meta(const char *body)
 {
 	static struct buf b;
 	b.len = 0;
-	if (parse(body) < 0 || modern_meta(&m, &b) < 0 || buf_add(&b, "", 1) < 0)
+	if (parse(body) < 0 || mcpmeta_add(&m, &b) < 0 || buf_add(&b, "", 1) < 0)
 		return "(error)";
 	return b.p;
 }
@@ -56,19 +56,19 @@ main(void)
 
 	/* the Mcp-Name source */
 	parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\\u0062c\"}}");
-	is_int(modern_name(&m, out, sizeof out), 3, "tools/call: params.name");
+	is_int(mcpmeta_name(&m, out, sizeof out), 3, "tools/call: params.name");
 	is_str(out, "abc", "tools/call: unescaped");
 	parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"prompts/get\",\"params\":{\"name\":\"p\"}}");
-	is_int(modern_name(&m, out, sizeof out), 1, "prompts/get: params.name");
+	is_int(mcpmeta_name(&m, out, sizeof out), 1, "prompts/get: params.name");
 	parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"file:///x\",\"name\":\"n\"}}");
-	is_int(modern_name(&m, out, sizeof out), 9, "resources/read: params.uri");
+	is_int(mcpmeta_name(&m, out, sizeof out), 9, "resources/read: params.uri");
 	is_str(out, "file:///x", "resources/read: the uri, not the name");
 	parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
-	is_int(modern_name(&m, out, sizeof out), -2, "tools/list names nothing");
+	is_int(mcpmeta_name(&m, out, sizeof out), -2, "tools/list names nothing");
 	parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{}}");
-	is_int(modern_name(&m, out, sizeof out), -1, "tools/call without a name");
+	is_int(mcpmeta_name(&m, out, sizeof out), -1, "tools/call without a name");
 	parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":7}}");
-	is_int(modern_name(&m, out, sizeof out), -1, "tools/call with a number for a name");
+	is_int(mcpmeta_name(&m, out, sizeof out), -1, "tools/call with a number for a name");
 
 	/* header encoding (the spec's examples) */
 	is_str(enc("us-west1", 8), "us-west1", "plain ASCII as is");
@@ -78,7 +78,7 @@ main(void)
 	is_str(enc("=?base64?literal?=", 18), "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=", "sentinel-looking: base64");
 	is_str(enc("a\0b", 3), "=?base64?YQBi?=", "NUL: base64");
 	is_str(enc("", 0), "=?base64?" "?=", "empty: the sentinel");
-	is_int(modern_hdr_encode("abcdef", 6, out, 6), -1, "no room: -1");
+	is_int(mcpmeta_hdr_encode("abcdef", 6, out, 6), -1, "no room: -1");
 
 	/* decoding */
 	is_int(dec("=?base64?SGVsbG8sIOS4lueVjA==?=", out, sizeof out), 13, "decode: length");
@@ -123,15 +123,15 @@ main(void)
 	static const char V26[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"_meta\":"
 	    "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}";
 	parse(V26);
-	is_int(modern_version_check(&m, "2026-07-28", 10, 1, &why), 0, "version: header equals _meta");
-	is_int(modern_version_check(&m, "2025-11-25", 10, 1, &why), -1, "version: header differs");
-	is_int(modern_version_check(&m, "", 0, 0, &why), 0, "version: no header");
+	is_int(mcpmeta_version_check(&m, "2026-07-28", 10, 1, &why), 0, "version: header equals _meta");
+	is_int(mcpmeta_version_check(&m, "2025-11-25", 10, 1, &why), -1, "version: header differs");
+	is_int(mcpmeta_version_check(&m, "", 0, 0, &why), 0, "version: no header");
 	parse(LIST);
-	is_int(modern_version_check(&m, "2026-07-28", 10, 1, &why), -1, "version: 2026 header, nothing in _meta");
-	is_int(modern_version_check(&m, "2025-11-25", 10, 1, &why), 0, "version: 2025 header, nothing in _meta");
+	is_int(mcpmeta_version_check(&m, "2026-07-28", 10, 1, &why), -1, "version: 2026 header, nothing in _meta");
+	is_int(mcpmeta_version_check(&m, "2025-11-25", 10, 1, &why), 0, "version: 2025 header, nothing in _meta");
 	parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"_meta\":"
 	    "{\"io.modelcontextprotocol/protocolVersion\":7}}}");
-	is_int(modern_version_check(&m, "", 0, 0, &why), -1, "version: not a string");
+	is_int(mcpmeta_version_check(&m, "", 0, 0, &why), -1, "version: not a string");
 
 	/* _meta */
 	is_str(meta(LIST), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{"

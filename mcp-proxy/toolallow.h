@@ -1,11 +1,11 @@
 /*
- * policy: the tool allowlist. Pure: no I/O.
+ * toolallow: the tool allowlist. Pure: no I/O.
  * Names are compared byte for byte after JSON unescaping, so case, spaces,
  * NUL, escapes and Unicode lookalikes never match a listed name; a message
  * that names a tool twice (duplicate "name" keys) is refused outright.
  */
-#ifndef MCP_POLICY_H
-#define MCP_POLICY_H
+#ifndef MCP_TOOLALLOW_H
+#define MCP_TOOLALLOW_H
 #include <stddef.h>
 #include "rpc.h"
 

@@ -1,12 +1,12 @@
 /* The MCP 2026-07-28 request metadata: header values, checks, _meta. */
 #include <string.h>
 
-#include "modern.h"
+#include "mcpmeta.h"
 
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 int
-modern_name(const struct rpc_msg *m, char *out, size_t cap)
+mcpmeta_name(const struct rpc_msg *m, char *out, size_t cap)
 {
 	const char *key;
 	int v;
@@ -32,7 +32,7 @@ sentinel(const char *v, size_t n)
 }
 
 int
-modern_hdr_encode(const char *v, size_t n, char *out, size_t cap)
+mcpmeta_hdr_encode(const char *v, size_t n, char *out, size_t cap)
 {
 	size_t i, o = 0;
 	int plain = n > 0 && v[0] != ' ' && v[n - 1] != ' ' && !sentinel(v, n);
@@ -73,7 +73,7 @@ b64val(char c)
 }
 
 int
-modern_hdr_decode(const char *v, size_t n, char *out, size_t cap)
+mcpmeta_hdr_decode(const char *v, size_t n, char *out, size_t cap)
 {
 	size_t i, o = 0, len;
 	const char *s;
@@ -114,10 +114,10 @@ modern_hdr_decode(const char *v, size_t n, char *out, size_t cap)
 }
 
 int
-modern_check(const struct rpc_msg *m, int modern, const char *method, size_t methodn,
+mcpmeta_check(const struct rpc_msg *m, int modern, const char *method, size_t methodn,
     int has_method, const char *name, size_t namen, int has_name, const char **why)
 {
-	char body[MODERN_NAME_MAX + 1], hdr[MODERN_NAME_MAX + 1];
+	char body[MCPMETA_NAME_MAX + 1], hdr[MCPMETA_NAME_MAX + 1];
 	const char *bm = m->js + m->t[m->method].start + 1;
 	size_t bmn = (size_t)(m->t[m->method].end - m->t[m->method].start - 2);
 	int bn, hn;
@@ -137,7 +137,7 @@ modern_check(const struct rpc_msg *m, int modern, const char *method, size_t met
 		*why = "Header mismatch: the Mcp-Method header does not match the body";
 		return -1;
 	}
-	bn = modern_name(m, body, sizeof body);
+	bn = mcpmeta_name(m, body, sizeof body);
 	if (bn == -2) {
 		if (has_name) {
 			*why = "Header mismatch: an Mcp-Name header on a method that names nothing";
@@ -152,7 +152,7 @@ modern_check(const struct rpc_msg *m, int modern, const char *method, size_t met
 		}
 		return 0;
 	}
-	hn = modern_hdr_decode(name, namen, hdr, sizeof hdr);
+	hn = mcpmeta_hdr_decode(name, namen, hdr, sizeof hdr);
 	if (bn < 0 || hn < 0 || hn != bn || memcmp(hdr, body, (size_t)bn) != 0) {
 		*why = "Header mismatch: the Mcp-Name header does not match the body";
 		return -1;
@@ -161,7 +161,7 @@ modern_check(const struct rpc_msg *m, int modern, const char *method, size_t met
 }
 
 int
-modern_version_check(const struct rpc_msg *m, const char *hv, size_t hvn, int has, const char **why)
+mcpmeta_version_check(const struct rpc_msg *m, const char *hv, size_t hvn, int has, const char **why)
 {
 	char body[64];
 	int v = -1, n = -1;
@@ -184,7 +184,7 @@ modern_version_check(const struct rpc_msg *m, const char *hv, size_t hvn, int ha
 	if (!has)
 		return 0;
 	if (v < 0) {
-		if (hvn == sizeof MODERN_VERSION - 1 && memcmp(hv, MODERN_VERSION, hvn) == 0) {
+		if (hvn == sizeof REV_2026_07_28 - 1 && memcmp(hv, REV_2026_07_28, hvn) == 0) {
 			*why = "Header mismatch: MCP-Protocol-Version 2026-07-28 without the version in _meta";
 			return -1;
 		}
@@ -197,7 +197,7 @@ modern_version_check(const struct rpc_msg *m, const char *hv, size_t hvn, int ha
 	return 0;
 }
 
-static const char META_V[] = "\"io.modelcontextprotocol/protocolVersion\":\"" MODERN_VERSION "\"";
+static const char META_V[] = "\"io.modelcontextprotocol/protocolVersion\":\"" REV_2026_07_28 "\"";
 static const char META_C[] = "\"io.modelcontextprotocol/clientCapabilities\":{}";
 
 /* Copy js[from..to) with raw newlines as spaces. */
@@ -216,7 +216,7 @@ copy(struct buf *out, const char *js, size_t from, size_t to)
 }
 
 int
-modern_meta(const struct rpc_msg *m, struct buf *out)
+mcpmeta_add(const struct rpc_msg *m, struct buf *out)
 {
 	const char *js = m->js;
 	size_t at, end = m->len;
@@ -257,7 +257,7 @@ modern_meta(const struct rpc_msg *m, struct buf *out)
 			return -1;
 		if (c < 0 && (buf_adds(out, META_C) < 0 || buf_adds(out, ",") < 0))
 			return -1;
-		if (copy(out, js, at, vs) < 0 || buf_adds(out, "\"" MODERN_VERSION "\"") < 0 ||
+		if (copy(out, js, at, vs) < 0 || buf_adds(out, "\"" REV_2026_07_28 "\"") < 0 ||
 		    copy(out, js, ve, end) < 0)
 			return -1;
 		return 0;

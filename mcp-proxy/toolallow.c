@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "policy.h"
+#include "toolallow.h"
 
 int
 tool_name_valid(const char *s)

@@ -1,0 +1,202 @@
+/* upmsg: messages from the upstream, ids mapped back, dispatched to clients. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http_up.h"
+#include "msg.h"
+#include "proxy_int.h"
+#include "toolallow.h"
+
+static void
+up_response(struct proxy *p, const struct rpc_msg *m)
+{
+	struct pend *e;
+	int64_t uid;
+	size_t kept, dropped;
+	const char *s;
+	size_t n;
+
+	if (json_int(m->js, &m->t[m->id], &uid) < 0 || uid < 0 ||
+	    (e = pend_by_uid(p, (uint64_t)uid)) == NULL) {
+		msg_warn("upstream answered an unknown request (dropped)");
+		return;
+	}
+	p->backoff = p->cfg->backoff_min_ms;
+	switch (e->kind) {
+	case K_INTERNAL_INIT:
+		pend_free(e);
+		if (p->probing) {
+			up_discovered(p, m);
+			return;
+		}
+		if (m->result < 0 || m->t[m->result].type != JSMN_OBJECT) {
+			up_fail(p, "refused the initialize handshake");
+			return;
+		}
+		rpc_raw(m, m->result, &s, &n);
+		free(p->init_result);
+		if ((p->init_result = dupn(s, n)) == NULL) {
+			up_fail(p, "handshake could not be stored (out of memory)");
+			return;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (p->init_result[i] == '\n' || p->init_result[i] == '\r')
+				p->init_result[i] = ' ';
+		keep_caps(p, m, m->result);
+		if (p->http) {
+			int v = json_get(m->js, m->t, m->result, "protocolVersion");
+			if (v >= 0 && m->t[v].type == JSMN_STRING)
+				http_up_set_version(p->http, m->js + m->t[v].start,
+				    (size_t)(m->t[v].end - m->t[v].start));
+		}
+		p->expired_once = 0;
+		up_ready(p);
+		return;
+	case K_LIST:
+		p->tmp.len = 0;
+		if (m->error >= 0) {
+			if (rpc_splice(&p->tmp, m, m->id, e->cid, e->cidn) == 0)
+				conn_reply(p, e->conn, p->tmp.p, p->tmp.len);
+		} else if (tools_list_filter(m, &p->cfg->allow, e->cid, e->cidn, &p->tmp, &kept, &dropped) == 0) {
+			conn_reply(p, e->conn, p->tmp.p, p->tmp.len);
+		} else {
+			msg_warn("upstream sent a malformed tools/list result (zero tools given)");
+			conn_result(p, e->conn, e->cid, e->cidn, EMPTY_TOOLS);
+		}
+		break;
+	case K_CALL: {
+		const char *outcome = "ok";
+		int ie;
+		if (m->error >= 0)
+			outcome = "error";
+		else if ((ie = json_get(m->js, m->t, m->result, "isError")) >= 0 &&
+		    m->t[ie].type == JSMN_PRIMITIVE && m->js[m->t[ie].start] == 't')
+			outcome = "tool_error";
+		audit(p, e->tool, strlen(e->tool), outcome);
+	}
+		/* fall through */
+	default:
+		p->tmp.len = 0;
+		if (rpc_splice(&p->tmp, m, m->id, e->cid, e->cidn) == 0)
+			conn_reply(p, e->conn, p->tmp.p, p->tmp.len);
+		break;
+	}
+	pend_free(e);
+}
+
+/* Who gets a request from the upstream: the client whose call is the
+ * latest in flight (it most likely caused it), else a streaming client. */
+static int
+pick_conn(struct proxy *p)
+{
+	struct pend *best = NULL;
+
+	for (int i = 0; i < MAX_PEND; i++) {
+		struct pend *e = &p->pend[i];
+		if (e->kind == K_CALL && e->conn >= 0 && p->conn[e->conn].used &&
+		    !p->conn[e->conn].h.closing && (!best || e->uid > best->uid))
+			best = e;
+	}
+	if (best)
+		return best->conn;
+	for (int c = 0; c < MAX_CONN; c++)
+		if (p->conn[c].used && p->conn[c].out >= 0 && p->conn[c].kind != C_HTTP)
+			return c;
+	return -1;
+}
+
+static void
+up_request(struct proxy *p, const struct rpc_msg *m)
+{
+	const char *uid;
+	size_t uidn;
+	char id[32];
+	int c = pick_conn(p);
+
+	rpc_raw(m, m->id, &uid, &uidn);
+	for (int i = 0; c >= 0 && i < MAX_SREQ; i++) {
+		struct sreq *s = &p->sreq[i];
+		if (s->used)
+			continue;
+		if ((s->uid = dupn(uid, uidn)) == NULL)
+			break;
+		s->used = 1;
+		s->conn = c;
+		s->uidn = uidn;
+		s->did = ++p->next_did;
+		snprintf(id, sizeof id, "%llu", (unsigned long long)s->did);
+		p->tmp.len = 0;
+		if (rpc_splice(&p->tmp, m, m->id, id, strlen(id)) == 0)
+			conn_send(p, c, p->tmp.p, p->tmp.len);
+		return;
+	}
+	p->tmp.len = 0;
+	if (rpc_error(&p->tmp, uid, uidn, RPC_INTERNAL_ERROR, "no client can take this request") == 0)
+		up_send(p, p->tmp.p, p->tmp.len, 0, 0);
+}
+
+static void
+up_notify(struct proxy *p, const struct rpc_msg *m, const char *line, size_t len)
+{
+	const char *v;
+	size_t vn;
+	char id[32];
+	int t;
+
+	if (rpc_is(m, "notifications/progress")) {
+		if (m->params < 0 || (t = json_get(m->js, m->t, m->params, "progressToken")) < 0)
+			return;
+		int64_t tok;
+		struct pend *e;
+		if (json_int(m->js, &m->t[t], &tok) < 0 || tok < 0 || (e = pend_by_uid(p, (uint64_t)tok)) == NULL ||
+		    !e->ptok)
+			return;		/* not a token we gave out */
+		e->deadline = now_ms() + p->cfg->timeout_ms;	/* alive */
+		p->tmp.len = 0;
+		if (rpc_splice(&p->tmp, m, t, e->ptok, e->ptokn) == 0)
+			conn_send(p, e->conn, p->tmp.p, p->tmp.len);
+		return;
+	}
+	if (rpc_is(m, "notifications/cancelled")) {
+		int64_t rid;
+		if (m->params < 0 || (t = json_get(m->js, m->t, m->params, "requestId")) < 0)
+			return;
+		rpc_raw(m, t, &v, &vn);
+		for (int i = 0; i < MAX_SREQ; i++) {
+			struct sreq *s = &p->sreq[i];
+			if (!s->used || s->uidn != vn || memcmp(s->uid, v, vn) != 0)
+				continue;
+			rid = (int64_t)s->did;
+			snprintf(id, sizeof id, "%lld", (long long)rid);
+			p->tmp.len = 0;
+			if (rpc_splice(&p->tmp, m, t, id, strlen(id)) == 0)
+				conn_send(p, s->conn, p->tmp.p, p->tmp.len);
+			free(s->uid);
+			memset(s, 0, sizeof *s);
+			return;
+		}
+		return;
+	}
+	p->tmp.len = 0;
+	if (buf_add(&p->tmp, line, len) == 0 && buf_add(&p->tmp, "\n", 1) == 0)
+		broadcast(p, p->tmp.p, p->tmp.len);
+}
+
+void
+up_line(struct proxy *p, const char *line, size_t len)
+{
+	struct rpc_msg m;
+
+	if (rpc_parse(line, len, &p->tk, &m) < 0) {
+		msg_warn("upstream sent a malformed message (dropped)");
+		return;
+	}
+	p->last_rx = now_ms();
+	/* line has no raw newline (it was split on them); \r is whitespace */
+	switch (m.kind) {
+	case RPC_RESPONSE: up_response(p, &m); break;
+	case RPC_REQUEST: up_request(p, &m); break;
+	case RPC_NOTIFY: up_notify(p, &m, line, len); break;
+	}
+}

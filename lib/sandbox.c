@@ -14,15 +14,12 @@
 #include <linux/capability.h>
 #include <linux/securebits.h>
 
+#include "compat.h"
 #include "fdio.h"
 #include "landlock.h"
 #include "sandbox.h"
 #include "sandbox_int.h"
 
-#ifndef PR_CAP_AMBIENT
-#define PR_CAP_AMBIENT 47
-#define PR_CAP_AMBIENT_CLEAR_ALL 4
-#endif
 
 const struct sb_abi_req sb_abi_table[SB_F_COUNT] = {
 	{ SB_F_FS,        1, "filesystem rules", 1 },

@@ -39,18 +39,13 @@
 #include <unistd.h>
 #include <linux/seccomp.h>
 
+#include "compat.h"
 #include "fdio.h"
 #include "landlock.h"
 #include "sandbox.h"
 #include "sandbox_int.h"
 #include "seccomp_util.h"
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
 
 struct broker {
 	const struct sb_policy *p;

@@ -14,24 +14,16 @@
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 
+#include "compat.h"
 #include "sandbox.h"
 #include "sandbox_int.h"
 #include "seccomp_util.h"
 
-#ifndef IPPROTO_MPTCP
-#define IPPROTO_MPTCP 262
-#endif
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
 
 /* Labels used by the filter. */
 enum { L_ALLOW = 1, L_EPERM, L_EACCES, L_ENOSYS, L_KILL, L_NOTIF,
 	L_IOCTL, L_SOCKET, L_UNIX, L_INET, L_FLAGS2, L_FLAGS3, L_STREAM, L_DGRAM };
 
-#ifndef MSG_FASTOPEN
-#define MSG_FASTOPEN 0x20000000
-#endif
 
 int
 sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)

@@ -14,9 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#ifndef IPPROTO_MPTCP
-#define IPPROTO_MPTCP 262
-#endif
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,16 +29,10 @@
 #include <linux/capability.h>
 
 #include "apply.h"
+#include "compat.h"
 #include "check.h"
 #include "probe.h"
 
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
-#ifndef PR_CAP_AMBIENT
-#define PR_CAP_AMBIENT 47
-#define PR_CAP_AMBIENT_IS_SET 1
-#endif
 
 enum {
 	CK_FS, CK_PRIVS, CK_FDS, CK_ENVIRON, CK_TCP,

@@ -23,9 +23,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#ifndef IPPROTO_MPTCP
-#define IPPROTO_MPTCP 262
-#endif
+#include "compat.h"
 
 static const char *
 ename(int e)

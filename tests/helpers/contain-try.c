@@ -31,12 +31,7 @@
 #ifndef SYS_clone3
 #define SYS_clone3 435
 #endif
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_process_madvise
-#define SYS_process_madvise 440
-#endif
+#include "compat.h"
 #ifndef SYS_sched_setattr
 #define SYS_sched_setattr 314
 #endif

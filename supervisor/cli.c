@@ -12,6 +12,7 @@
 #include "msg.h"
 #include "profile.h"
 #include "resolve.h"
+#include "trustpol.h"
 
 void
 usage_run(int fd)
@@ -69,6 +70,12 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 int
 policy_load_file(const char *path, struct policy *p)
 {
+	return policy_load_src(path, p, NULL);
+}
+
+int
+policy_load_src(const char *path, struct policy *p, struct polsrc *src)
+{
 	struct policy_err pe;
 	struct stat st;
 	char *buf;
@@ -108,6 +115,12 @@ policy_load_file(const char *path, struct policy *p)
 		free(buf);
 		return -1;
 	}
+	if (src) {	/* trust: what trustpol_check judges is what was parsed */
+		src->set = 1;
+		snprintf(src->path, sizeof src->path, "%s", path);
+		trustpol_hash(buf, (size_t)n, src->sha);
+		src->st = st;
+	}
 	free(buf);
 	return 0;
 }
@@ -115,13 +128,19 @@ policy_load_file(const char *path, struct policy *p)
 int
 policy_load(const struct runopts *o, struct policy *p)
 {
+	return policy_load_from(o, p, NULL);
+}
+
+int
+policy_load_from(const struct runopts *o, struct policy *p, struct polsrc *src)
+{
 	struct policy_err pe;
 
 	if (policy_default(p, &pe) < 0) {
 		msg_fatal("embedded policy: %d:%d: %s", pe.line, pe.col, pe.msg);
 		return -1;
 	}
-	if (o->policy_file && policy_load_file(o->policy_file, p) < 0) {
+	if (o->policy_file && policy_load_src(o->policy_file, p, src) < 0) {
 		msg_hint("check it with: corral policy check %s", o->policy_file);
 		return -1;
 	}
@@ -148,17 +167,25 @@ int
 plan_load(const struct runopts *o, char *const envp[], struct policy *pol, struct plan *pl,
     int quiet_warnings)
 {
-	char why[PATH_MAX + 256], hint[256], warn[4096], *l, *e;
+	char why[PATH_MAX * 3 + 256], hint[256], warn[4096], *l, *e;
+	struct polsrc src;
 
 	memset(pl, 0, sizeof *pl);
-	if (policy_load(o, pol) < 0)
+	memset(&src, 0, sizeof src);
+	if (policy_load_from(o, pol, &src) < 0)
 		return -1;
 	if (plan_resolve(pl, pol, envp, o->cmd, why, sizeof why, hint, sizeof hint, warn, sizeof warn) < 0) {
+		/* an untrusted policy is refused as such, whatever else it asks */
+		if (trustpol_check(&src, pl) < 0)
+			return -1;
 		msg_fatal("%s", why);
 		if (*hint)
 			msg_hint("%s", hint);
 		return -1;
 	}
+	/* trust (trustpol.c): a policy the agent could have written is refused */
+	if (trustpol_check(&src, pl) < 0)
+		return -1;
 	for (l = warn; !quiet_warnings && *l; l = e + 1) {
 		if ((e = strchr(l, '\n')) == NULL)
 			break;

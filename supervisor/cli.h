@@ -22,6 +22,10 @@ int policy_load(const struct runopts *o, struct policy *p);
 /* Read and parse one policy file over p; report errors as FILE:LINE:COL.
  * Returns 0, -1 invalid, -2 unreadable. */
 int policy_load_file(const char *path, struct policy *p);
+struct polsrc;
+/* The same, noting what was read into src (NULL: not noted; trustpol.h). */
+int policy_load_src(const char *path, struct policy *p, struct polsrc *src);
+int policy_load_from(const struct runopts *o, struct policy *p, struct polsrc *src);
 
 /* policy_load + plan_resolve, reported. -1 on failure. */
 int plan_load(const struct runopts *o, char *const envp[], struct policy *pol, struct plan *pl,

@@ -15,6 +15,7 @@ usage(int fd)
 	    "       corral explain [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network] [--] CMD [ARG...]\n"
 	    "       corral doctor [--json]\n"
 	    "       corral policy check FILE\n"
+	    "       corral policy approve FILE\n"
 	    "       corral policy default\n"
 	    "       corral -h | --help | --version\n");
 }

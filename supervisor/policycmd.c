@@ -1,9 +1,10 @@
-/* corral policy: check a policy file, print the default. */
+/* corral policy: check a policy file, approve one (trustpol.c), print the default. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "msg.h"
+#include "trustpol.h"
 
 int
 cmd_policy(int argc, char **argv, char **envp)
@@ -11,17 +12,18 @@ cmd_policy(int argc, char **argv, char **envp)
 	struct policy p;
 	int r;
 
-	(void)envp;
 	if (argc == 2 && strcmp(argv[1], "default") == 0) {
 		fputs(policy_default_json, stdout);
 		return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
 	}
 	if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-		printf("usage: corral policy check FILE\n       corral policy default\n");
+		printf("usage: corral policy check FILE\n       corral policy approve FILE\n       corral policy default\n");
 		return 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "approve") == 0)
+		return trustpol_approve(argv[2], envp);
 	if (argc != 3 || strcmp(argv[1], "check") != 0) {
-		msg_usage("corral policy check FILE | corral policy default");
+		msg_usage("corral policy check FILE | corral policy approve FILE | corral policy default");
 		return EXIT_USAGE;
 	}
 	struct policy_err pe;

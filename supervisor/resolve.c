@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "execenv.h"
+#include "linkwalk.h"
 #include "profile.h"
 #include "resolve.h"
 
@@ -101,6 +102,7 @@ struct rctx {
 	struct plan *pl;
 	char *why, *hint;
 	size_t whyn, hintn;
+	struct argv seen;	/* "KEY\tPATH" of each grant, for links_check */
 };
 
 /* One concrete path: resolve it, refuse one that exposes the real home. */
@@ -109,6 +111,7 @@ grant(struct rctx *c, struct argv *to, const char *key, const char *path)
 {
 	char real[PATH_MAX];
 
+	av_pushf(&c->seen, "%s\t%s", key, path);	/* trust: linkwalk.c */
 	if (realpath(path, real) == NULL) {
 		say(c->why, c->whyn, "policy \"%s\" grants %s: %s", key, path, strerror(errno));
 		say(c->hint, c->hintn, "remove it from the policy, or create it first");
@@ -260,7 +263,7 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
     char *const *cmd, char *why, size_t whyn, char *hint, size_t hintn,
     char *warn, size_t warnn)
 {
-	struct rctx c = { pl, why, hint, whyn, hintn };
+	struct rctx c = { pl, why, hint, whyn, hintn, { 0 } };
 	const char *home, *xs, *path, *base;
 	char buf[PATH_MAX], line[PATH_MAX], msgb[PATH_MAX + 128];
 	struct passwd *pw;
@@ -336,13 +339,21 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	/* grants */
 	for (i = 0; i < pol->exec.n; i++)
 		if (expand(&c, &pl->ex, "exec", pol->exec.v[i]) < 0)
-			return -1;
+			return av_free(&c.seen), -1;
 	for (i = 0; i < pol->read.n; i++)
 		if (expand(&c, &pl->rd, "read", pol->read.v[i]) < 0)
-			return -1;
+			return av_free(&c.seen), -1;
 	for (i = 0; i < pol->write.n; i++)
 		if (expand(&c, &pl->wr, "write", pol->write.v[i]) < 0)
-			return -1;
+			return av_free(&c.seen), -1;
+	/* trust (linkwalk.c): nothing resolved through a link the agent can write */
+	if (c.seen.err)
+		say(why, whyn, "out of memory");
+	if (c.seen.err || links_check(pl, &c.seen, why, whyn, hint, hintn) < 0) {
+		av_free(&c.seen);
+		return -1;
+	}
+	av_free(&c.seen);
 	if (pol->path_exec && (path = env_get(envp, "PATH")) != NULL) {
 		const char *p = path, *e;
 		for (;; p = e + 1) {
@@ -356,6 +367,12 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 				addwarn(warn, warnn, msgb);
 			} else if (realpath(line, buf) == NULL) {
 				;	/* absent PATH directories grant nothing */
+			} else if (link_walk(pl, line, buf, msgb, PATH_MAX, msgb + PATH_MAX, 128) == 1) {
+				/* trust (linkwalk.c): the agent could re-point it */
+				char lk[PATH_MAX + 128];
+				snprintf(lk, sizeof lk, "PATH directory %.*s is reached through a symbolic link in %.100s: not granted",
+				    PATH_MAX / 2, line, msgb + PATH_MAX);
+				addwarn(warn, warnn, lk);
 			} else if (pl->home[0] && (path_within(pl->home, buf) || path_within(buf, pl->home))) {
 				snprintf(msgb, sizeof msgb, "PATH directory %.*s is in (or holds) your home: not granted",
 				    PATH_MAX, buf);

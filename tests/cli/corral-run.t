@@ -79,6 +79,7 @@ suite() {	# suite WHO: everything, as WHO (root or nobody)
 
 	# the audit log: one JSON line per step, names not values
 	printf '{"env": {"set": {"MODE": "zz-value-%s"}}}' "$who" > "$B/p.json"
+	[ "$who" = nobody ] && chown nobody:nogroup "$B/p.json"	# a policy must be the caller's own
 	run R -p "$B/p.json" -- sh -c 'test "$MODE" = zz-value-'$who
 	is "$rc" 0 "$who: env.set reaches the agent"
 	a=$(ls -t "$ST/audit/" | head -1)

@@ -1,0 +1,167 @@
+/* linkwalk: a grant, the workspace or a policy reached through a symbolic
+ * link in a place the boundary can write is refused, not followed: the
+ * agent may have replaced a granted directory with a link to ~/.ssh between
+ * two runs. We refuse rather than grant the link's own location: a link is
+ * never a Landlock rule (the kernel resolves it), so "the link only" would
+ * grant nothing useful and hide the change. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "linkwalk.h"
+#include "profile.h"
+#include "resolve.h"
+
+int
+boundary_writable(const struct plan *pl, const char *p, char *where, size_t n)
+{
+	size_t sl = strlen(pl->store);
+	struct profiles ps;
+
+	if (pl->workspace[0] && path_within(p, pl->workspace))
+		return snprintf(where, n, "the workspace %s", pl->workspace), 1;
+	for (size_t i = 0; i < pl->wr.n; i++)
+		if (path_within(p, pl->wr.v[i]))
+			return snprintf(where, n, "the write grant %s", pl->wr.v[i]), 1;
+	for (size_t i = 0; i < pl->fullsetup.n; i++)
+		if (path_within(p, pl->fullsetup.v[i]))
+			return snprintf(where, n, "the full-setup folder %s", pl->fullsetup.v[i]), 1;
+	/* every attempt directory, past or present: STORE/attempt-* */
+	if (sl && strncmp(p, pl->store, sl) == 0 && strncmp(p + sl, "/attempt-", 9) == 0)
+		return snprintf(where, n, "an attempt directory of %s", pl->store), 1;
+	/* an agent's own folders, which any --full-setup run could write */
+	if (pl->home[0] && profiles_defaults(&ps) == 0)
+		for (int i = 0; i < ps.n; i++)
+			for (int j = 0; j < ps.p[i].nfull; j++) {
+				char f[PATH_MAX];
+				if ((size_t)snprintf(f, sizeof f, "%s/%s", pl->home, ps.p[i].full[j]) < sizeof f &&
+				    path_within(p, f))
+					return snprintf(where, n, "%s's full-setup folder %s", ps.p[i].name, f), 1;
+			}
+	return 0;
+}
+
+/* Drop the last component of the absolute path cur ("/" stays). */
+static void
+up(char *cur)
+{
+	char *s = strrchr(cur, '/');
+
+	if (s == cur)
+		cur[1] = '\0';
+	else if (s)
+		*s = '\0';
+}
+
+int
+link_walk(const struct plan *pl, const char *path, char *real, char *link, size_t linkn,
+    char *where, size_t wheren)
+{
+	char rest[PATH_MAX * 2], next[PATH_MAX], tgt[PATH_MAX], tmp[PATH_MAX * 2];
+	const char *p;
+	struct stat st;
+	int links = 0;
+	size_t cl;
+	ssize_t tl;
+
+	if (strlen(path) >= PATH_MAX)
+		return errno = ENAMETOOLONG, -1;
+	if (path[0] == '/')
+		strcpy(real, "/");
+	else if (getcwd(real, PATH_MAX) == NULL)
+		return -1;
+	snprintf(rest, sizeof rest, "%s", path);
+	p = rest;
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		cl = strcspn(p, "/");
+		if (cl == 1 && p[0] == '.') {
+			p += cl;
+			continue;
+		}
+		if (cl == 2 && p[0] == '.' && p[1] == '.') {
+			up(real);
+			p += cl;
+			continue;
+		}
+		if ((size_t)snprintf(next, sizeof next, "%s%s%.*s", real, strcmp(real, "/") ? "/" : "",
+		    (int)cl, p) >= sizeof next)
+			return errno = ENAMETOOLONG, -1;
+		if (lstat(next, &st) < 0)
+			return -1;
+		p += cl;
+		if (!S_ISLNK(st.st_mode)) {
+			if (*p == '/' && !S_ISDIR(st.st_mode))
+				return errno = ENOTDIR, -1;
+			strcpy(real, next);
+			continue;
+		}
+		if (++links > 40)
+			return errno = ELOOP, -1;
+		if (boundary_writable(pl, next, where, wheren)) {
+			snprintf(link, linkn, "%s", next);
+			return 1;
+		}
+		if ((tl = readlink(next, tgt, sizeof tgt - 1)) < 0)
+			return -1;
+		tgt[tl] = '\0';
+		if ((size_t)snprintf(tmp, sizeof tmp, "%s%s", tgt, p) >= sizeof rest)
+			return errno = ENAMETOOLONG, -1;
+		strcpy(rest, tmp);
+		p = rest;
+		if (tgt[0] == '/')
+			strcpy(real, "/");
+	}
+	return 0;
+}
+
+/* One path: 0 fine (or absent: the caller's own resolution reports that),
+ * -1 refused with the reason. */
+static int
+one(const struct plan *pl, const char *what, const char *path, char *why, size_t whyn,
+    char *hint, size_t hintn)
+{
+	char real[PATH_MAX], link[PATH_MAX], where[PATH_MAX + 64];
+
+	if (link_walk(pl, path, real, link, sizeof link, where, sizeof where) != 1)
+		return 0;
+	snprintf(why, whyn, "%s %s: its resolution passes through the symbolic link %s, in %s, which the agent can write",
+	    what, path, link, where);
+	snprintf(hint, hintn, "see what the agent changed there; name real paths outside the agent's reach in the policy");
+	return -1;
+}
+
+int
+links_check(const struct plan *pl, const struct argv *seen, char *why, size_t whyn,
+    char *hint, size_t hintn)
+{
+	const struct policy *pol = pl->pol;
+	char what[64];
+
+	if (pl->workspace[0] && one(pl, "the workspace", pol->workspace ? pol->workspace : ".",
+	    why, whyn, hint, hintn) < 0)
+		return -1;
+	for (size_t i = 0; i < seen->n; i++) {
+		const char *t = strchr(seen->v[i], '\t');
+		if (t == NULL)
+			continue;
+		snprintf(what, sizeof what, "policy \"%.*s\" grants", (int)(t - seen->v[i]), seen->v[i]);
+		if (one(pl, what, t + 1, why, whyn, hint, hintn) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < pol->env_files.n; i++)
+		if (one(pl, "the env file", pol->env_files.v[i], why, whyn, hint, hintn) < 0)
+			return -1;
+	for (size_t i = 0; i < pol->nmcp; i++)
+		if (pol->mcp[i].credential_file &&
+		    one(pl, "the MCP credential file", pol->mcp[i].credential_file, why, whyn, hint, hintn) < 0)
+			return -1;
+	return 0;
+}

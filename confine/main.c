@@ -64,20 +64,6 @@ load_file(struct sb_policy *p, const char *path)
 	return 0;	/* store stays: the policy points into it until exec */
 }
 
-static void
-bad_option(int missing, int argc, char *argv[])
-{
-	const char *what = missing ? "needs an argument" : "is unknown";
-
-	if (optopt > 0 && optopt < 256)
-		msg_usage("option -%c %s", optopt, what);
-	else if (optind - 1 < argc)
-		msg_usage("option %s %s", argv[optind - 1], what);
-	else
-		msg_usage("option %s %s", argv[argc - 1], what);
-	msg_hint("confine --help");
-}
-
 int
 main(int argc, char *argv[], char *envp[])
 {
@@ -134,12 +120,12 @@ main(int argc, char *argv[], char *envp[])
 		case O_GIT: word = "git-protect"; arg = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return fflush(stdout) == 0 ? 0 : EXIT_CHAIN_FAIL;
+			return msg_stdout_done() == 0 ? 0 : EXIT_CHAIN_FAIL;
 		case O_VERSION:
 			printf("confine %s\n", CORRAL_VERSION);
-			return fflush(stdout) == 0 ? 0 : EXIT_CHAIN_FAIL;
+			return msg_stdout_done() == 0 ? 0 : EXIT_CHAIN_FAIL;
 		default:
-			bad_option(c == ':', argc, argv);
+			msg_badopt(c, argc, argv, NULL);
 			return EXIT_CHAIN_FAIL;
 		}
 		if (rules_word(&pol, word, arg, optional, &why) != 0) {

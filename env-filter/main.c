@@ -286,20 +286,12 @@ main(int argc, char *argv[])
 			break;
 		case 'h':
 			printf("usage: %s%s", usage, help);
-			return fflush(stdout) == 0 ? 0 : EXIT_CHAIN_FAIL;
+			return msg_stdout_done() == 0 ? 0 : EXIT_CHAIN_FAIL;
 		case OPT_VERSION:
 			printf("env-filter %s\n", CORRAL_VERSION);
-			return fflush(stdout) == 0 ? 0 : EXIT_CHAIN_FAIL;
-		case ':':
-			msg_fatal("option -%c needs an argument", optopt);
-			msg_hint("env-filter --help lists the options");
-			return EXIT_CHAIN_FAIL;
+			return msg_stdout_done() == 0 ? 0 : EXIT_CHAIN_FAIL;
 		default:
-			if (optopt)
-				msg_fatal("unknown option -%c", optopt);
-			else
-				msg_fatal("unknown option %s", argv[optind - 1]);
-			msg_hint("env-filter --help lists the options");
+			msg_badopt(c, argc, argv, NULL);
 			return EXIT_CHAIN_FAIL;
 		}
 	}

@@ -14,7 +14,7 @@
 static void
 usage(int fd)
 {
-	dprintf(fd,
+	fprintf(fd == 1 ? stdout : stderr,
 	    "usage: home-stage create --state DIR --attempt ID --agent NAME [--signin NAME]\n"
 	    "                         [--full-setup] [--workspace DIR] [--profiles FILE]\n"
 	    "                         [--session-store PATH]\n"
@@ -58,7 +58,8 @@ main(int argc, char **argv, char **envp)
 	} else {
 		cmd = NULL;
 	}
-	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': o.state = optarg; break;
 		case 'a': o.attempt = optarg; break;
@@ -68,9 +69,11 @@ main(int argc, char **argv, char **envp)
 		case 'w': o.workspace = optarg; break;
 		case 'p': o.profiles_file = optarg; break;
 		case 'S': o.session_store = optarg; break;
-		case 'h': usage(1); return 0;
-		case 'V': printf("home-stage %s\n", CORRAL_VERSION); return 0;
-		default: usage(2); return EXIT_USAGE;
+		case 'h': usage(1); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+		case 'V': printf("home-stage %s\n", CORRAL_VERSION); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+		default:
+			msg_badopt(c, argc, argv, NULL);
+			return EXIT_USAGE;
 		}
 	}
 	if (cmd == NULL || (strcmp(cmd, "create") != 0 && strcmp(cmd, "finish") != 0)) {

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,12 +18,6 @@ msg_init(const char *argv0)
 		return;
 	s = strrchr(argv0, '/');
 	prog = s ? s + 1 : argv0;
-}
-
-const char *
-msg_prog(void)
-{
-	return prog;
 }
 
 /* One write(2) per line, so lines from concurrent processes never interleave. */
@@ -67,3 +62,35 @@ DEF(msg_warn_sys, "warning", 1)
 DEF(msg_hint, "hint", 0)
 DEF(msg_usage, "usage", 0)
 DEF(msg_info, "", 0)
+
+void
+msg_badopt(int c, int argc, char *const argv[], const char *cmd)
+{
+	const char *a = optind - 1 < argc && optind > 0 ? argv[optind - 1] : NULL;
+	char opt[80];
+
+	/* a long option as written (up to '='), else the short one */
+	if (a != NULL && strncmp(a, "--", 2) == 0 && a[2] != '\0')
+		snprintf(opt, sizeof opt, "%.*s", (int)strcspn(a, "="), a);
+	else if (optopt > ' ' && optopt < 127)
+		snprintf(opt, sizeof opt, "-%c", optopt);
+	else
+		snprintf(opt, sizeof opt, "%.64s", a ? a : "?");
+	if (c == ':')
+		msg_usage("option %s needs an argument", opt);
+	else if (a != NULL && strncmp(a, "--", 2) == 0 && strchr(a, '=') && optopt != 0)
+		msg_usage("option %s takes no argument", opt);
+	else
+		msg_usage("unknown option %s", opt);
+	msg_hint("%s --help", cmd ? cmd : prog);
+}
+
+int
+msg_stdout_done(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		msg_fatal_sys("unable to write to standard output");
+		return -1;
+	}
+	return 0;
+}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "jwt.h"
 #include "profile.h"
 
 /*
@@ -360,37 +361,6 @@ profiles_find(const struct profiles *ps, const char *name)
 	return NULL;
 }
 
-/* base64url without padding (JWT segments). Returns length or -1. */
-static int
-b64url_decode(const char *s, size_t n, char *out, size_t cap)
-{
-	uint32_t acc = 0;
-	size_t i, o = 0;
-	int bits = 0, v;
-
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-		if (c >= 'A' && c <= 'Z') v = c - 'A';
-		else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-		else if (c >= '0' && c <= '9') v = c - '0' + 52;
-		else if (c == '-') v = 62;
-		else if (c == '_') v = 63;
-		else if (c == '=' && i + 2 >= n) break;	/* tolerate padding at the end */
-		else return -1;
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (o >= cap)
-				return -1;
-			out[o++] = (char)((acc >> bits) & 0xff);
-		}
-	}
-	if (n % 4 == 1)
-		return -1;
-	return (int)o;
-}
-
 /* Find the field's value. Returns the token index into *doc and *toks (which
  * the caller frees: *toks always, *payload when not NULL), or -1. */
 static int
@@ -399,8 +369,6 @@ locate(const struct prof_field *f, const char *buf, size_t len, const char **doc
 {
 	jsmntok_t *t = NULL, *pt = NULL;
 	char seg[8192], *pl;
-	const char *v, *a, *b;
-	size_t vl;
 	int n, k, l;
 
 	*payload = NULL;
@@ -422,16 +390,10 @@ locate(const struct prof_field *f, const char *buf, size_t len, const char **doc
 		free(t);
 		return fail(err, errn, "%s is not a JWT string", f->pointer);
 	}
-	v = buf + t[k].start;
-	vl = (size_t)(t[k].end - t[k].start);
-	a = memchr(v, '.', vl);
-	b = a ? memchr(a + 1, '.', vl - (size_t)(a + 1 - v)) : NULL;
-	if (a == NULL || b == NULL || (size_t)(b - a - 1) > sizeof seg * 4 / 3) {
-		free(t);
-		return fail(err, errn, "%s is not a JWT", f->pointer);
-	}
-	l = b64url_decode(a + 1, (size_t)(b - a - 1), seg, sizeof seg);
+	l = jwt_payload(buf + t[k].start, (size_t)(t[k].end - t[k].start), seg, sizeof seg);
 	free(t);
+	if (l == JWT_E_SHAPE)
+		return fail(err, errn, "%s is not a JWT", f->pointer);
 	if (l <= 0)
 		return fail(err, errn, "%s: JWT payload is not base64url", f->pointer);
 	pl = malloc((size_t)l + 1);

@@ -41,6 +41,7 @@
 
 #include "compat.h"
 #include "fdio.h"
+#include "fdpass.h"
 #include "landlock.h"
 #include "sandbox.h"
 #include "sandbox_int.h"
@@ -195,7 +196,7 @@ broker_main(struct broker *b, int sock)
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		_exit(1);
 	signal(SIGCHLD, SIG_IGN);	/* workers reap themselves */
-	nfd = sf_recv_fd(sock);
+	nfd = fd_recv(sock);
 	close(sock);
 	if (nfd < 0)
 		_exit(0);	/* confine failed before the filter: nothing to serve */

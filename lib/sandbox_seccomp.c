@@ -17,6 +17,7 @@
 #include "compat.h"
 #include "sandbox.h"
 #include "sandbox_int.h"
+#include "fdpass.h"
 #include "seccomp_util.h"
 
 
@@ -168,7 +169,7 @@ sb_seccomp_install(const struct sb_policy *p, int notify_sock, struct sb_error *
 		    "unable to install the seccomp filter: %s (Landlock ABI %d)",
 		    strerror(errno), e->abi);
 	if (notify_sock >= 0) {
-		int r = sf_send_fd(notify_sock, fd);
+		int r = fd_send(notify_sock, fd);
 		int err = errno;
 
 		close(fd);

@@ -1,5 +1,5 @@
 /* seccomp_util: a tiny classic-BPF assembler with forward labels, the native
- * audit arch, and fd passing over unix sockets (for user notification). */
+ * audit arch (fd passing is lib/fdpass.h). */
 #ifndef CORRAL_SECCOMP_UTIL_H
 #define CORRAL_SECCOMP_UTIL_H
 #include <stddef.h>
@@ -46,8 +46,5 @@ int sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f);
  * SECCOMP_FILTER_FLAG_NEW_LISTENER, else 0; -1 with errno. */
 int sf_install(struct sf_prog *f, unsigned flags);
 
-/* Pass one descriptor over a unix socket. 0 / fd, or -1 with errno. */
-int sf_send_fd(int sock, int fd);
-int sf_recv_fd(int sock);
 
 #endif

@@ -41,20 +41,6 @@ help(void)
 	    "system error. See probe(1).\n");
 }
 
-/* The option getopt_long stopped at, as the user wrote it. */
-static const char *
-bad_opt(int argc, char **argv, char buf[3])
-{
-	const char *a = optind - 1 < argc ? argv[optind - 1] : NULL;
-
-	if (a != NULL && strncmp(a, "--", 2) == 0)
-		return a;
-	buf[0] = '-';
-	buf[1] = (char)optopt;
-	buf[2] = '\0';
-	return buf;
-}
-
 static int
 parse(int argc, char **argv, struct opts *o)
 {
@@ -67,7 +53,6 @@ parse(int argc, char **argv, struct opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char buf[3];
 	int c;
 
 	memset(o, 0, sizeof *o);
@@ -87,12 +72,9 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'h': help(); return 1;
 		case 'V': printf("probe %s\n", CORRAL_VERSION); return 1;
-		case ':':
-			msg_usage("option '%s' needs a TIER (fs, fs+net or full)", bad_opt(argc, argv, buf));
-			return -1;
 		default:
-			msg_usage("bad option '%s'; " USAGE, bad_opt(argc, argv, buf));
-			return -1;
+			msg_badopt(c, argc, argv, NULL);
+			return -2;	/* hint given */
 		}
 	}
 	if (optind < argc) {
@@ -125,10 +107,12 @@ main(int argc, char **argv)
 
 	msg_init(argv[0]);
 	rc = parse(argc, argv, &o);
-	if (rc < 0)
+	if (rc == -1)
 		msg_hint("probe --help");
-	if (rc != 0)
-		return rc < 0 ? EXIT_USAGE : 0;
+	if (rc < 0)
+		return EXIT_USAGE;
+	if (rc > 0)	/* --help, --version */
+		return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 	if (probe_setup(&ctx, &what) < 0) {
 		msg_fatal_sys("unable to set up the %s%s%s", what,
 		    ctx.dir[0] ? " in " : "", ctx.dir);

@@ -16,7 +16,7 @@
 void
 ss_usage(int fd)
 {
-	dprintf(fd,
+	fprintf(fd == 1 ? stdout : stderr,
 	    "usage: session-store [--store DIR] [--profiles FILE] begin --agent NAME [--pid N]\n"
 	    "       session-store [--store DIR] end ID --status N [--platform P] [--tier T]\n"
 	    "       session-store [--store DIR] list [--json]\n"
@@ -59,6 +59,13 @@ int
 ss_usage_err(void)
 {
 	ss_usage(2);
+	return EXIT_USAGE;
+}
+
+int
+ss_badopt(int c, int argc, char **argv)
+{
+	msg_badopt(c, argc, argv, "session-store");
 	return EXIT_USAGE;
 }
 

@@ -47,7 +47,7 @@ ss_begin(struct ss *s, int argc, char **argv)
 		switch (c) {
 		case 'a': agent = optarg; break;
 		case 'p': pid = optarg; break;
-		default: return ss_usage_err();
+		default: return ss_badopt(c, argc, argv);
 		}
 	}
 	if (optind != argc || agent == NULL) {
@@ -114,7 +114,7 @@ ss_end(struct ss *s, int argc, char **argv)
 		case 's': status = optarg; break;
 		case 'p': platform = optarg; break;
 		case 't': tier = optarg; break;
-		default: return ss_usage_err();
+		default: return ss_badopt(c, argc, argv);
 		}
 	}
 	if ((id = ss_operand(id, argc, argv)) == NULL || status == NULL) {
@@ -209,7 +209,7 @@ ss_list(struct ss *s, int argc, char **argv)
 	OPTLOOP(opts) {
 		switch (c) {
 		case 'j': json = 1; break;
-		default: return ss_usage_err();
+		default: return ss_badopt(c, argc, argv);
 		}
 	}
 	if (optind != argc)
@@ -274,7 +274,7 @@ ss_show(struct ss *s, int argc, char **argv)
 	OPTLOOP(opts) {
 		switch (c) {
 		case 'j': json = 1; break;
-		default: return ss_usage_err();
+		default: return ss_badopt(c, argc, argv);
 		}
 	}
 	if ((id = ss_operand(id, argc, argv)) == NULL)

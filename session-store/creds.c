@@ -114,7 +114,7 @@ ss_put(struct ss *s, int argc, char **argv)
 		switch (c) {
 		case 'a': agent = optarg; break;
 		case 'A': acctfile = optarg; break;
-		default: return ss_usage_err();
+		default: return ss_badopt(c, argc, argv);
 		}
 	}
 	if ((name = ss_operand(name, argc, argv)) == NULL || (acctfile && !agent)) {
@@ -194,7 +194,7 @@ ss_release(struct ss *s, int argc, char **argv)
 		switch (c) {
 		case 'a': id = optarg; break;
 		case 'f': fdarg = optarg; break;
-		default: return ss_usage_err();
+		default: return ss_badopt(c, argc, argv);
 		}
 	}
 	if ((name = ss_operand(name, argc, argv)) == NULL || id == NULL) {
@@ -241,7 +241,7 @@ ss_renew(struct ss *s, int argc, char **argv)
 		case 'F': fromfd = optarg; break;
 		case 'a': acct = optarg; break;
 		case 'A': acctfd = optarg; break;
-		default: return ss_usage_err();
+		default: return ss_badopt(c, argc, argv);
 		}
 	}
 	if ((name = ss_operand(name, argc, argv)) == NULL || !!from == !!fromfd || (acct && acctfd)) {

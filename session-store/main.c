@@ -39,13 +39,16 @@ main(int argc, char **argv, char **envp)
 
 	msg_init(argv[0]);
 	memset(&s, 0, sizeof s);
-	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': s.store = optarg; break;
 		case 'p': profiles = optarg; break;
-		case 'h': ss_usage(1); return 0;
-		case 'V': printf("session-store %s\n", CORRAL_VERSION); return 0;
-		default: ss_usage(2); return EXIT_USAGE;
+		case 'h': ss_usage(1); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+		case 'V': printf("session-store %s\n", CORRAL_VERSION); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+		default:
+			msg_badopt(c, argc, argv, NULL);
+			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {

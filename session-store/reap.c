@@ -84,7 +84,7 @@ ss_reap(struct ss *s, int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		default: return ss_usage_err();
+		default: return ss_badopt(c, argc, argv);
 		}
 	}
 	if (optind != argc)

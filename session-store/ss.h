@@ -21,12 +21,14 @@ void ss_usage(int fd);
 
 /* The argument plumbing (args.c). */
 /* getopt_long over a command's own arguments; argv[0] is the command. */
-#define OPTLOOP(opts) while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1)
+#define OPTLOOP(opts) while ((c = getopt_long(argc, argv, "+:", opts, NULL)) != -1)
 /* The command's operand may come first ("release NAME --attempt ID"). */
 const char *ss_take_operand(int *argc, char ***argv);
 /* The operand (taken first, or the next argument); NULL unless it is the last. */
 const char *ss_operand(const char *op, int argc, char **argv);
 int ss_usage_err(void);
+/* A getopt failure in a command (msg_badopt): EXIT_USAGE. */
+int ss_badopt(int c, int argc, char **argv);
 int ss_open_sub(struct ss *s, const char *name);
 /* --fd N: a descriptor number, through the one bounded parser. */
 int ss_parse_fd(const char *s, int *fd);

@@ -17,7 +17,7 @@
 void
 usage_run(int fd)
 {
-	dprintf(fd, "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network] [--] CMD [ARG...]\n");
+	fprintf(fd == 1 ? stdout : stderr, "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network] [--] CMD [ARG...]\n");
 }
 
 int
@@ -37,21 +37,22 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 	memset(o, 0, sizeof *o);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:a:w:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:a:w:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->policy_file = optarg; break;
 		case 'a': o->agent = optarg; break;
 		case 'w': o->workspace = optarg; break;
 		case 'F': o->full_setup = 1; break;
 		case 'N': o->no_network = 1; break;
-		case 'h': usage_run(1); return 1;
-		default:
-			if (optopt && strchr("paw", optopt))
-				msg_usage("option -%c needs an argument", optopt);
-			else
-				msg_usage("unknown option %s", argv[optind - 1]);
-			usage_run(2);
+		case 'h':
+			usage_run(1);
+			return msg_stdout_done() == 0 ? 1 : -1;
+		default: {
+			char cmd[32];
+			snprintf(cmd, sizeof cmd, "corral %.16s", argv[0]);
+			msg_badopt(c, argc, argv, cmd);
 			return -1;
+		}
 		}
 	}
 	if (optind >= argc) {

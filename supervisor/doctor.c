@@ -71,12 +71,14 @@ cmd_doctor(int argc, char **argv, char **envp)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
-		case 'h': printf("usage: corral doctor [--json]\n"); return 0;
+		case 'h':
+			printf("usage: corral doctor [--json]\n");
+			return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 		default:
-			msg_usage("corral doctor [--json]");
+			msg_badopt(c, argc, argv, "corral doctor");
 			return EXIT_USAGE;
 		}
 	}

@@ -1,6 +1,7 @@
 /* corral: the supervisor. run, explain, doctor, policy. */
 #include <string.h>
 #include <unistd.h>
+#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -10,7 +11,7 @@
 static void
 usage(int fd)
 {
-	dprintf(fd,
+	fprintf(fd == 1 ? stdout : stderr,
 	    "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network] [--] CMD [ARG...]\n"
 	    "       corral explain [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network] [--] CMD [ARG...]\n"
 	    "       corral doctor [--json]\n"
@@ -31,11 +32,17 @@ main(int argc, char **argv, char **envp)
 	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(1);
-		return 0;
+		return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("corral %s\n", CORRAL_VERSION);
-		return 0;
+		return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+	}
+	if (argv[1][0] == '-') {
+		optind = 2;	/* what msg_badopt names: argv[optind - 1] */
+		optopt = 0;
+		msg_badopt('?', argc, argv, NULL);
+		return EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return cmd_run(argc - 1, argv + 1, envp);

@@ -1,4 +1,5 @@
 /* corral policy: check a policy file, approve one (trustpol.c), print the default. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,11 +15,17 @@ cmd_policy(int argc, char **argv, char **envp)
 
 	if (argc == 2 && strcmp(argv[1], "default") == 0) {
 		fputs(policy_default_json, stdout);
-		return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+		return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 	}
 	if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
 		printf("usage: corral policy check FILE\n       corral policy approve FILE\n       corral policy default\n");
-		return 0;
+		return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+	}
+	if (argc >= 2 && argv[1][0] == '-') {
+		optind = 2;
+		optopt = 0;
+		msg_badopt('?', argc, argv, "corral policy");
+		return EXIT_USAGE;
 	}
 	if (argc == 3 && strcmp(argv[1], "approve") == 0)
 		return trustpol_approve(argv[2], envp);

@@ -13,7 +13,7 @@ run "$C" --version
 is "$rc:$out" "0:confine $(sed -n 's/.*CORRAL_VERSION "\(.*\)"/\1/p' "$CORRAL_TOP/lib/version.h")" "--version"
 
 run "$C" --bogus -- true
-is "$rc:$err" "125:confine: usage: option --bogus is unknown
+is "$rc:$err" "125:confine: usage: unknown option --bogus
 confine: hint: confine --help" "unknown option: 125, one usage line and a hint"
 run "$C" -r
 is "$rc:$err" "125:confine: usage: option -r needs an argument
@@ -22,7 +22,7 @@ run "$C" --connect
 is "$rc:$err" "125:confine: usage: option --connect needs an argument
 confine: hint: confine --help" "missing long option argument: 125"
 run "$C" -Z -- true
-is "$rc:$err" "125:confine: usage: option -Z is unknown
+is "$rc:$err" "125:confine: usage: unknown option -Z
 confine: hint: confine --help" "unknown short option: 125"
 run "$C" $SYS
 is "$rc:$err" "125:confine: usage: missing PROG

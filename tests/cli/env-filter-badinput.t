@@ -120,17 +120,17 @@ is "$rc:$err" "125:env-filter: fatal: fd 5: more than 1048576 bytes" "-F over 1 
 [ ! -e "$TMP/ran" ]; ok $? "-F line errors: nothing exec'd"
 
 # usage
-refuse "unknown option" "env-filter: fatal: unknown option -x
-env-filter: hint: env-filter --help lists the options" -x
-refuse "unknown long option" "env-filter: fatal: unknown option --bogus
-env-filter: hint: env-filter --help lists the options" --bogus
+refuse "unknown option" "env-filter: usage: unknown option -x
+env-filter: hint: env-filter --help" -x
+refuse "unknown long option" "env-filter: usage: unknown option --bogus
+env-filter: hint: env-filter --help" --bogus
 refuse "both output modes" "env-filter: fatal: --explain and --print0 exclude each other" --explain --print0
 run env -i "$EF" -k
-is "$rc:$err" "125:env-filter: fatal: option -k needs an argument
-env-filter: hint: env-filter --help lists the options" "-k without its argument"
+is "$rc:$err" "125:env-filter: usage: option -k needs an argument
+env-filter: hint: env-filter --help" "-k without its argument"
 run env -i "$EF" --file
-is "$rc:$err" "125:env-filter: fatal: option -f needs an argument
-env-filter: hint: env-filter --help lists the options" "--file without its argument"
+is "$rc:$err" "125:env-filter: usage: option --file needs an argument
+env-filter: hint: env-filter --help" "--file without its argument"
 run env -i "$EF" -s A=1
 is "$rc:$err" "125:env-filter: usage: env-filter [--baseline] [-k NAME] [-s NAME=VALUE] [-f FILE] [-F FD] [-p NAME=VALUE] [--explain | --print0] [--] PROG [ARG...]" "no PROG"
 

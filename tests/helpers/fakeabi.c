@@ -21,6 +21,7 @@
 #include "execenv.h"
 #include "landlock.h"
 #include "num.h"
+#include "fdpass.h"
 #include "seccomp_util.h"
 
 static void
@@ -96,7 +97,7 @@ main(int argc, char *argv[], char *envp[])
 		close(sv[0]);
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 		    (nfd = sf_install(&f, SECCOMP_FILTER_FLAG_NEW_LISTENER)) < 0 ||
-		    sf_send_fd(sv[1], nfd) != 0) {
+		    fd_send(sv[1], nfd) != 0) {
 			fprintf(stderr, "fakeabi: unable to install the filter: %s\n", strerror(errno));
 			_exit(2);
 		}
@@ -107,7 +108,7 @@ main(int argc, char *argv[], char *envp[])
 		_exit(exec_status(errno));
 	}
 	close(sv[1]);
-	nfd = sf_recv_fd(sv[0]);
+	nfd = fd_recv(sv[0]);
 	close(sv[0]);
 	if (nfd >= 0) {
 		serve(nfd, abi);

@@ -195,8 +195,7 @@ option(struct opts *o, int c)
 		printf("mcp-proxy %s\n", CORRAL_VERSION);
 		return 1;
 	default:
-		fputs(usage, stderr);
-		return -1;
+		return -2;	/* a getopt failure: parse names it */
 	}
 }
 
@@ -213,9 +212,15 @@ parse(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	o->cfg.allow.names = o->allow;
-	while ((c = getopt_long(argc, argv, "+a:e:t:m:u:h", longopts, NULL)) != -1)
-		if ((rc = option(o, c)) != 0)
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:a:e:t:m:u:h", longopts, NULL)) != -1) {
+		if ((rc = option(o, c)) == -2) {
+			msg_badopt(c, argc, argv, NULL);
+			return -1;
+		}
+		if (rc != 0)
 			return rc;
+	}
 	o->cfg.up_argv = argv + optind;
 	return 0;
 }
@@ -340,8 +345,8 @@ main(int argc, char **argv)
 	int rc;
 
 	msg_init(argv[0]);
-	if ((rc = parse(argc, argv, &o)) != 0)
-		return rc > 0 ? 0 : EXIT_USAGE;
+	if ((rc = parse(argc, argv, &o)) != 0)	/* 1: --help, --version */
+		return rc > 0 && msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 	if (validate(&o) < 0 || setup(&o) < 0)
 		return EXIT_USAGE;
 	return proxy_run(&o.cfg);

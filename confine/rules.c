@@ -119,8 +119,8 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 		return 0;
 	}
 	if (strcmp(word, "keep-fd") == 0) {
-		if (num_parse_int(arg, 3, 65535, &n) != 0) {
-			*why = "descriptor must be a number from 3 to 65535";
+		if (num_parse_fd(arg, &n) != 0 || n < 3) {
+			*why = "descriptor must be a number from 3 to 1048576 (0-2 are always kept)";
 			return -1;
 		}
 		if (p->nkeep >= SB_MAX_KEEPFD) {

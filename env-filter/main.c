@@ -12,6 +12,7 @@
 #include "fdio.h"
 #include "layers.h"
 #include "msg.h"
+#include "private.h"
 #include "num.h"
 #include "version.h"
 
@@ -102,6 +103,7 @@ layer_fail(const char *where, size_t line, const struct ef_err *err)
 static int
 read_file(const char *path, struct chunk **kept, char **buf, size_t *len)
 {
+	char why[128];
 	struct stat st;
 	ssize_t n;
 	int fd;
@@ -119,20 +121,10 @@ read_file(const char *path, struct chunk **kept, char **buf, size_t *len)
 		msg_fatal_sys("unable to stat %s", path);
 		goto fail;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		msg_fatal("%s: not a regular file", path);
-		goto fail;
-	}
-	if (st.st_uid != geteuid()) {
-		msg_fatal("%s: owned by uid %u, not by you (uid %u)", path,
-		    (unsigned)st.st_uid, (unsigned)geteuid());
-		goto fail;
-	}
-	if (st.st_mode & (S_IRGRP | S_IROTH | S_IWGRP | S_IWOTH)) {
-		msg_fatal("%s: %s by group or others (mode %04o)", path,
-		    st.st_mode & (S_IRGRP | S_IROTH) ? "readable" : "writable",
-		    (unsigned)(st.st_mode & 07777));
-		msg_hint("chmod 600 %s", path);
+	if (private_check(&st, why, sizeof why) < 0) {
+		msg_fatal("%s: %s", path, why);
+		if (S_ISREG(st.st_mode) && st.st_uid == geteuid())
+			msg_hint("chmod 600 %s", path);
 		goto fail;
 	}
 	if ((size_t)st.st_size > EF_MAX_TEXT) {
@@ -170,7 +162,7 @@ read_fd(const char *arg, struct chunk **kept, char **src, char **buf, size_t *le
 	ssize_t n;
 	int fd;
 
-	if (num_parse_int(arg, 0, 1 << 20, &fd) < 0) {
+	if (num_parse_fd(arg, &fd) < 0) {
 		msg_fatal("-F %s: not a descriptor number", arg);
 		return -1;
 	}

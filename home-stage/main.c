@@ -43,9 +43,8 @@ main(int argc, char **argv, char **envp)
 	};
 	struct hs_opts o;
 	const char *cmd, *dir = NULL;
-	char err[256], *buf;
-	size_t len;
-	int c, r;
+	char err[512];
+	int c;
 
 	msg_init(argv[0]);
 	memset(&o, 0, sizeof o);
@@ -91,25 +90,13 @@ main(int argc, char **argv, char **envp)
 		msg_usage("create --state DIR --attempt ID --agent NAME [--signin NAME] [--full-setup]");
 		return EXIT_USAGE;
 	}
-	if (profiles_defaults(&o.prof) < 0) {
-		msg_fatal("embedded profiles do not parse");
+	if (o.profiles_file != NULL && o.profiles_file[0] != '/') {
+		msg_fatal("--profiles must be an absolute path (it is passed to session-store)");
 		return EXIT_USAGE;
 	}
-	if (o.profiles_file != NULL) {
-		if (o.profiles_file[0] != '/') {
-			msg_fatal("--profiles must be an absolute path (it is passed to session-store)");
-			return EXIT_USAGE;
-		}
-		if (file_read_bounded(AT_FDCWD, o.profiles_file, 1 << 20, &buf, &len) < 0) {
-			msg_fatal_sys("unable to read profiles %s", o.profiles_file);
-			return EXIT_USAGE;
-		}
-		r = profiles_parse(buf, len, &o.prof, err, sizeof err);
-		free(buf);
-		if (r < 0) {
-			msg_fatal("profiles %s: %s", o.profiles_file, err);
-			return EXIT_USAGE;
-		}
+	if (profiles_load(o.profiles_file, &o.prof, err, sizeof err) < 0) {
+		msg_fatal("%s", err);
+		return EXIT_USAGE;
 	}
 	if (dir != NULL)
 		return hs_finish(&o, dir);

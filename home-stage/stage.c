@@ -16,6 +16,7 @@
 #include "hs.h"
 #include "json.h"
 #include "msg.h"
+#include "path.h"
 #include "rmtree.h"
 #include "rnd.h"
 #include "store.h"
@@ -102,8 +103,7 @@ walk_parent(int dirfd, const char *rel, int mk, const char **base)
 static int
 store_prog(const struct hs_opts *o, char *out, size_t n)
 {
-	char self[PATH_MAX], *slash;
-	ssize_t l;
+	char self[PATH_MAX];
 
 	if (o->session_store != NULL) {
 		if (o->session_store[0] != '/' || strlen(o->session_store) >= n)
@@ -111,14 +111,8 @@ store_prog(const struct hs_opts *o, char *out, size_t n)
 		strcpy(out, o->session_store);
 		return 0;
 	}
-	l = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (l < 0)
+	if (path_self_dir(self, sizeof self) < 0)
 		return -1;
-	self[l] = '\0';
-	slash = strrchr(self, '/');
-	if (slash == NULL)
-		return errno = EINVAL, -1;
-	*slash = '\0';
 	if (snprintf(out, n, "%s/session-store", self) >= (int)n)
 		return errno = ENAMETOOLONG, -1;
 	return 0;
@@ -169,9 +163,7 @@ run_store(const struct hs_opts *o, const char *store, char **args, int fd0, int 
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	return wait_code(st);
 }
 
 /* The path of an open directory, from /proc. */
@@ -187,16 +179,6 @@ fd_path(int fd, char *out, size_t n)
 		return -1;
 	out[l] = '\0';
 	return out[0] == '/' ? 0 : -1;
-}
-
-static int
-inside(const char *a, const char *b)	/* a is b or beneath it */
-{
-	size_t n = strlen(b);
-
-	if (n == 1)
-		return 1;	/* b is / */
-	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
 }
 
 static void
@@ -298,7 +280,7 @@ hs_create(struct hs_opts *o)
 		msg_fatal_sys("unable to resolve the state directory or the workspace");
 		goto out;
 	}
-	if (inside(state, ws) || inside(ws, state)) {
+	if (path_within(state, ws) || path_within(ws, state)) {
 		msg_fatal("state directory %s overlaps the workspace %s", state, ws);
 		msg_hint("put the state directory outside the workspace (the default is ~/.local/state/corral)");
 		rc = EXIT_NO;

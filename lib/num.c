@@ -79,3 +79,9 @@ num_parse_duration(const char *s, uint64_t *secs)
 	*secs = v * mul;
 	return 0;
 }
+
+int
+num_parse_fd(const char *s, int *fd)
+{
+	return num_parse_int(s, 0, NUM_FD_MAX, fd);
+}

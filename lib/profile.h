@@ -53,6 +53,9 @@ int profiles_defaults(struct profiles *out);
  * that name or adds one. On error returns -1 and writes a reason into err
  * (errn bytes); *ps is then unchanged. */
 int profiles_parse(const char *buf, size_t len, struct profiles *ps, char *err, size_t errn);
+/* profiles_defaults, then the profiles document in file (NULL: none) over
+ * them. 0, or -1 with a one-line reason in err (file named). */
+int profiles_load(const char *file, struct profiles *ps, char *err, size_t errn);
 const struct profile *profiles_find(const struct profiles *ps, const char *name);
 /* 1 when s is a valid agent or credential name: a lowercase letter or
  * digit, then lowercase letters, digits, '-', '_' or '.', at most

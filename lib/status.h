@@ -11,4 +11,8 @@ enum {
 	EXIT_USAGE = 2,		/* other commands: usage or system error */
 };
 
+/* The exit status a wait status stands for: its code, 128+N for a death
+ * by signal N, EXIT_CHAIN_FAIL for anything else (a stopped child). */
+int wait_code(int ws);
+
 #endif

@@ -92,12 +92,11 @@ struct opts {
 	int token_fd, ltoken_fd, protocol_set, idle_set;
 };
 
-/* The one parser for descriptor options: a number in 0..2^20 that names
- * an open descriptor. */
+/* A descriptor option: a descriptor number (num_parse_fd) that is open. */
 static int
 fd_opt(const char *arg, const char *opt, int *fd)
 {
-	if (num_parse_int(arg, 0, 1 << 20, fd) < 0 || fcntl(*fd, F_GETFD) < 0) {
+	if (num_parse_fd(arg, fd) < 0 || fcntl(*fd, F_GETFD) < 0) {
 		msg_usage("%s: not an open descriptor: %s", opt, arg);
 		return -1;
 	}

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "fdio.h"
+#include "private.h"
 #include "token.h"
 
 int
@@ -21,6 +22,7 @@ token_valid(const char *t, size_t n)
 int
 token_read(const char *path, int fd, char *out, size_t cap, const char **why)
 {
+	static char whybuf[128];
 	struct stat st;
 	ssize_t n;
 	int own = 0;
@@ -32,16 +34,9 @@ token_read(const char *path, int fd, char *out, size_t cap, const char **why)
 		own = 1;
 		if (fstat(fd, &st) < 0)
 			goto fail;
-		if (!S_ISREG(st.st_mode)) {
-			*why = "is not a regular file";
-			goto fail;
-		}
-		if (st.st_mode & 077) {
-			*why = "is readable or writable by others (want mode 0600)";
-			goto fail;
-		}
-		if (st.st_uid != geteuid()) {
-			*why = "is not owned by this user";
+		if (private_check(&st, whybuf + 3, sizeof whybuf - 3) < 0) {
+			memcpy(whybuf, "is ", 3);
+			*why = whybuf;
 			goto fail;
 		}
 	}

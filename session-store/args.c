@@ -88,8 +88,8 @@ ss_open_sub(struct ss *s, const char *name)
 int
 ss_parse_fd(const char *s, int *fd)
 {
-	if (num_parse_int(s, 0, 1023, fd) < 0 || fcntl(*fd, F_GETFD) < 0) {
-		msg_fatal("bad descriptor %.16s (want an open fd, 0 to 1023)", s);
+	if (num_parse_fd(s, fd) < 0 || fcntl(*fd, F_GETFD) < 0) {
+		msg_fatal("bad descriptor %.16s (want an open one)", s);
 		return -1;
 	}
 	return 0;

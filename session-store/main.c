@@ -32,9 +32,9 @@ main(int argc, char **argv, char **envp)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ss s;
-	char path[4096], err[256], *buf;
+	char path[4096], err[512];
 	const char *profiles = NULL;
-	size_t len, i;
+	size_t i;
 	int c;
 
 	msg_init(argv[0]);
@@ -63,21 +63,9 @@ main(int argc, char **argv, char **envp)
 		ss_usage(2);
 		return EXIT_USAGE;
 	}
-	if (profiles_defaults(&s.prof) < 0) {
-		msg_fatal("embedded profiles do not parse");
+	if (profiles_load(profiles, &s.prof, err, sizeof err) < 0) {
+		msg_fatal("%s", err);
 		return EXIT_USAGE;
-	}
-	if (profiles != NULL) {
-		if (file_read_bounded(AT_FDCWD, profiles, 1 << 20, &buf, &len) < 0) {
-			msg_fatal_sys("unable to read profiles %s", profiles);
-			return EXIT_USAGE;
-		}
-		c = profiles_parse(buf, len, &s.prof, err, sizeof err);
-		free(buf);
-		if (c < 0) {
-			msg_fatal("profiles %s: %s", profiles, err);
-			return EXIT_USAGE;
-		}
 	}
 	if (s.store == NULL) {
 		if (store_default_path(envp, path, sizeof path) < 0) {

@@ -12,19 +12,10 @@
 
 #include "execenv.h"
 #include "linkwalk.h"
+#include "path.h"
 #include "profile.h"
 #include "resolve.h"
 
-
-int
-path_within(const char *b, const char *a)
-{
-	size_t n = strlen(a);
-
-	if (strcmp(a, "/") == 0)
-		return 1;
-	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
-}
 
 static int
 isexec(const char *dir, const char *prog)
@@ -40,15 +31,9 @@ int
 resolve_stepdir(char *out, size_t n)
 {
 	char exe[PATH_MAX], lib[PATH_MAX + 32], *s;
-	ssize_t l;
 
-	l = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (l < 0)
+	if (path_self_dir(exe, sizeof exe) < 0)
 		return -1;
-	exe[l] = '\0';
-	if ((s = strrchr(exe, '/')) == NULL)
-		return errno = ENOENT, -1;
-	*s = '\0';
 	/* installed: $PREFIX/bin/corral and $PREFIX/libexec/corral/ */
 	if ((s = strrchr(exe, '/')) != NULL && strcmp(s, "/bin") == 0) {
 		snprintf(lib, sizeof lib, "%.*s/libexec/corral", (int)(s - exe), exe);
@@ -61,7 +46,7 @@ resolve_stepdir(char *out, size_t n)
 	}
 	if (strlen(exe) >= n)
 		return errno = ENAMETOOLONG, -1;
-	strcpy(out, *exe ? exe : "/");
+	strcpy(out, exe);
 	return 0;
 }
 

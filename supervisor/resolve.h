@@ -20,7 +20,6 @@ int plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
     char *const *cmd, char *why, size_t whyn, char *hint, size_t hintn,
     char *warn, size_t warnn);
 
-/* 1 when a is b or an ancestor directory of b (both absolute, clean). */
-int path_within(const char *b, const char *a);
+#include "path.h"	/* path_within */
 
 #endif

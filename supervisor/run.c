@@ -18,6 +18,7 @@
 #include "fdio.h"
 #include "mcp.h"
 #include "msg.h"
+#include "private.h"
 #include "spawn.h"
 
 static volatile sig_atomic_t child_pid, pending_sig;
@@ -260,9 +261,10 @@ write_nosignin(const struct plan *pl)
 		size_t len;
 		struct stat st;
 		if (file_read_bounded(fd, name, sizeof doc, &old, &len) == 0) {
+			char why[128];
 			int same = len == (size_t)n && memcmp(old, doc, len) == 0 &&
 			    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    st.st_uid == geteuid() && (st.st_mode & 077) == 0;
+			    private_check(&st, why, sizeof why) == 0;
 			free(old);
 			if (same) {
 				close(fd);

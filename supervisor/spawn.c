@@ -11,16 +11,6 @@
 #include "fdio.h"
 #include "spawn.h"
 
-int
-wait_code(int ws)
-{
-	if (WIFEXITED(ws))
-		return WEXITSTATUS(ws);
-	if (WIFSIGNALED(ws))
-		return 128 + WTERMSIG(ws);
-	return 125;
-}
-
 /*
  * Speed. On a virtual machine fork(2) costs about a millisecond (a copy of
  * the address space, page by page); a clone(CLONE_VM | CLONE_VFORK) child

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "status.h"	/* wait_code */
+
 /* Run argv[0] (an absolute path) with envp; its stdout (at most outn-1
  * bytes, NUL-terminated, the rest discarded) into out, which may be NULL to
  * share corral's stdout. Returns the wait status, or -1 with errno when it
@@ -25,7 +27,5 @@ enum {
 int spawn_start(char *const argv[], char *const envp[], int flags, struct spawned *sp);
 int spawn_collect(struct spawned *sp, char *out, size_t outn);
 
-/* The exit status a wait status stands for: the code, or 128+N. */
-int wait_code(int ws);
 
 #endif

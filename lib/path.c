@@ -1,0 +1,36 @@
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "path.h"
+
+int
+path_within(const char *b, const char *a)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return 1;
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+int
+path_self_dir(char *out, size_t n)
+{
+	char exe[PATH_MAX], *s;
+	ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
+
+	if (l < 0)
+		return -1;
+	exe[l] = '\0';
+	if ((s = strrchr(exe, '/')) == NULL)
+		return errno = ENOENT, -1;
+	if (s == exe)
+		s++;	/* the root directory */
+	*s = '\0';
+	if ((size_t)(s - exe) + 1 > n)
+		return errno = ENAMETOOLONG, -1;
+	memcpy(out, exe, (size_t)(s - exe) + 1);
+	return 0;
+}

@@ -1,5 +1,4 @@
 # corral: the only entry point. make [all|check|san|fuzz|bench|install|run|clean]
-.POSIX:
 .SUFFIXES:
 
 PREFIX ?= /usr/local
@@ -50,6 +49,14 @@ HELPSRC := $(wildcard tests/helpers/*.c)
 HELPERS := $(HELPSRC:tests/helpers/%.c=$(O)/tests/helpers/%)
 
 all: $(PROGS)
+
+# A plain make on a fresh clone: say what is missing instead of a compiler
+# error (check, san and run install the dependencies themselves).
+ifneq ($(filter-out deps check san clean run fuzz,$(or $(MAKECMDGOALS),all)),)
+ifeq ($(and $(wildcard /usr/include/jsmn.h),$(wildcard $(DEPLIB)/lib/libcurl.a)),)
+$(error the build needs its dependencies (jsmn, musl, static BearSSL and libcurl): run make deps, or make check)
+endif
+endif
 
 $(O)/%.o: %.c $(wildcard lib/*.h */*.h)
 	@mkdir -p $(@D)
@@ -109,8 +116,7 @@ fuzz:
 	@$(MAKE) --no-print-directory -f fuzz/fuzz.mk
 
 run: deps all
-	@if [ -x $(BIN)/corral ]; then exec $(BIN)/corral run -- "$${SHELL:-/bin/sh}"; \
-	else echo "make: corral run arrives with the supervisor (bin/corral)"; exit 1; fi
+	@exec $(BIN)/corral run -- "$${SHELL:-/bin/sh}"
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/corral $(DESTDIR)$(PREFIX)/share/man/man1

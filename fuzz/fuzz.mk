@@ -5,7 +5,7 @@ FUZZ_SECONDS ?= 30
 CC := clang
 F := build/fuzz
 CFLAGS := -std=c11 -D_GNU_SOURCE -DJSMN_STRICT -DJSMN_PARENT_LINKS -Wall -Wextra -Werror \
-	-Wno-unused-parameter -g -O1 -Ilib -fsanitize=fuzzer,address,undefined
+	-Wshadow -Wno-unused-parameter -Wformat=2 -g -O1 -Ilib -fsanitize=fuzzer,address,undefined
 SRCS := $(wildcard fuzz/*/*.c)
 BINS := $(SRCS:fuzz/%.c=$(F)/%)
 LIBSRC := $(wildcard lib/*.c)

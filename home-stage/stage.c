@@ -386,7 +386,7 @@ hs_create(struct hs_opts *o)
 	if (o->full_setup)
 		print_full_setup(o, p);
 	if (fflush(stdout) != 0) {
-		msg_fatal_sys("stdout");
+		msg_fatal_sys("unable to write to standard output");
 		goto out;
 	}
 	made = 0;

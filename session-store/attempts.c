@@ -75,7 +75,7 @@ ss_begin(struct ss *s, int argc, char **argv)
 	}
 	a.start = (int64_t)time(NULL);
 	if (rnd_hex(a.id, STORE_ID_LEN / 2) < 0) {
-		msg_fatal_sys("getrandom");
+		msg_fatal_sys("unable to make an attempt id (getrandom)");
 		return EXIT_USAGE;
 	}
 	if ((afd = ss_open_sub(s, "attempts")) < 0)
@@ -228,7 +228,7 @@ ss_list(struct ss *s, int argc, char **argv)
 			cap = cap ? cap * 2 : 64;
 			nv = realloc(v, cap * sizeof *v);
 			if (nv == NULL) {
-				msg_fatal_sys("list");
+				msg_fatal_sys("unable to list the attempts");
 				free(v);
 				return EXIT_USAGE;
 			}

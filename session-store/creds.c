@@ -153,7 +153,7 @@ ss_put(struct ss *s, int argc, char **argv)
 	hn = cred_header_format(&h, hdr, sizeof hdr);
 	all = hn < 0 ? NULL : malloc((size_t)hn + len);
 	if (all == NULL) {
-		msg_fatal_sys("put");
+		msg_fatal_sys("unable to prepare the credential");
 		free(buf);
 		return EXIT_USAGE;
 	}
@@ -302,7 +302,7 @@ ss_renew(struct ss *s, int argc, char **argv)
 	hn = cred_header_format(&h, hdr, sizeof hdr);
 	all = hn < 0 ? NULL : malloc((size_t)hn + nlen);
 	if (all == NULL) {
-		msg_fatal_sys("renew");
+		msg_fatal_sys("unable to prepare the renewal");
 		goto out;
 	}
 	memcpy(all, hdr, (size_t)hn);

@@ -344,7 +344,7 @@ run_prove(struct runstate *s)
 	int ws;
 
 	if (step_probe(&s->pl, &a) < 0)
-		return msg_fatal_sys("probe"), -1;
+		return msg_fatal_sys("unable to build the probe command"), -1;
 	ws = spawn_wait(a.v, s->senv, out, sizeof out);
 	av_free(&a);
 	if (ws < 0)
@@ -526,7 +526,7 @@ run_chain(struct runstate *s, char *const envp[], int *tty)
 		chain_child(&a, envp, self);
 	av_free(&a);
 	if (pid < 0)
-		return msg_fatal_sys("fork"), -1;
+		return msg_fatal_sys("unable to fork the chain"), -1;
 	setpgid(pid, pid);
 	child_pid = pid;
 	*tty = tty_give(pid);
@@ -546,7 +546,7 @@ run_wait(struct runstate *s, pid_t pid, int tty)
 		if (waitpid(pid, &ws, WUNTRACED) < 0) {
 			if (errno == EINTR)
 				continue;
-			msg_fatal_sys("waitpid");
+			msg_fatal_sys("unable to wait for the chain");
 			ws = EXIT_CHAIN_FAIL << 8;
 			break;
 		}

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #undef JSMN_HEADER
@@ -174,6 +175,30 @@ ws(char c)
 }
 
 int
+json_depth_ok(const char *js, size_t len, int max)
+{
+	int d = 0, in = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = js[i];
+		if (in) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in = 0;
+		} else if (c == '"') {
+			in = 1;
+		} else if (c == '{' || c == '[') {
+			if (++d > max)
+				return 0;
+		} else if (c == '}' || c == ']') {
+			d--;
+		}
+	}
+	return 1;
+}
+
+int
 json_parse(const char *js, size_t len, jsmntok_t *t, unsigned ntoks)
 {
 	jsmn_parser p;
@@ -184,6 +209,8 @@ json_parse(const char *js, size_t len, jsmntok_t *t, unsigned ntoks)
 		return errno = EFBIG, -1;
 	if (memchr(js, '\0', len))
 		return errno = EINVAL, -1;
+	if (!json_depth_ok(js, len, JSON_MAX_DEPTH))
+		return errno = ELOOP, -1;
 	jsmn_init(&p);
 	n = jsmn_parse(&p, js, len, t, ntoks);
 	if (n == JSMN_ERROR_NOMEM)
@@ -213,15 +240,11 @@ json_parse(const char *js, size_t len, jsmntok_t *t, unsigned ntoks)
 			return errno = EINVAL, -1;
 		if (t[i].type == JSMN_PRIMITIVE && !primitive_ok(js + s, l))
 			return errno = EINVAL, -1;
-		if (t[i].type == JSMN_OBJECT) {
-			/* keys must be strings */
-			int k = i + 1, m;
-			for (m = 0; m < t[i].size; m++) {
-				if (k >= n || t[k].type != JSMN_STRING || t[k].size != 1)
-					return errno = EINVAL, -1;
-				k = json_next(t, k + 1);
-			}
-		}
+		/* an object's direct children are its keys: strings, one value each
+		 * (by parent link: one look per token, not a walk per object) */
+		if (t[i].parent >= 0 && t[t[i].parent].type == JSMN_OBJECT &&
+		    (t[i].type != JSMN_STRING || t[i].size != 1))
+			return errno = EINVAL, -1;
 	}
 	return n;
 }
@@ -389,4 +412,67 @@ json_quote(const char *s, size_t n, char *out, size_t cap)
 #undef PUT
 	out[o] = '\0';
 	return (int)o;
+}
+
+struct keyent {
+	int parent;
+	const char *k;		/* the key unescaped */
+	size_t n;
+};
+
+static int
+keyent_cmp(const void *a, const void *b)
+{
+	const struct keyent *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	return memcmp(x->k, y->k, x->n);
+}
+
+int
+json_unique_keys(const char *js, const jsmntok_t *t, int ntok, int root)
+{
+	struct keyent *e;
+	char *bytes;
+	size_t ne = 0, off = 0, total = 0;
+	int end = json_next(t, root), rc = 1;
+
+	if (end > ntok)
+		end = ntok;
+	for (int i = root + 1; i < end; i++)
+		if (t[i].parent >= 0 && t[t[i].parent].type == JSMN_OBJECT)
+			total += (size_t)(t[i].end - t[i].start) + 1;
+	e = malloc(sizeof *e * (size_t)(end - root + 1));
+	bytes = malloc(total + 1);
+	if (!e || !bytes) {
+		free(e);
+		free(bytes);
+		return errno = ENOMEM, -1;
+	}
+	/* every key unescaped once into one block, then sorted: equal keys of
+	 * one object end up side by side */
+	for (int i = root + 1; i < end; i++) {
+		int l;
+		if (t[i].parent < 0 || t[t[i].parent].type != JSMN_OBJECT)
+			continue;
+		if ((l = json_str(js, &t[i], bytes + off, total + 1 - off)) < 0) {
+			rc = -1;
+			goto out;
+		}
+		e[ne++] = (struct keyent){ t[i].parent, bytes + off, (size_t)l };
+		off += (size_t)l + 1;
+	}
+	qsort(e, ne, sizeof *e, keyent_cmp);
+	for (size_t i = 1; i < ne; i++)
+		if (keyent_cmp(&e[i], &e[i - 1]) == 0) {
+			rc = 0;
+			break;
+		}
+out:
+	free(e);
+	free(bytes);
+	return rc;
 }

@@ -13,13 +13,21 @@
 #include <jsmn.h>
 
 enum { JSON_MAX_LEN = 1 << 24 };	/* jsmn offsets are int: bound every input */
+/* Deepest nesting of objects and arrays json_parse accepts. jsmn closes a
+ * container by walking up from the last token, so its time grows with the
+ * square of the depth; bounded, every check here is linear in the size. */
+enum { JSON_MAX_DEPTH = 64 };
 
 /* Tokenize js[0..len) into toks (ntoks of them) and check the result is one
  * well-formed value: a single top-level token covering the input (surrounding
  * whitespace aside), strings valid UTF-8 with valid escapes, numbers in JSON
  * grammar. Returns the token count, or -1 (errno EINVAL malformed, ENOMEM too
- * many tokens, EFBIG too long). */
+ * many tokens, EFBIG too long, ELOOP nested deeper than JSON_MAX_DEPTH). */
 int json_parse(const char *js, size_t len, jsmntok_t *toks, unsigned ntoks);
+/* 1 when no object or array in js[0..len) is nested deeper than max (the
+ * top level is depth 1); brackets inside strings do not count. One pass,
+ * stopping at the first level too deep: run it before jsmn does. */
+int json_depth_ok(const char *js, size_t len, int max);
 /* Index of the token after t[i] and all its children. */
 int json_next(const jsmntok_t *t, int i);
 /* In object t[obj], the value token for key (compared after unescaping), or
@@ -34,6 +42,10 @@ int json_eq(const char *js, const jsmntok_t *t, const char *s);
 int json_int(const char *js, const jsmntok_t *t, int64_t *v);
 /* RFC 6901 pointer ("" is the root) from token root; value index or -1. */
 int json_pointer(const char *js, const jsmntok_t *t, int ntok, int root, const char *ptr);
+/* 1 when no object in the value t[root] (of the ntok tokens json_parse
+ * made) has two keys that unescape to the same bytes, 0 when one has, -1
+ * (ENOMEM). Sorting, not pairwise: O(k log k) in the k keys. */
+int json_unique_keys(const char *js, const jsmntok_t *t, int ntok, int root);
 /* 1 when s[0..n) is valid UTF-8 (no overlongs, surrogates or > U+10FFFF). */
 int utf8_valid(const char *s, size_t n);
 /* Write s[0..n) as a JSON string with quotes into out (size cap). Returns the

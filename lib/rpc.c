@@ -45,8 +45,8 @@ rpc_parse(const char *js, size_t len, struct rpc_toks *tk, struct rpc_msg *m)
 	m->id = m->method = m->params = m->result = m->error = -1;
 	m->js = js;
 	m->len = len;
-	if (len > JSON_MAX_LEN)
-		return RPC_INVALID_REQUEST;
+	if (len > JSON_MAX_LEN || !json_depth_ok(js, len, JSON_MAX_DEPTH))
+		return RPC_INVALID_REQUEST;	/* before jsmn: its time is depth squared */
 	/* count first, so token memory follows the message, bounded */
 	jsmn_init(&p);
 	n = jsmn_parse(&p, js, len, NULL, 0);
@@ -66,7 +66,7 @@ rpc_parse(const char *js, size_t len, struct rpc_toks *tk, struct rpc_msg *m)
 	}
 	n = json_parse(js, len, tk->t, tk->cap);
 	if (n < 0)
-		return errno == ENOMEM ? RPC_INTERNAL_ERROR : RPC_PARSE_ERROR;
+		return errno == ENOMEM ? RPC_INTERNAL_ERROR : errno == ELOOP ? RPC_INVALID_REQUEST : RPC_PARSE_ERROR;
 	m->t = tk->t;
 	m->n = n;
 	if (m->t[0].type == JSMN_ARRAY)

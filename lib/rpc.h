@@ -41,7 +41,8 @@ struct rpc_msg {
 /* Parse and validate js[0..len). Returns 0, or a negative JSON-RPC error
  * code: RPC_PARSE_ERROR (not JSON, invalid UTF-8, control characters),
  * RPC_INVALID_REQUEST (a batch, no or wrong "jsonrpc", id null or not a
- * string/integer, duplicate member, wrong member types), RPC_INTERNAL_ERROR
+ * string/integer, duplicate member, wrong member types, nested deeper than
+ * JSON_MAX_DEPTH, checked before anything else), RPC_INTERNAL_ERROR
  * (too many tokens, out of memory). On RPC_INVALID_REQUEST m->id is set
  * when the message carried a usable id (so the error can answer it). */
 int rpc_parse(const char *js, size_t len, struct rpc_toks *tk, struct rpc_msg *m);

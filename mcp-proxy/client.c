@@ -3,11 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "methods.h"
 #include "proxy_int.h"
 #include "toolallow.h"
 
 static void
-forward_request(struct proxy *p, int c, const struct rpc_msg *m, enum pkind kind, const char *tool)
+forward_request(struct proxy *p, int c, const struct rpc_msg *m, enum pkind kind, enum lkind lk, const char *tool)
 {
 	const char *cid, *tok;
 	size_t cidn, tokn;
@@ -16,12 +17,21 @@ forward_request(struct proxy *p, int c, const struct rpc_msg *m, enum pkind kind
 	int t = -1;
 
 	rpc_raw(m, m->id, &cid, &cidn);
+	/* a key twice anywhere (arguments above all): which one would the
+	 * upstream read? */
+	if (json_unique_keys(m->js, m->t, m->n, 0) != 1) {
+		conn_error(p, c, cid, cidn, RPC_INVALID_REQUEST, "Invalid Request: duplicate member");
+		if (tool)
+			audit(p, tool, strlen(tool), "denied");
+		return;
+	}
 	if ((e = pend_new(p, kind, c, cid, cidn)) == NULL) {
 		conn_error(p, c, cid, cidn, RPC_INTERNAL_ERROR, "too many requests in flight");
 		if (tool)
 			audit(p, tool, strlen(tool), "error");
 		return;
 	}
+	e->list = lk;
 	if (tool)
 		snprintf(e->tool, sizeof e->tool, "%s", tool);
 	if (m->params >= 0 && (t = json_pointer(m->js, m->t, m->n, m->params, "/_meta/progressToken")) >= 0) {
@@ -163,14 +173,156 @@ client_response(struct proxy *p, int c, const struct rpc_msg *m)
 	}
 }
 
+/* A notification: the known ones are handled or forwarded, every other
+ * one is dropped and audited (an upstream that dispatches on "method"
+ * would otherwise run a tools/call sent without an id). */
+static void
+client_notify(struct proxy *p, int c, const struct rpc_msg *m, const char *line, size_t len)
+{
+	char meth[METHOD_MAX + 1], name[TOOL_NAME_MAX * 4 + 8];
+	int nl;
+
+	switch (method_of(m, meth, sizeof meth)) {
+	case N_INITIALIZED:
+		return;		/* the proxy sends its own, once per upstream */
+	case N_CANCELLED:
+		client_cancel(p, c, m);
+		return;
+	case N_PROGRESS:
+	case N_ROOTS_LIST_CHANGED:
+		if (json_unique_keys(m->js, m->t, m->n, 0) != 1)
+			break;
+		p->tmp.len = 0;
+		if (p->ready && buf_add(&p->tmp, line, len) == 0 && buf_add(&p->tmp, "\n", 1) == 0)
+			up_send(p, p->tmp.p, p->tmp.len, 0, 0);
+		return;
+	default:
+		break;
+	}
+	nl = strcmp(meth, "tools/call") == 0 ? call_tool_name(m, name, sizeof name) : -1;
+	audit_method(p, meth, nl < 0 ? NULL : name, nl < 0 ? 0 : (size_t)nl, "dropped");
+}
+
+/* What a resource, prompt, completion or task request may reach: 1 to
+ * forward it (kind and list set), 0 when refused (why set). */
+static int
+gate(struct proxy *p, const struct rpc_msg *m, enum method mt, enum pkind *kind, enum lkind *lk, const char **why)
+{
+	const struct proxy_config *cfg = p->cfg;
+	char v[URI_MAX + 1];
+	int n, r;
+
+	*kind = K_OTHER;
+	*why = "not allowed by the proxy";
+	switch (mt) {
+	case M_RESOURCES_LIST: *kind = K_LIST; *lk = L_RESOURCES; return 1;
+	case M_RESOURCE_TEMPLATES_LIST: *kind = K_LIST; *lk = L_TEMPLATES; return 1;
+	case M_PROMPTS_LIST: *kind = K_LIST; *lk = L_PROMPTS; return 1;
+	case M_TASKS_LIST: *kind = K_LIST; *lk = L_TASKS; return 1;
+	case M_RESOURCES_READ:
+	case M_RESOURCES_SUBSCRIBE:
+	case M_RESOURCES_UNSUBSCRIBE:
+		*why = "Unknown resource: not allowed by the proxy";
+		n = param_string(m, "uri", v, sizeof v);
+		return n > 0 && allow_prefix(&cfg->resources, v, (size_t)n);
+	case M_PROMPTS_GET:
+		*why = "Unknown prompt: not allowed by the proxy";
+		n = param_string(m, "name", v, sizeof v);
+		return n > 0 && allow_has(&cfg->prompts, v, (size_t)n);
+	case M_TASKS_GET:
+	case M_TASKS_RESULT:
+	case M_TASKS_CANCEL:
+		*why = "Unknown task: not created by an allowed tool call";
+		n = param_string(m, "taskId", v, sizeof v);
+		return n > 0 && task_known(p, v, (size_t)n);
+	case M_COMPLETE:
+		*why = "Unknown reference: not allowed by the proxy";
+		if (m->params < 0 || (r = json_get(m->js, m->t, m->params, "ref")) < 0 ||
+		    m->t[r].type != JSMN_OBJECT || (n = json_get(m->js, m->t, r, "type")) < 0)
+			return 0;
+		if (json_eq(m->js, &m->t[n], "ref/prompt")) {
+			int k = json_get(m->js, m->t, r, "name");
+			int l = k >= 0 && m->t[k].type == JSMN_STRING ? json_str(m->js, &m->t[k], v, sizeof v) : -1;
+			return l > 0 && allow_has(&cfg->prompts, v, (size_t)l);
+		}
+		if (json_eq(m->js, &m->t[n], "ref/resource")) {
+			int k = json_get(m->js, m->t, r, "uri");
+			int l = k >= 0 && m->t[k].type == JSMN_STRING ? json_str(m->js, &m->t[k], v, sizeof v) : -1;
+			return l > 0 && allow_prefix(&cfg->resources, v, (size_t)l);
+		}
+		return 0;
+	case M_SET_LEVEL:
+	case M_PING:
+		return 1;
+	default:
+		*why = "Method not found";
+		return 0;
+	}
+}
+
+static void
+client_call(struct proxy *p, int c, const struct rpc_msg *m, const char *cid, size_t cidn)
+{
+	char name[TOOL_NAME_MAX * 4 + 8];
+	int nl = call_tool_name(m, name, sizeof name);
+
+	if (nl < 0 || !allow_has(&p->cfg->allow, name, (size_t)nl)) {
+		audit(p, nl < 0 ? "" : name, nl < 0 ? 0 : (size_t)nl, "denied");
+		conn_error(p, c, cid, cidn, RPC_INVALID_PARAMS, "Unknown tool: not allowed by the proxy");
+		return;
+	}
+	forward_request(p, c, m, K_CALL, L_TOOLS, name);
+}
+
+static void
+client_request(struct proxy *p, int c, const struct rpc_msg *m)
+{
+	char meth[METHOD_MAX + 1];
+	const char *cid, *why;
+	size_t cidn;
+	enum method mt = method_of(m, meth, sizeof meth);
+	enum pkind kind;
+	enum lkind lk = L_TOOLS;
+
+	rpc_raw(m, m->id, &cid, &cidn);
+	switch (mt) {
+	case M_INITIALIZE: client_initialize(p, c, m); return;
+	case M_DISCOVER: client_discover(p, c, m); return;
+	case M_TOOLS_CALL: client_call(p, c, m, cid, cidn); return;
+	case M_TOOLS_LIST:
+		if (p->state != UP_RUNNING)
+			conn_result(p, c, cid, cidn, EMPTY_TOOLS);
+		else
+			forward_request(p, c, m, K_LIST, L_TOOLS, NULL);
+		return;
+	case M_PING:
+		if (p->state != UP_RUNNING || !p->ready) {
+			conn_result(p, c, cid, cidn, "{}");
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	if (!gate(p, m, mt, &kind, &lk, &why)) {
+		audit_method(p, meth, NULL, 0, "denied");
+		conn_error(p, c, cid, cidn, mt == M_UNKNOWN ? RPC_METHOD_NOT_FOUND : RPC_INVALID_PARAMS, why);
+		return;
+	}
+	if (kind == K_LIST && p->state != UP_RUNNING) {
+		conn_result(p, c, cid, cidn, list_empty(lk));
+		return;
+	}
+	forward_request(p, c, m, kind, lk, NULL);
+}
+
 void
 client_line(struct proxy *p, int c, const char *line, size_t len)
 {
 	struct rpc_msg m;
 	const char *cid = NULL;
 	size_t cidn = 0;
-	char name[TOOL_NAME_MAX * 4 + 8];
-	int rc, nl;
+	int rc;
 
 	rc = rpc_parse(line, len, &p->tk, &m);
 	if (rc < 0) {
@@ -180,46 +332,10 @@ client_line(struct proxy *p, int c, const char *line, size_t len)
 		    rc == RPC_INVALID_REQUEST ? "Invalid Request" : "Internal error");
 		return;
 	}
-	if (m.kind == RPC_RESPONSE) {
+	if (m.kind == RPC_RESPONSE)
 		client_response(p, c, &m);
-		return;
-	}
-	if (m.kind == RPC_NOTIFY) {
-		if (rpc_is(&m, "notifications/initialized"))
-			return;		/* the proxy sends its own, once per upstream */
-		if (rpc_is(&m, "notifications/cancelled")) {
-			client_cancel(p, c, &m);
-			return;
-		}
-		p->tmp.len = 0;
-		if (p->ready && buf_add(&p->tmp, line, len) == 0 && buf_add(&p->tmp, "\n", 1) == 0)
-			up_send(p, p->tmp.p, p->tmp.len, 0, 0);
-		return;
-	}
-	rpc_raw(&m, m.id, &cid, &cidn);
-	if (rpc_is(&m, "initialize")) {
-		client_initialize(p, c, &m);
-	} else if (rpc_is(&m, "server/discover")) {
-		client_discover(p, c, &m);
-	} else if (rpc_is(&m, "tools/call")) {
-		nl = call_tool_name(&m, name, sizeof name);
-		if (nl < 0 || !allow_has(&p->cfg->allow, name, (size_t)nl)) {
-			audit(p, nl < 0 ? "" : name, nl < 0 ? 0 : (size_t)nl, "denied");
-			conn_error(p, c, cid, cidn, RPC_INVALID_PARAMS, "Unknown tool: not allowed by the proxy");
-			return;
-		}
-		forward_request(p, c, &m, K_CALL, name);
-	} else if (rpc_is(&m, "tools/list")) {
-		if (p->state != UP_RUNNING)
-			conn_result(p, c, cid, cidn, EMPTY_TOOLS);
-		else
-			forward_request(p, c, &m, K_LIST, NULL);
-	} else if (m.t[m.method].end - m.t[m.method].start >= 6 &&
-	    memcmp(m.js + m.t[m.method].start, "tools/", 6) == 0) {
-		conn_error(p, c, cid, cidn, RPC_METHOD_NOT_FOUND, "Method not found");
-	} else if (rpc_is(&m, "ping") && (p->state != UP_RUNNING || !p->ready)) {
-		conn_result(p, c, cid, cidn, "{}");
-	} else {
-		forward_request(p, c, &m, K_OTHER, NULL);
-	}
+	else if (m.kind == RPC_NOTIFY)
+		client_notify(p, c, &m, line, len);
+	else
+		client_request(p, c, &m);
 }

@@ -24,7 +24,8 @@ static const char usage[] =
 "       mcp-proxy [-a TOOL]... [-t DURATION] [-m BYTES] [--audit FILE | --audit-fd FD]\n"
 "                 [--token-file FILE | --token-fd FD] [--cacert FILE]\n"
 "                 [--protocol auto | 2026-07-28 | 2025-11-25] --url URL\n"
-"       (either form may add: [--listen-unix PATH]\n"
+"       (either form may add: [--allow-resource PREFIX]... [--allow-prompt NAME]...\n"
+"                 [--listen-unix PATH]\n"
 "                 [--listen-http PORT (--listen-token-file FILE | --listen-token-fd FD)\n"
 "                  [--listen-idle DURATION]])\n"
 "       mcp-proxy -h | --help | --version\n"
@@ -34,6 +35,9 @@ static const char usage[] =
 "with --allow are let through.\n"
 "\n"
 "  -a, --allow TOOL       allow the tool named exactly TOOL (repeatable; none: no tools)\n"
+"      --allow-resource PREFIX  allow resources whose URI begins with PREFIX (repeatable;\n"
+"                         none: no resources)\n"
+"      --allow-prompt NAME      allow the prompt named exactly NAME (repeatable; none: no prompts)\n"
 "  -e, --env NAME         pass NAME from this environment to COMMAND (besides PATH)\n"
 "  -t, --timeout DURATION answer a request the upstream leaves unanswered this\n"
 "                         long with an error (default 60s)\n"
@@ -58,11 +62,13 @@ static const char usage[] =
 "  -h, --help             this help\n"
 "      --version          print the version\n";
 
-enum { OPT_AUDIT = 256, OPT_AUDIT_FD, OPT_VERSION, OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_CACERT, OPT_PROTOCOL, OPT_LIDLE,
+enum { OPT_ALLOW_RESOURCE = 250, OPT_ALLOW_PROMPT, OPT_AUDIT = 256, OPT_AUDIT_FD, OPT_VERSION, OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_CACERT, OPT_PROTOCOL, OPT_LIDLE,
 	OPT_LUNIX, OPT_LHTTP, OPT_LTOKEN_FILE, OPT_LTOKEN_FD };
 
 static const struct option longopts[] = {
 	{ "allow", required_argument, NULL, 'a' },
+	{ "allow-resource", required_argument, NULL, OPT_ALLOW_RESOURCE },
+	{ "allow-prompt", required_argument, NULL, OPT_ALLOW_PROMPT },
 	{ "env", required_argument, NULL, 'e' },
 	{ "timeout", required_argument, NULL, 't' },
 	{ "max-message", required_argument, NULL, 'm' },
@@ -86,7 +92,7 @@ static const struct option longopts[] = {
 /* What the command line says, before anything is opened or read. */
 struct opts {
 	struct proxy_config cfg;
-	const char **allow, **envnames;
+	const char **allow, **resources, **prompts, **envnames;
 	size_t nenv;
 	const char *audit, *token_file, *ltoken_file;
 	int token_fd, ltoken_fd, protocol_set, idle_set;
@@ -147,6 +153,20 @@ option(struct opts *o, int c)
 		}
 		o->allow[cfg->allow.n++] = optarg;
 		return 0;
+	case OPT_ALLOW_RESOURCE:
+		if (!resource_prefix_valid(optarg)) {
+			msg_usage("invalid URI prefix for --allow-resource (1-4096 visible ASCII characters): %s", optarg);
+			return -1;
+		}
+		o->resources[cfg->resources.n++] = optarg;
+		return 0;
+	case OPT_ALLOW_PROMPT:
+		if (!tool_name_valid(optarg)) {
+			msg_usage("invalid prompt name for --allow-prompt (1-128 of A-Z a-z 0-9 _ - .)");
+			return -1;
+		}
+		o->prompts[cfg->prompts.n++] = optarg;
+		return 0;
 	case 'e':
 		if (!*optarg || strchr(optarg, '=')) {
 			msg_usage("--env takes a variable name");
@@ -206,11 +226,15 @@ parse(int argc, char **argv, struct opts *o)
 
 	o->allow = calloc((size_t)argc + 1, sizeof *o->allow);
 	o->envnames = calloc((size_t)argc + 1, sizeof *o->envnames);
-	if (!o->allow || !o->envnames) {
+	o->resources = calloc((size_t)argc + 1, sizeof *o->resources);
+	o->prompts = calloc((size_t)argc + 1, sizeof *o->prompts);
+	if (!o->allow || !o->envnames || !o->resources || !o->prompts) {
 		msg_fatal("out of memory");
 		return -1;
 	}
 	o->cfg.allow.names = o->allow;
+	o->cfg.resources.names = o->resources;
+	o->cfg.prompts.names = o->prompts;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:a:e:t:m:u:h", longopts, NULL)) != -1) {
 		if ((rc = option(o, c)) == -2) {

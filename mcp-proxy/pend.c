@@ -56,7 +56,7 @@ pend_fail(struct proxy *p, struct pend *e, int code, const char *text, const cha
 
 	switch (e->kind) {
 	case K_LIST:
-		conn_result(p, e->conn, e->cid, e->cidn, EMPTY_TOOLS);
+		conn_result(p, e->conn, e->cid, e->cidn, list_empty(e->list));
 		break;
 	case K_INIT_WAIT:
 		snprintf(res, sizeof res, "{\"protocolVersion\":\"" REV_2025_11_25 "\",\"capabilities\":"

@@ -6,7 +6,9 @@
 #include "toolallow.h"
 
 struct proxy_config {
-	struct allowlist allow;
+	struct allowlist allow;	/* tools, by exact name */
+	struct allowlist resources;	/* resource URIs, by prefix */
+	struct allowlist prompts;	/* prompts, by exact name */
 	char **up_argv;		/* stdio upstream command */
 	char **up_envp;		/* its whole environment */
 	const char *url;	/* a Streamable HTTP upstream instead */

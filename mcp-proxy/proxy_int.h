@@ -21,7 +21,7 @@
 #include "proxy.h"
 #include "rpc.h"
 
-enum { MAX_CONN = 64, MAX_PEND = 512, MAX_SREQ = 64, CHUNK = 65536 };
+enum { MAX_CONN = 64, MAX_PEND = 512, MAX_SREQ = 64, MAX_TASKS = 256, CHUNK = 65536 };
 
 enum ckind { C_STDIO, C_UNIX, C_HTTP };
 
@@ -39,8 +39,12 @@ struct conn {
 	} h;
 };
 
+/* K_LIST: which listing, filtered to which allowlist */
+enum lkind { L_TOOLS, L_RESOURCES, L_TEMPLATES, L_PROMPTS, L_TASKS };
+
 struct pend {
 	enum pkind kind;
+	enum lkind list;
 	uint64_t uid;		/* id upstream */
 	int conn;
 	char *cid;		/* the client's id, raw JSON */
@@ -85,6 +89,8 @@ struct proxy {
 	int reinit;		/* the next handshake follows a restart */
 	int era, probing;	/* ERA_*; a server/discover probe is in flight */
 	char *caps;		/* the upstream's capabilities, raw JSON */
+	char *task[MAX_TASKS];	/* task ids allowed tools/calls created (unescaped) */
+	int ntask;
 	int lunix, lhttp, http_port;
 	int stopping;
 };
@@ -97,6 +103,9 @@ char *dupn(const char *s, size_t n);
 
 /* audit.c */
 void audit(struct proxy *p, const char *tool, size_t tooln, const char *outcome);
+/* A refused or dropped message: its method (unescaped), the tool it names
+ * (NULL: none) and the outcome. */
+void audit_method(struct proxy *p, const char *method, const char *tool, size_t tooln, const char *outcome);
 
 /* conn.c */
 void http_head(struct conn *k, int status, const char *ctype, size_t clen, int has_len);
@@ -135,6 +144,13 @@ void up_discovered(struct proxy *p, const struct rpc_msg *m);
 void http_events(struct proxy *p);
 
 /* client.c */
+/* 1 when task id v[0..n) was created by an allowed tools/call. */
+int task_known(const struct proxy *p, const char *v, size_t n);
+void task_add(struct proxy *p, const char *v, size_t n);
+/* The listing lk filtered (see toolallow.h), or its empty form. */
+int list_filter_kind(struct proxy *p, enum lkind lk, const struct rpc_msg *m, const char *id, size_t idn,
+    struct buf *out);
+const char *list_empty(enum lkind lk);
 void client_line(struct proxy *p, int c, const char *line, size_t len);
 
 /* upmsg.c */

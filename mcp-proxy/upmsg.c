@@ -13,7 +13,6 @@ up_response(struct proxy *p, const struct rpc_msg *m)
 {
 	struct pend *e;
 	int64_t uid;
-	size_t kept, dropped;
 	const char *s;
 	size_t n;
 
@@ -58,11 +57,11 @@ up_response(struct proxy *p, const struct rpc_msg *m)
 		if (m->error >= 0) {
 			if (rpc_splice(&p->tmp, m, m->id, e->cid, e->cidn) == 0)
 				conn_reply(p, e->conn, p->tmp.p, p->tmp.len);
-		} else if (tools_list_filter(m, &p->cfg->allow, e->cid, e->cidn, &p->tmp, &kept, &dropped) == 0) {
+		} else if (list_filter_kind(p, e->list, m, e->cid, e->cidn, &p->tmp) == 0) {
 			conn_reply(p, e->conn, p->tmp.p, p->tmp.len);
 		} else {
-			msg_warn("upstream sent a malformed tools/list result (zero tools given)");
-			conn_result(p, e->conn, e->cid, e->cidn, EMPTY_TOOLS);
+			msg_warn("upstream sent a malformed listing (an empty one given)");
+			conn_result(p, e->conn, e->cid, e->cidn, list_empty(e->list));
 		}
 		break;
 	case K_CALL: {
@@ -74,6 +73,14 @@ up_response(struct proxy *p, const struct rpc_msg *m)
 		    m->t[ie].type == JSMN_PRIMITIVE && m->js[m->t[ie].start] == 't')
 			outcome = "tool_error";
 		audit(p, e->tool, strlen(e->tool), outcome);
+		/* a task this allowed call created may be asked about later */
+		if (m->result >= 0 && (ie = json_pointer(m->js, m->t, m->n, m->result, "/task/taskId")) >= 0 &&
+		    m->t[ie].type == JSMN_STRING) {
+			char tid[256];
+			int tn = json_str(m->js, &m->t[ie], tid, sizeof tid);
+			if (tn > 0)
+				task_add(p, tid, (size_t)tn);
+		}
 	}
 		/* fall through */
 	default:

@@ -39,7 +39,7 @@ wait 5
 send $DISC
 wait "d"
 EOS
-run python3 "$DRIVE" "$TMP/s" -- "$P" -a json --audit "$TMP/audit" --url "$URL"
+run python3 "$DRIVE" "$TMP/s" -- "$P" -a json --allow-resource 'file:///caf' --allow-resource '=?base64?' --audit "$TMP/audit" --url "$URL"
 printf '%s\n' "$out" > "$TMP/out"
 like "$err" 'upstream speaks 2026-07-28 \(server/discover\)' 'discover: logged'
 unlike "$err" 'falling back' 'no fallback against a 2026-07-28 server'

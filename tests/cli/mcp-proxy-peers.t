@@ -42,5 +42,11 @@ like "$out" 'The sum of 2 and 40 is 42' 'inspector: allowed call'
 run node "$INSPECT" "$P" --method tools/call --tool-name get-env -- $ALLOW -- "$NODE" "$SE" stdio
 like "$out$err" 'MCP error -32602: Unknown tool: not allowed by the proxy' 'inspector: refused call'
 run node "$INSPECT" "$P" --method resources/list -- $ALLOW -- "$NODE" "$SE" stdio
-like "$out" '"uri": ' 'inspector: other methods pass through'
+is "$rc" 0 'inspector: resources/list exits 0'
+unlike "$out" '"uri": ' 'inspector: no --allow-resource, no resources listed'
+run node "$INSPECT" "$P" --method resources/list -- $ALLOW --allow-resource demo://resource/static/document/architecture -- "$NODE" "$SE" stdio
+like "$out" '"uri": "demo://resource/static/document/architecture.md"' 'inspector: an allowed prefix lists its resources'
+is "$(printf '%s\n' "$out" | grep -c '"uri": ')" 1 'inspector: and only those'
+run node "$INSPECT" "$P" --method resources/read --uri demo://resource/static/document/features.md -- $ALLOW --allow-resource demo://resource/static/document/architecture -- "$NODE" "$SE" stdio
+like "$out$err" 'MCP error -32602: Unknown resource: not allowed by the proxy' 'inspector: a resource outside the prefix is refused'
 done_testing

@@ -80,7 +80,8 @@ like "$(grep -c '"notifications/initialized"' "$REC")" '^1$' 'one initialized no
 like "$sid" '^[0-9]+$' 'server request forwarded with a rewritten id'
 like "$(resp 41)" '"text":"answer for srv-1"' 'client answer reached the server under its own id'
 # audit
-like "$(grep -c '"outcome":"denied"' "$TMP/audit")" '^15$' 'audit: every refusal recorded'
+like "$(grep '"outcome":"denied"' "$TMP/audit" | grep -vc '"method"')" '^15$' 'audit: every refused tool call recorded'
+like "$(grep '"method":"tools/secret"' "$TMP/audit")" '"outcome":"denied"' 'audit: the unknown tools/ method recorded by its method'
 like "$(sed -n 2p "$TMP/audit")" '^\{"time":"[0-9T:Z-]+","tool":"secret","outcome":"denied"\}$' 'audit line: time, tool, outcome'
 like "$(grep '"tool":"echo"' "$TMP/audit" | head -1)" '"outcome":"ok"' 'audit: allowed call ok'
 unlike "$(cat "$TMP/audit")" 'arguments|content|text' 'audit: no arguments or results'

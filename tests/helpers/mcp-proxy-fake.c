@@ -76,7 +76,8 @@ static const char *PAGE3 = "{\"tools\":["
 	"{\"name\":\"big\",\"inputSchema\":{\"type\":\"object\"}},"
 	"{\"name\":\"changed\",\"inputSchema\":{\"type\":\"object\"}},"
 	"{\"name\":\"slow\",\"inputSchema\":{\"type\":\"object\"}},"
-	"{\"name\":\"say\",\"inputSchema\":{\"type\":\"object\"}}"
+	"{\"name\":\"say\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"tasky\",\"inputSchema\":{\"type\":\"object\"}}"
 	"]}";
 
 int
@@ -194,12 +195,42 @@ main(int argc, char **argv)
 				if (w >= 0 && json_str(line, &t[w], word, sizeof word) < 0)
 					snprintf(word, sizeof word, "?");
 				text(id, word);
+			} else if (strcmp(name, "tasky") == 0) {
+				result(id, "{\"task\":{\"taskId\":\"task-1\",\"status\":\"working\"}}");
 			} else if (strcmp(name, "slow") == 0) {
 				snprintf(slow_id, sizeof slow_id, "%s", id);	/* never answered */
 			} else {
 				text(id, "ok");
 			}
 		} else if (json_eq(line, &t[m], "ping")) {
+			result(id, "{}");
+		} else if (json_eq(line, &t[m], "resources/list")) {
+			result(id, "{\"resources\":[{\"uri\":\"file:///etc/passwd\",\"name\":\"passwd\"},"
+			    "{\"uri\":\"file:///srv/docs/a.md\",\"name\":\"a\"},{\"name\":\"no-uri\"}],\"nextCursor\":\"r2\"}");
+		} else if (json_eq(line, &t[m], "resources/templates/list")) {
+			result(id, "{\"resourceTemplates\":[{\"uriTemplate\":\"file:///{path}\",\"name\":\"all\"},"
+			    "{\"uriTemplate\":\"file:///srv/docs/{p}\",\"name\":\"docs\"}]}");
+		} else if (json_eq(line, &t[m], "resources/read")) {
+			c = p >= 0 ? json_get(line, t, p, "uri") : -1;
+			name[0] = '\0';
+			if (c >= 0 && json_str(line, &t[c], name, sizeof name) < 0)
+				name[0] = '\0';
+			/* a naive server: reads whatever it is asked */
+			snprintf(buf, sizeof buf, "{\"contents\":[{\"uri\":\"x\",\"text\":\"contents of %s\"}]}", name);
+			result(id, buf);
+		} else if (json_eq(line, &t[m], "prompts/list")) {
+			result(id, "{\"prompts\":[{\"name\":\"greet\"},{\"name\":\"secret-prompt\"}]}");
+		} else if (json_eq(line, &t[m], "prompts/get")) {
+			result(id, "{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"prompt text\"}}]}");
+		} else if (json_eq(line, &t[m], "completion/complete")) {
+			result(id, "{\"completion\":{\"values\":[\"done\"]}}");
+		} else if (json_eq(line, &t[m], "tasks/list")) {
+			result(id, "{\"tasks\":[{\"taskId\":\"task-1\",\"status\":\"working\"},"
+			    "{\"taskId\":\"task-other\",\"status\":\"working\"}]}");
+		} else if (json_eq(line, &t[m], "tasks/get") || json_eq(line, &t[m], "tasks/result") ||
+		    json_eq(line, &t[m], "tasks/cancel")) {
+			result(id, "{\"taskId\":\"task-any\",\"status\":\"completed\"}");
+		} else if (json_eq(line, &t[m], "logging/setLevel")) {
 			result(id, "{}");
 		} else {
 			printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}\n", id);

@@ -4,9 +4,12 @@
 #include "json.h"
 #include "tap.h"
 
+static const char *js_last;
+
 static int
 parse(const char *s, jsmntok_t *t, unsigned n)
 {
+	js_last = s;
 	return json_parse(s, strlen(s), t, n);
 }
 
@@ -44,6 +47,31 @@ main(void)
 	is_int(parse("[1,2,3,4,5,6,7,8,9]", t, 4), -1, "token overflow refused");
 	is_int(errno, ENOMEM, "token overflow is ENOMEM");
 	ok(parse("  [ ]  ", t, 64) == 1, "whitespace around a value");
+
+	{
+		static char deep[200000];
+		static jsmntok_t dt[1 << 16];
+		size_t dn = 0;
+		for (int d = 0; d < 40000; d++)
+			deep[dn++] = '[';
+		for (int d = 0; d < 40000; d++)
+			deep[dn++] = ']';
+		ok(!json_depth_ok(deep, dn, JSON_MAX_DEPTH), "40000 deep is too deep");
+		is_int(json_parse(deep, dn, dt, 1 << 16), -1, "json_parse refuses 40000 deep");
+		is_int(errno, ELOOP, "as ELOOP");
+		ok(json_depth_ok("[[\"[[[[\"]]", 11, 2), "brackets in strings do not count");
+		ok(json_depth_ok("[\"\\\"[[\"]", 9, 1), "nor after an escaped quote");
+		ok(!json_depth_ok("[[[]]]", 6, 2), "depth 3 over max 2");
+		ok(json_depth_ok("[[]][[]]", 8, 2), "siblings do not add up");
+	}
+	n = parse("{\"a\":{\"k\":1,\"b\":{\"x\":1,\"\\u0078\":2}}}", t, 64);
+	ok(n > 0, "nested escaped duplicate tokenizes");
+	is_int(json_unique_keys(js_last, t, n, 0), 0, "nested escaped duplicate found");
+	n = parse("{\"a\":{\"k\":1},\"b\":{\"k\":2},\"k\":[{\"k\":3}]}", t, 64);
+	is_int(json_unique_keys(js_last, t, n, 0), 1, "the same key in different objects is fine");
+	n = parse("{\"a\":1,\"b\":{\"c\":1},\"a\":2}", t, 64);
+	is_int(json_unique_keys(js_last, t, n, 0), 0, "top-level duplicate found");
+	is_int(json_unique_keys(js_last, t, n, 3), 1, "a subtree alone has none");
 
 	ok(utf8_valid("\xe2\x82\xac", 3), "euro sign valid");
 	ok(!utf8_valid("\xc0\xaf", 2), "overlong refused");

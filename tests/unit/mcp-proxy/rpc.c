@@ -134,5 +134,16 @@ main(void)
 
 	buf_free(&b);
 	rpc_toks_free(&tk);
+	{
+		static char deep[300000];
+		size_t dn = (size_t)sprintf(deep, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"x\",\"params\":{\"a\":");
+		for (int d = 0; d < 40000; d++)
+			dn += (size_t)sprintf(deep + dn, "{\"a\":");
+		deep[dn++] = '1';
+		for (int d = 0; d < 40002; d++)
+			deep[dn++] = '}';
+		is_int(rpc_parse(deep, dn, &tk, &m), RPC_INVALID_REQUEST, "40000 deep: invalid request, before jsmn runs");
+		is_int(m.id, -1, "no id looked for");
+	}
 	return done_testing();
 }

@@ -18,6 +18,7 @@
 static const char usage_text[] =
 "usage: confine [-r PATH] [-x PATH] [-w PATH] [-W PATH] [-o] [-f FILE] [--dev]\n"
 "               [--connect PORT] [--bind PORT] [--no-network] [--no-scope]\n"
+"               [--filter-ip] [--loopback PORT] [--deny-private] [--no-remote]\n"
 "               [--unix PATH] [--keep-fd N] [--git-protect DIR] [--] PROG [ARG...]\n"
 "       confine -h | --help | --version\n"
 "\n"
@@ -32,6 +33,11 @@ static const char usage_text[] =
 "      --bind PORT       TCP bind only to these ports (repeatable)\n"
 "      --no-network      no TCP, no socket family but AF_UNIX\n"
 "      --no-scope        let signals and abstract sockets leave the boundary\n"
+"      --filter-ip       IP destinations decided outside: no metadata, no\n"
+"                        link-local, loopback only to the program's own ports\n"
+"      --loopback PORT   an outside loopback service it may reach (repeatable)\n"
+"      --deny-private    no RFC 1918, CGNAT or ULA destination either\n"
+"      --no-remote       no destination but loopback (with --loopback: a proxy)\n"
 "      --unix PATH       allow connect() to this pathname unix socket\n"
 "      --keep-fd N       keep inherited descriptor N open\n"
 "      --git-protect DIR workspace DIR writable, its .git not (see confine(1))\n"
@@ -41,7 +47,8 @@ static const char usage_text[] =
 "Exit status: 125 confine failed or refused, 126 PROG not executable,\n"
 "127 PROG not found, otherwise PROG's.\n";
 
-enum { O_DEV = 256, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_GIT, O_VERSION };
+enum { O_DEV = 256, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_GIT, O_VERSION,
+	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE };
 
 static int
 load_file(struct sb_policy *p, const char *path)
@@ -82,6 +89,10 @@ main(int argc, char *argv[], char *envp[])
 		{ "unix", required_argument, NULL, O_UNIX },
 		{ "keep-fd", required_argument, NULL, O_KEEPFD },
 		{ "git-protect", required_argument, NULL, O_GIT },
+		{ "filter-ip", no_argument, NULL, O_FILTERIP },
+		{ "loopback", required_argument, NULL, O_LOOPBACK },
+		{ "deny-private", no_argument, NULL, O_DENYPRIV },
+		{ "no-remote", no_argument, NULL, O_NOREMOTE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -118,6 +129,10 @@ main(int argc, char *argv[], char *envp[])
 		case O_UNIX: word = "unix"; arg = optarg; break;
 		case O_KEEPFD: word = "keep-fd"; arg = optarg; break;
 		case O_GIT: word = "git-protect"; arg = optarg; break;
+		case O_FILTERIP: word = "filter-ip"; break;
+		case O_LOOPBACK: word = "loopback"; arg = optarg; break;
+		case O_DENYPRIV: word = "deny-private"; break;
+		case O_NOREMOTE: word = "no-remote"; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return msg_stdout_done() == 0 ? 0 : EXIT_CHAIN_FAIL;

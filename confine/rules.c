@@ -10,7 +10,8 @@ static int
 known(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
-		"keep-fd", "git-protect", "dev", "no-network", "no-scope", NULL };
+		"keep-fd", "git-protect", "dev", "no-network", "no-scope",
+		"filter-ip", "loopback", "deny-private", "no-remote", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
@@ -23,12 +24,45 @@ static int
 takes_arg(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
-		"keep-fd", "git-protect", NULL };
+		"keep-fd", "git-protect", "loopback", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
 		if (strcmp(w, a[i]) == 0)
 			return 1;
+	return 0;
+}
+
+/* The address rules (the IP broker): each implies filter-ip. */
+static int
+ip_word(struct sb_policy *p, const char *word, const char *arg, const char **why)
+{
+	int n;
+	size_t i;
+
+	if (p->net == SB_NET_NONE) {
+		*why = "address rules conflict with no-network";
+		return -1;
+	}
+	p->ipfilter = 1;
+	if (word[0] == 'd')
+		p->deny_private = 1;
+	else if (word[0] == 'n')
+		p->no_remote = 1;
+	else if (word[0] == 'l') {
+		if (num_parse_int(arg, 1, 65535, &n) != 0) {
+			*why = "port must be a number from 1 to 65535";
+			return -1;
+		}
+		for (i = 0; i < p->nloopback; i++)
+			if (p->loopback[i] == n)
+				return 0;
+		if (p->nloopback >= SB_MAX_LOOPBACK) {
+			*why = "too many loopback rules";
+			return -1;
+		}
+		p->loopback[p->nloopback++] = (uint16_t)n;
+	}
 	return 0;
 }
 
@@ -86,9 +120,16 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 		}
 		return 0;
 	}
+	if (strcmp(word, "filter-ip") == 0 || strcmp(word, "loopback") == 0 ||
+	    strcmp(word, "deny-private") == 0 || strcmp(word, "no-remote") == 0)
+		return ip_word(p, word, arg, why);
 	if (strcmp(word, "no-network") == 0) {
 		if (p->net == SB_NET_PORTS) {
 			*why = "no-network conflicts with port rules";
+			return -1;
+		}
+		if (p->ipfilter) {
+			*why = "no-network conflicts with address rules";
 			return -1;
 		}
 		p->net = SB_NET_NONE;

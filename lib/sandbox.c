@@ -206,6 +206,11 @@ sb_check(const struct sb_policy *p, struct sb_error *e)
 	if (p->net != SB_NET_PORTS && (p->nconnect || p->nbind))
 		return sb_fail(e, SB_E_POLICY, EINVAL, NULL,
 		    "port rules (--connect, --bind) conflict with --no-network");
+	if (p->net == SB_NET_NONE && (p->ipfilter || p->nloopback || p->deny_private || p->no_remote))
+		return sb_fail(e, SB_E_POLICY, EINVAL, NULL,
+		    "address rules (--filter-ip, --loopback, --deny-private, --no-remote) conflict with --no-network");
+	if (p->nloopback > SB_MAX_LOOPBACK)
+		return sb_fail(e, SB_E_POLICY, EINVAL, NULL, "policy lists exceed their bounds");
 	if (p->net == SB_NET_PORTS && abi < sb_feature_abi(SB_F_NET))
 		return need_abi(e, SB_F_NET, p->nconnect ? "--connect" : "--bind",
 		    "drop --connect and --bind (network open), or use --no-network");
@@ -411,7 +416,7 @@ sb_apply(const struct sb_policy *p, struct sb_error *e)
 	rfd = build_ruleset(p, &x, e->abi, e);
 	if (rfd < 0)
 		return -1;
-	if (p->nunix > 0) {
+	if (p->nunix > 0 || p->ipfilter) {
 		notify_sock = sb_broker_start(p, e);
 		if (notify_sock < 0) {
 			close(rfd);

@@ -37,6 +37,12 @@
  *           ICMP echo (so MPTCP, SCTP, UDP-Lite ...) -> EACCES
  *       SB_NET_PORTS, SB_NET_NONE: sendto/sendmsg/sendmmsg with MSG_FASTOPEN
  *           -> EACCES (TCP Fast Open connects without Landlock's connect hook)
+ *       ipfilter (sb_policy.ipfilter): the same two rules as SB_NET_PORTS,
+ *           and connect, bind, listen, sendmsg, sendmmsg and sendto with a
+ *           non-NULL address go to the broker (lib/sandbox_ip.c), which
+ *           decides on a copy of the address and performs the call on the
+ *           caller's socket itself; send() and sendto(..., NULL, 0) stay in
+ *           the kernel, so do read and write
  *   - every descriptor >= 3 closed except keep_fd[].
  *
  * Errnos seen inside (what probe checks): Landlock denials are EACCES (file
@@ -91,6 +97,7 @@ enum sb_net {
 #define SB_MAX_UNIX 32
 #define SB_MAX_KEEPFD 32
 #define SB_MAX_GIT 8
+#define SB_MAX_LOOPBACK 64
 
 struct sb_policy {
 	struct sb_path path[SB_MAX_PATHS];
@@ -114,6 +121,16 @@ struct sb_policy {
 	const char *git_protect[SB_MAX_GIT];	/* repositories whose .git stays
 						   protected (see confine(1)) */
 	size_t ngit;
+	/* IP destinations decided by the broker (lib/sandbox_ip.c): metadata
+	 * and link-local never; loopback (and this machine's own addresses)
+	 * only to ports the boundary's own processes listen on or bound, to
+	 * loopback[], or to port 53 of a loopback resolver in /etc/resolv.conf
+	 * (not with no_remote). Not with SB_NET_NONE. */
+	int ipfilter;
+	int deny_private;		/* RFC 1918, CGNAT, ULA refused too */
+	int no_remote;			/* every non-loopback destination refused */
+	uint16_t loopback[SB_MAX_LOOPBACK];	/* outside loopback services allowed */
+	size_t nloopback;
 };
 
 /* Failure codes of sb_apply (sb_error.code). */

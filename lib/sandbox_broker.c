@@ -1,5 +1,5 @@
-/* sandbox_broker: pathname unix sockets for --unix, without a
- * time-of-check/time-of-use hole.
+/* sandbox_broker: pathname unix sockets for --unix, and IP destinations
+ * (--filter-ip, lib/sandbox_ip.c), without a time-of-check/time-of-use hole.
  *
  * Before Landlock ABI 9 the kernel does not mediate connect() to a pathname
  * socket. With an allowlist, the seccomp filter sends every connect() to
@@ -16,14 +16,20 @@
  *     nothing;
  *   - AF_UNIX, anything else: EACCES (abstract: EPERM, as Landlock's scope,
  *     unless scoping is off);
- *   - any other family: connected by the broker, which has restricted itself
- *     with the policy's Landlock TCP rules; refused under no-network.
- * Each request is served by a short-lived worker, so a slow TCP connect
- * does not hold up the others. When the last sandboxed process exits, the
+ *   - AF_INET, AF_INET6: decided by lib/sandbox_ip.c (the policy's TCP
+ *     ports, and with --filter-ip the address rules), connected by the
+ *     broker; refused under no-network;
+ *   - AF_NETLINK: connected (the broker keeps no capability but
+ *     CAP_SYS_PTRACE, so it can do no more there than the caller);
+ *   - any other family: EACCES.
+ * Each request is served by a thread of its own, so a slow TCP connect does
+ * not hold up the others. When the last sandboxed process exits, the
  * listener reports POLLHUP and the broker exits. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -37,12 +43,11 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/seccomp.h>
 
 #include "compat.h"
 #include "fdio.h"
-#include "fdpass.h"
-#include "landlock.h"
 #include "sandbox.h"
 #include "sandbox_int.h"
 #include "seccomp_util.h"
@@ -56,34 +61,51 @@ struct broker {
 	size_t n;
 	int scope;
 	enum sb_net net;
+	struct sb_ipb ip;		/* the IP side (lib/sandbox_ip.c) */
+	pid_t confine;			/* the process that installs the filter */
+	int nfd;			/* the seccomp listener */
 };
 
-static int broker_net(const struct sb_policy *p, int abi);
-
-/* worker: 1 in a per-request worker process, which may restrict itself. */
-static int
-decide_and_connect(const struct broker *b, const struct seccomp_notif *req, int nfd,
-    int worker)
+int
+sb_peek(int pid, uint64_t src, void *dst, size_t n)
 {
-	struct sockaddr_storage ss;
-	struct iovec local, remote;
-	socklen_t len = (socklen_t)req->data.args[2];
-	char via[64];
-	struct sockaddr_un su;
-	int pidfd, sock, dom, r;
-	socklen_t dl = sizeof dom;
-	size_t i, plen;
+	struct iovec local = { dst, n }, remote = { (void *)(uintptr_t)src, n };
 
-	if (len > sizeof ss || len < sizeof(sa_family_t))
-		return -EINVAL;
-	memset(&ss, 0, sizeof ss);
-	local.iov_base = &ss;
-	local.iov_len = len;
-	remote.iov_base = (void *)(uintptr_t)req->data.args[1];
-	remote.iov_len = len;
-	if (process_vm_readv((pid_t)req->pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
-		return -EFAULT;
-	pidfd = (int)syscall(SYS_pidfd_open, (pid_t)req->pid, 0);
+	if (n == 0)
+		return 0;
+	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
+}
+
+int
+sb_caller_pidfd(int pid)
+{
+	char path[64], *buf, *t;
+	size_t len;
+	int fd, tgid;
+
+	/* the caller may be any thread: PIDFD_THREAD (6.9), else its tgid */
+	fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, O_EXCL);
+	if (fd >= 0 || errno != EINVAL)
+		return fd;
+	snprintf(path, sizeof path, "/proc/%d/status", pid);
+	if (file_read_bounded(AT_FDCWD, path, 65536, &buf, &len) != 0)
+		return -1;
+	t = strstr(buf, "\nTgid:");
+	tgid = t ? atoi(t + 6) : 0;
+	free(buf);
+	if (tgid <= 0)
+		return errno = ESRCH, -1;
+	return (int)syscall(SYS_pidfd_open, (pid_t)tgid, 0);
+}
+
+/* The caller's socket (the same open file), once the notification is known
+ * to be still pending: the fd, or -errno. */
+static int
+caller_sock(int nfd, const struct seccomp_notif *req)
+{
+	int pidfd, sock;
+
+	pidfd = sb_caller_pidfd((int)req->pid);
 	if (pidfd < 0)
 		return -EACCES;
 	/* The pid must still be the caller's. */
@@ -95,37 +117,26 @@ decide_and_connect(const struct broker *b, const struct seccomp_notif *req, int 
 	close(pidfd);
 	if (sock < 0)
 		return errno == EBADF ? -EBADF : -EACCES;
-	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &dom, &dl) != 0) {
-		r = errno == ENOTSOCK ? -ENOTSOCK : -EACCES;
-		close(sock);
-		return r;
-	}
-	if (dom != AF_UNIX) {
-		/* The worker takes on the boundary's TCP rules only now: a
-		 * Landlock domain would keep it from reading the caller. */
-		if (b->net == SB_NET_NONE)
-			r = -EACCES;
-		else if (b->net == SB_NET_PORTS && (!worker || broker_net(b->p, b->abi) != 0))
-			r = -EAGAIN;
-		else
-			r = connect(sock, (struct sockaddr *)&ss, len) == 0 ? 0 : -errno;
-		close(sock);
-		return r;
-	}
-	r = -EACCES;
-	if (ss.ss_family != AF_UNIX || len <= offsetof(struct sockaddr_un, sun_path)) {
-		r = -EINVAL;
-		goto out;
-	}
-	memcpy(&su, &ss, sizeof su);
+	return sock;
+}
+
+/* connect() of a unix socket to the copied address ss[0..len). */
+static int
+unix_connect(const struct broker *b, int sock, const struct sockaddr_storage *ss, socklen_t len)
+{
+	char via[64];
+	struct sockaddr_un su;
+	size_t i, plen;
+
+	if (ss->ss_family != AF_UNIX || len <= offsetof(struct sockaddr_un, sun_path))
+		return -EINVAL;
+	memcpy(&su, ss, sizeof su);
 	plen = len - offsetof(struct sockaddr_un, sun_path);
 	if (su.sun_path[0] == '\0') {
 		/* abstract: Landlock's scope would deny it from inside */
 		if (!b->scope)
-			r = connect(sock, (struct sockaddr *)&ss, len) == 0 ? 0 : -errno;
-		else
-			r = -EPERM;
-		goto out;
+			return connect(sock, (const struct sockaddr *)ss, len) == 0 ? 0 : -errno;
+		return -EPERM;
 	}
 	if (plen >= sizeof su.sun_path)
 		plen = sizeof su.sun_path - 1;
@@ -134,53 +145,127 @@ decide_and_connect(const struct broker *b, const struct seccomp_notif *req, int 
 		if (strcmp(su.sun_path, b->path[i]) == 0)
 			break;
 	if (i == b->n)
-		goto out;
+		return -EACCES;
 	memset(&su, 0, sizeof su);
 	su.sun_family = AF_UNIX;
 	snprintf(via, sizeof via, "/proc/self/fd/%d", b->pin[i]);
 	memcpy(su.sun_path, via, strlen(via) + 1);
-	r = connect(sock, (struct sockaddr *)&su, sizeof su) == 0 ? 0 : -errno;
-out:
+	return connect(sock, (struct sockaddr *)&su, sizeof su) == 0 ? 0 : -errno;
+}
+
+/* One notification: 0 answered in resp, 1 to continue unchanged. */
+static int
+serve(struct broker *b, const struct seccomp_notif *req, struct seccomp_notif_resp *resp)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = (socklen_t)req->data.args[2];
+	int sock, dom, r;
+	socklen_t dl = sizeof dom;
+
+	if (req->data.nr == __NR_connect) {
+		if (len > sizeof ss || len < sizeof(sa_family_t))
+			return resp->error = -EINVAL, 0;
+		memset(&ss, 0, sizeof ss);
+		if (sb_peek((int)req->pid, req->data.args[1], &ss, len) != 0)
+			return resp->error = -EFAULT, 0;
+	}
+	sock = caller_sock(b->nfd, req);
+	if (sock < 0)
+		return resp->error = sock, 0;
+	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &dom, &dl) != 0) {
+		resp->error = errno == ENOTSOCK ? -ENOTSOCK : -EACCES;
+		close(sock);
+		return 0;
+	}
+	r = 0;
+	if (req->data.nr != __NR_connect)
+		r = sb_ipb_serve(&b->ip, req, b->nfd, sock, dom, resp);
+	else if (dom == AF_UNIX)
+		resp->error = unix_connect(b, sock, &ss, len);
+	else if (dom == AF_INET || dom == AF_INET6)
+		resp->error = sb_ipb_connect(&b->ip, sock, &ss, len);
+	else if (dom == AF_NETLINK && b->net != SB_NET_NONE)
+		resp->error = connect(sock, (struct sockaddr *)&ss, len) == 0 ? 0 : -errno;
+	else
+		resp->error = -EACCES;
 	close(sock);
 	return r;
 }
 
-/* Restrict the broker's own TCP like the boundary's. */
-static int
-broker_net(const struct sb_policy *p, int abi)
-{
-	struct ll_ruleset_attr ra;
-	struct ll_net_port_attr np;
-	size_t i;
-	int rfd;
+struct job {
+	struct broker *b;
+	struct seccomp_notif req;
+};
 
-	if (p->net != SB_NET_PORTS)
-		return 0;
-	memset(&ra, 0, sizeof ra);
-	ra.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
-	rfd = ll_create_ruleset(&ra, abi >= 6 ? sizeof ra : offsetof(struct ll_ruleset_attr, scoped), 0);
-	if (rfd < 0)
-		return -1;
-	for (i = 0; i < p->nconnect; i++) {
-		np.allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP;
-		np.port = p->connect[i];
-		if (ll_add_rule(rfd, LL_RULE_NET_PORT, &np, 0) != 0)
-			return -1;
+static void *
+job_run(void *arg)
+{
+	struct job *j = arg;
+	struct seccomp_notif_resp resp;
+
+	memset(&resp, 0, sizeof resp);
+	resp.id = j->req.id;
+	if (serve(j->b, &j->req, &resp) == 1) {
+		resp.error = 0;
+		resp.val = 0;
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	}
-	if (ll_restrict_self(rfd, 0) != 0)
+	(void)ioctl(j->b->nfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	free(j);
+	return NULL;
+}
+
+/* Keep only CAP_SYS_PTRACE (to read the callers and take their sockets):
+ * what the broker does on a caller's socket it does with no more network
+ * privilege than the caller (no privileged port, no raw, no netlink admin). */
+static int
+broker_caps(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof d);
+	if (syscall(SYS_capget, &h, d) != 0)
 		return -1;
-	close(rfd);
-	return 0;
+	d[0].permitted &= 1u << CAP_SYS_PTRACE;
+	d[0].effective &= 1u << CAP_SYS_PTRACE;
+	d[0].inheritable = d[1].inheritable = 0;
+	d[1].permitted = d[1].effective = 0;
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* The listener fd number arrives by write(); take the file from confine
+ * and acknowledge. */
+static int
+take_listener(pid_t confine, int sock)
+{
+	int n, pidfd, fd = -1;
+	ssize_t r;
+
+	while ((r = read(sock, &n, sizeof n)) < 0 && errno == EINTR)
+		;
+	if (r != (ssize_t)sizeof n)
+		return -1;
+	pidfd = (int)syscall(SYS_pidfd_open, confine, 0);
+	if (pidfd >= 0) {
+		fd = (int)syscall(SYS_pidfd_getfd, pidfd, n, 0);
+		close(pidfd);
+	}
+	if (fd >= 0 && write(sock, "k", 1) != 1) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 static void __attribute__((noreturn))
 broker_main(struct broker *b, int sock)
 {
-	struct seccomp_notif req;
-	struct seccomp_notif_resp resp;
 	struct pollfd pfd;
-	int keep[SB_MAX_UNIX + 1], nfd, null;
-	pid_t pid;
+	pthread_attr_t at;
+	pthread_t th;
+	struct job *j;
+	int keep[SB_MAX_UNIX + 1], null;
 	size_t i;
 
 	for (i = 0; i < b->n; i++)
@@ -193,14 +278,16 @@ broker_main(struct broker *b, int sock)
 		dup2(null, 2);
 	}
 	if (fd_close_from(3, keep, b->n + 1) != 0 ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || broker_caps() != 0)
 		_exit(1);
-	signal(SIGCHLD, SIG_IGN);	/* workers reap themselves */
-	nfd = fd_recv(sock);
+	b->nfd = take_listener(b->confine, sock);
 	close(sock);
-	if (nfd < 0)
+	if (b->nfd < 0)
 		_exit(0);	/* confine failed before the filter: nothing to serve */
-	pfd.fd = nfd;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 256 * 1024);
+	pfd.fd = b->nfd;
 	pfd.events = POLLIN;
 	for (;;) {
 		if (poll(&pfd, 1, -1) < 0) {
@@ -210,19 +297,17 @@ broker_main(struct broker *b, int sock)
 		}
 		if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
 			_exit(0);
-		memset(&req, 0, sizeof req);
-		if (ioctl(nfd, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
+		if ((j = calloc(1, sizeof *j)) == NULL)
 			continue;
-		/* A worker answers; without one, the broker itself. */
-		pid = fork();
-		if (pid > 0)
+		j->b = b;
+		if (ioctl(b->nfd, SECCOMP_IOCTL_NOTIF_RECV, &j->req) != 0) {
+			free(j);
 			continue;
-		memset(&resp, 0, sizeof resp);
-		resp.id = req.id;
-		resp.error = decide_and_connect(b, &req, nfd, pid == 0);
-		(void)ioctl(nfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-		if (pid == 0)
-			_exit(0);
+		}
+		/* A thread answers each, so a slow connect holds up no other;
+		 * without one, the broker itself. */
+		if (pthread_create(&th, &at, job_run, j) != 0)
+			job_run(j);
 	}
 }
 
@@ -240,6 +325,8 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 	b.abi = e->abi;
 	b.scope = p->scope;
 	b.net = p->net;
+	sb_ipb_init(&b.ip, p);
+	b.confine = getpid();
 	for (i = 0; i < p->nunix; i++) {
 		b.path[i] = p->unix_path[i];
 		b.pin[i] = open(p->unix_path[i], O_PATH | O_CLOEXEC);
@@ -281,6 +368,6 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 fail:
 	for (i = 0; i < b.n; i++)
 		close(b.pin[i]);
-	return sb_fail(e, SB_E_SYS, err, NULL, "unable to start the unix socket broker: %s",
+	return sb_fail(e, SB_E_SYS, err, NULL, "unable to start the seccomp broker: %s",
 	    strerror(err));
 }

@@ -24,6 +24,44 @@ int sb_seccomp_install(const struct sb_policy *p, int notify_sock, struct sb_err
  * listener fd goes to, or -1 with *e filled. */
 int sb_broker_start(const struct sb_policy *p, struct sb_error *e);
 
+/* The IP side of the broker (lib/sandbox_ip.c). */
+#define SB_MAX_OWN 512
+#define SB_MAX_RESOLVERS 4
+struct sb_own {			/* a port a process inside bound or listens on */
+	int type;		/* SOCK_STREAM, SOCK_DGRAM */
+	int family;		/* AF_INET, AF_INET6 (mapped: AF_INET) */
+	uint8_t a[16];
+	uint16_t port;
+	int wild;		/* bound to 0.0.0.0 or :: */
+	int v6only;		/* AF_INET6 wildcard that does not take IPv4 */
+};
+struct sb_ipb {
+	const struct sb_policy *p;
+	struct sb_own own[SB_MAX_OWN];
+	size_t nown;
+	uint8_t resolver[SB_MAX_RESOLVERS][16];	/* loopback nameservers */
+	int resolver_af[SB_MAX_RESOLVERS];
+	size_t nresolver;
+	void *lock;		/* pthread_mutex_t *, set by sb_ipb_init */
+};
+struct seccomp_notif;
+struct seccomp_notif_resp;
+/* Before the broker starts: read /etc/resolv.conf's loopback nameservers. */
+int sb_ipb_init(struct sb_ipb *b, const struct sb_policy *p);
+/* connect() of a socket of family dom (AF_INET, AF_INET6) to ss[0..len):
+ * decided (address rules when p->ipfilter, TCP ports under SB_NET_PORTS)
+ * and done on sock. 0 or -errno. */
+int sb_ipb_connect(struct sb_ipb *b, int sock, const void *ss, unsigned len);
+/* bind, listen, sendto, sendmsg, sendmmsg (p->ipfilter only): fills
+ * resp->val / resp->error, or returns 1 when the call is to continue
+ * unchanged (bind of a non-IP socket: nothing is granted or recorded). */
+int sb_ipb_serve(struct sb_ipb *b, const struct seccomp_notif *req, int nfd, int sock,
+    int dom, struct seccomp_notif_resp *resp);
+/* Copy n bytes at the caller's address src (exactly, else -1). */
+int sb_peek(int pid, uint64_t src, void *dst, size_t n);
+/* A pidfd of the caller's process (thread ids too), -1 with errno. */
+int sb_caller_pidfd(int pid);
+
 /* git protection for the repository at dir: prepares it and appends the
  * rules to *x. */
 int sb_git_prepare(const char *dir, struct sb_extra *x, struct sb_error *e);

@@ -15,16 +15,55 @@
 #include <netinet/in.h>
 
 #include "compat.h"
+#include "fdio.h"
 #include "sandbox.h"
 #include "sandbox_int.h"
-#include "fdpass.h"
 #include "seccomp_util.h"
 
 
 /* Labels used by the filter. */
 enum { L_ALLOW = 1, L_EPERM, L_EACCES, L_ENOSYS, L_KILL, L_NOTIF,
-	L_IOCTL, L_SOCKET, L_UNIX, L_INET, L_FLAGS2, L_FLAGS3, L_STREAM, L_DGRAM };
+	L_IOCTL, L_SOCKET, L_UNIX, L_INET, L_FLAGS2, L_FLAGS3, L_STREAM, L_DGRAM,
+	L_IP_SENDTO, L_IP_SENDMSG, L_IP_SENDMMSG, L_IP_ADDR };
 
+
+/* ipfilter (lib/sandbox_ip.c): connect, bind, listen, sendmsg and sendmmsg
+ * go to the broker; sendto only with a destination address (args[4] not
+ * NULL), so send() and sendto(fd, buf, n, flags, NULL, 0) stay in the
+ * kernel; TCP Fast Open stays refused (it would connect from a send). */
+static void
+ipf_dispatch(const struct sb_policy *p, struct sf_prog *f)
+{
+	if (!p->ipfilter)
+		return;
+	if (p->nunix == 0)
+		sf_jeq(f, __NR_connect, L_NOTIF, 0);
+	sf_jeq(f, __NR_bind, L_NOTIF, 0);
+	sf_jeq(f, __NR_listen, L_NOTIF, 0);
+	sf_jeq(f, __NR_sendto, L_IP_SENDTO, 0);
+	sf_jeq(f, __NR_sendmsg, L_IP_SENDMSG, 0);
+	sf_jeq(f, __NR_sendmmsg, L_IP_SENDMMSG, 0);
+}
+
+static void
+ipf_blocks(const struct sb_policy *p, struct sf_prog *f)
+{
+	if (!p->ipfilter)
+		return;
+	sf_label(f, L_IP_SENDTO);
+	sf_ld(f, offsetof(struct seccomp_data, args[3]));
+	sf_jset(f, MSG_FASTOPEN, L_EACCES, 0);
+	sf_ld(f, offsetof(struct seccomp_data, args[4]));
+	sf_jeq(f, 0, 0, L_NOTIF);
+	sf_ld(f, offsetof(struct seccomp_data, args[4]) + 4);
+	sf_jeq(f, 0, L_ALLOW, L_NOTIF);
+	sf_label(f, L_IP_SENDMSG);
+	sf_ld(f, offsetof(struct seccomp_data, args[2]));
+	sf_jset(f, MSG_FASTOPEN, L_EACCES, L_NOTIF);
+	sf_label(f, L_IP_SENDMMSG);
+	sf_ld(f, offsetof(struct seccomp_data, args[3]));
+	sf_jset(f, MSG_FASTOPEN, L_EACCES, L_NOTIF);
+}
 
 int
 sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
@@ -48,6 +87,7 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 	sf_jeq(f, __NR_socket, L_SOCKET, 0);
 	if (p->nunix > 0)
 		sf_jeq(f, __NR_connect, L_NOTIF, 0);
+	ipf_dispatch(p, f);
 	if (p->net != SB_NET_OPEN) {
 		/* TCP Fast Open connects from sendto/sendmsg without the
 		 * connect hook Landlock's port rules rely on. */
@@ -56,6 +96,7 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 		sf_jeq(f, __NR_sendmsg, L_FLAGS2, 0);
 	}
 	sf_ret(f, SECCOMP_RET_ALLOW);
+	ipf_blocks(p, f);
 
 	if (p->net != SB_NET_OPEN) {
 		sf_label(f, L_FLAGS3);
@@ -79,7 +120,7 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 	sf_jeq(f, AF_UNIX, L_UNIX, 0);
 	if (p->net == SB_NET_NONE)
 		sf_ret(f, SECCOMP_RET_ERRNO | EACCES);
-	else if (p->net == SB_NET_PORTS) {
+	else if (p->net == SB_NET_PORTS || p->ipfilter) {
 		sf_jeq(f, AF_INET, L_INET, 0);
 		sf_jeq(f, AF_INET6, L_INET, 0);
 		sf_ret(f, SECCOMP_RET_ALLOW);
@@ -145,12 +186,13 @@ sb_seccomp_check(const struct sb_policy *p, struct sb_error *e)
 			    "seccomp filter action %#x is not available: %s (Landlock ABI %d)",
 			    (unsigned)need[i], strerror(errno), e->abi);
 	}
-	if (p->nunix > 0) {
+	if (p->nunix > 0 || p->ipfilter) {
 		a = SECCOMP_RET_USER_NOTIF;
 		if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &a) != 0)
-			return sb_fail(e, SB_E_SECCOMP, errno, "drop --unix",
-			    "seccomp user notification (needed by --unix) is not available: %s (Landlock ABI %d)",
-			    strerror(errno), e->abi);
+			return sb_fail(e, SB_E_SECCOMP, errno,
+			    p->nunix ? "drop --unix" : "drop --filter-ip, --loopback, --deny-private and --no-remote",
+			    "seccomp user notification (needed by %s) is not available: %s (Landlock ABI %d)",
+			    p->nunix ? "--unix" : "--filter-ip", strerror(errno), e->abi);
 	}
 	return 0;
 }
@@ -169,14 +211,21 @@ sb_seccomp_install(const struct sb_policy *p, int notify_sock, struct sb_error *
 		    "unable to install the seccomp filter: %s (Landlock ABI %d)",
 		    strerror(errno), e->abi);
 	if (notify_sock >= 0) {
-		int r = fd_send(notify_sock, fd);
+		/* The broker takes the listener with pidfd_getfd: sendmsg may
+		 * be trapped by now (--filter-ip), write and read are not. */
+		char ack;
+		int r = fd_write_all(notify_sock, &fd, sizeof fd);
 		int err = errno;
 
+		if (r == 0 && read(notify_sock, &ack, 1) != 1) {
+			r = -1;
+			err = EPROTO;
+		}
 		close(fd);
 		close(notify_sock);
 		if (r != 0)
 			return sb_fail(e, SB_E_SYS, err, NULL,
-			    "unable to hand the seccomp listener to the unix socket broker: %s",
+			    "unable to hand the seccomp listener to the broker: %s",
 			    strerror(err));
 	}
 	return 0;

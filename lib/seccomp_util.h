@@ -15,7 +15,7 @@
 #error "seccomp filter: unsupported architecture"
 #endif
 
-#define SF_MAX 128
+#define SF_MAX 256
 #define SF_LABELS 32
 
 struct sf_prog {

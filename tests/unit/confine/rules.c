@@ -53,6 +53,17 @@ main(void)
 	is_str(p.unix_path[0], "/run/s.sock", "unix");
 	is_str(p.git_protect[0], "/ws", "git-protect");
 
+	is_int(parse("loopback 8080\nloopback 8080\ndeny-private\nno-remote\n", &line, &why), 0,
+	    "address words");
+	is_int(p.ipfilter, 1, "they imply filter-ip");
+	is_int(p.nloopback, 1, "duplicate loopback port merged");
+	is_int(p.loopback[0], 8080, "loopback 8080");
+	is_int(p.deny_private && p.no_remote, 1, "deny-private, no-remote");
+	is_int(parse("no-network\nfilter-ip\n", &line, &why), -1, "filter-ip after no-network");
+	is_str(why, "address rules conflict with no-network", "... reason");
+	is_int(parse("filter-ip\nno-network\n", &line, &why), -1, "no-network after filter-ip");
+	is_int(parse("loopback 70000\n", &line, &why), -1, "loopback port out of range");
+
 	is_int(parse("r /a\nread /b\n", &line, &why), -1, "unknown word");
 	is_int(line, 2, "... on line 2");
 	is_str(why, "unknown word", "... reason");

@@ -438,7 +438,9 @@ sb_apply(const struct sb_policy *p, struct sb_error *e)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to set no_new_privs: %s",
 		    strerror(errno));
-	if (ll_restrict_self(rfd, 0) != 0)
+	/* Landlock logs denials to audit only until the first execve unless
+	 * asked: the agent runs after confine's exec, so ask (ABI 7). */
+	if (ll_restrict_self(rfd, e->abi >= 7 ? LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON : 0) != 0)
 		return sb_fail(e, SB_E_SYS, errno, NULL,
 		    "unable to enforce the Landlock ruleset (ABI %d): %s", e->abi, strerror(errno));
 	close(rfd);

@@ -35,6 +35,7 @@ int cmd_run(int argc, char **argv, char **envp);
 int cmd_explain(int argc, char **argv, char **envp);
 int cmd_doctor(int argc, char **argv, char **envp);
 int cmd_policy(int argc, char **argv, char **envp);
+int cmd_why(int argc, char **argv, char **envp);
 
 void usage_run(int fd);
 

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "execenv.h"
 #include "json.h"
+#include "denials.h"
 #include "msg.h"
 #include "resolve.h"
 #include "spawn.h"
@@ -171,6 +172,11 @@ cmd_doctor(int argc, char **argv, char **envp)
 		printf("  %-22s %s\n", "needs tier", plan_tier(&pl));
 		printf("  %-22s %s\n", "unreachable", pl.home[0] ? pl.home : "(no home directory)");
 		printf("  %-22s %s\n", "steps", pl.stepdir);
+		{
+			const char *no = denials_unavailable();
+			printf("  %-22s %s\n", "denials", no ? no :
+			    "recorded from kernel audit into the attempt's audit log; a failed run names them");
+		}
 		for (char *l = warn, *e; *l && (e = strchr(l, '\n')); l = e + 1) {
 			*e = '\0';
 			printf("  note: %s\n", l);

@@ -18,6 +18,7 @@ usage(int fd)
 	    "       corral policy check FILE\n"
 	    "       corral policy approve FILE\n"
 	    "       corral policy default\n"
+	    "       corral why [-p POLICY] [-a AGENT] [-w WORKSPACE] PATH... | --connect HOST:PORT\n"
 	    "       corral -h | --help | --version\n");
 }
 
@@ -52,6 +53,8 @@ main(int argc, char **argv, char **envp)
 		return cmd_doctor(argc - 1, argv + 1, envp);
 	if (strcmp(argv[1], "policy") == 0)
 		return cmd_policy(argc - 1, argv + 1, envp);
+	if (strcmp(argv[1], "why") == 0)
+		return cmd_why(argc - 1, argv + 1, envp);
 	msg_usage("unknown command %s", argv[1]);
 	usage(2);
 	return EXIT_USAGE;

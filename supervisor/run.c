@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit.h"
@@ -17,6 +18,7 @@
 #include "execenv.h"
 #include "fdio.h"
 #include "mcp.h"
+#include "denyreport.h"
 #include "msg.h"
 #include "private.h"
 #include "spawn.h"
@@ -131,6 +133,7 @@ reap_leftovers(pid_t pgid)
 
 struct runstate {
 	struct mcpset mcp;
+	struct denials den;		/* the boundary's refusals, from audit */
 	struct plan pl;
 	struct policy pol;
 	struct audit au;
@@ -521,6 +524,7 @@ run_chain(struct runstate *s, char *const envp[], int *tty)
 	audit_chain(s, &a, ci, xi);
 	if (pending_sig)
 		return av_free(&a), 0;
+	(void)denials_open(&s->den);	/* where audit can be read */
 	pid = fork();
 	if (pid == 0)
 		chain_child(&a, envp, self);
@@ -574,6 +578,18 @@ run_wait(struct runstate *s, pid_t pid, int tty)
 	return ws;
 }
 
+/* 6b. what the boundary refused, said after the program's own output */
+static void
+run_denials(struct runstate *s, pid_t chain, int code)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	denials_collect(&s->den, chain, code != 0 ? 20 : 0);
+	denials_report(&s->den, code, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, &s->au, 0);
+	denials_close(&s->den);
+}
+
 static void
 run_free(struct runstate *s)
 {
@@ -603,6 +619,7 @@ cmd_run(int argc, char **argv, char **envp)
 
 	msg_init("corral");
 	s.au.fd = -1;
+	s.den.fd = -1;
 	s.reap.pid = -1;
 	if ((r = runopts_parse(argc, argv, &o)) != 0)
 		return r > 0 ? 0 : EXIT_CHAIN_FAIL;
@@ -632,6 +649,7 @@ cmd_run(int argc, char **argv, char **envp)
 	if (pid == 0)
 		return interrupted(&s);
 	code = wait_code(run_wait(&s, pid, tty));
+	run_denials(&s, pid, code);
 
 	/* 7, 8. take back, close */
 	close_attempt(&s, code);

@@ -36,6 +36,7 @@ shape corral 125 "corral run" "$B/corral" run
 shape corral 2 "corral explain" "$B/corral" explain
 shape corral 2 "corral doctor" "$B/corral" doctor
 shape corral 2 "corral policy" "$B/corral" policy
+shape corral 2 "corral why" "$B/corral" why
 
 # a missing argument, short and long
 run "$B/confine" -r

@@ -1,0 +1,259 @@
+/* denials: audit records of Landlock refusals, parsed as data (what the
+ * kernel prints; a path with odd bytes comes hex-encoded). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "denials.h"
+
+enum {
+	NETLINK_AUDIT_ = 9,
+	AUDIT_GET_ = 1000,
+	AUDIT_SYSCALL_ = 1300,
+	AUDIT_LANDLOCK_ACCESS_ = 1423,
+	AUDIT_LANDLOCK_DOMAIN_ = 1424,
+	AUDIT_NLGRP_READLOG_ = 1,
+};
+
+/* field "key=" in text[0..len): its value (quoted, or hex, or bare) into out. */
+static int
+field(const char *text, size_t len, const char *key, char *out, size_t n)
+{
+	size_t kl = strlen(key), i, o = 0;
+	const char *p = text, *end = text + len;
+
+	for (;;) {
+		p = memmem(p, (size_t)(end - p), key, kl);
+		if (p == NULL)
+			return -1;
+		if ((p == text || p[-1] == ' ') && p + kl < end && p[kl] == '=')
+			break;
+		p += kl;
+	}
+	p += kl + 1;
+	if (p < end && *p == '"') {
+		for (p++; p < end && *p != '"' && o + 1 < n; p++)
+			out[o++] = *p;
+	} else {
+		const char *s = p;
+		while (p < end && *p != ' ' && *p != '\n')
+			p++;
+		/* an unquoted value of even length and all hex is encoded */
+		size_t l = (size_t)(p - s);
+		int hex = l >= 2 && l % 2 == 0 && strcmp(key, "domain") && strcmp(key, "pid") &&
+		    strcmp(key, "dest") && strcmp(key, "ino");
+		for (i = 0; hex && i < l; i++)
+			hex = strchr("0123456789ABCDEF", s[i]) != NULL;
+		if (hex) {
+			for (i = 0; i + 1 < l && o + 1 < n; i += 2) {
+				char b[3] = { s[i], s[i + 1], 0 };
+				out[o++] = (char)strtol(b, NULL, 16);
+			}
+		} else {
+			for (i = 0; i < l && o + 1 < n; i++)
+				out[o++] = s[i];
+		}
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+/* "audit(1796116919.076:28): ..." -> time in ms and serial; the offset of
+ * the fields, or -1. */
+static long
+stamp(const char *text, size_t len, int64_t *ms, uint64_t *serial)
+{
+	char buf[64];
+	unsigned long long sec, milli, ser;
+	const char *c = memchr(text, ')', len);
+
+	if (c == NULL || (size_t)(c - text) >= sizeof buf || len < 8 || memcmp(text, "audit(", 6) != 0)
+		return -1;
+	memcpy(buf, text, (size_t)(c - text));
+	buf[c - text] = '\0';
+	if (sscanf(buf, "audit(%llu.%llu:%llu", &sec, &milli, &ser) != 3)
+		return -1;
+	*ms = (int64_t)(sec * 1000 + milli);
+	*serial = ser;
+	return (long)(c - text) + 2 < (long)len ? (long)(c - text) + 2 : (long)len;
+}
+
+void
+denials_parse(struct denials *ds, int type, const char *text, size_t len, pid_t chain)
+{
+	char v[320];
+	int64_t ms;
+	uint64_t serial;
+	long off = stamp(text, len, &ms, &serial);
+
+	if (off < 0)
+		return;
+	text += off;
+	len -= (size_t)off;
+	if (type == AUDIT_LANDLOCK_DOMAIN_) {
+		/* the domain the chain's process created: ours */
+		if (field(text, len, "status", v, sizeof v) == 0 && strcmp(v, "allocated") == 0 &&
+		    field(text, len, "pid", v, sizeof v) == 0 && atol(v) == (long)chain &&
+		    field(text, len, "domain", v, sizeof v) == 0)
+			snprintf(ds->domain, sizeof ds->domain, "%.23s", v);
+		return;
+	}
+	if (type == AUDIT_SYSCALL_) {
+		/* the event's process: for the denials of this event */
+		char pid[24] = "", exe[160] = "";
+		field(text, len, "pid", pid, sizeof pid);
+		field(text, len, "exe", exe, sizeof exe);
+		for (size_t i = ds->n; i-- > 0 && ds->d[i].serial == serial; ) {
+			ds->d[i].pid = (pid_t)atol(pid);
+			snprintf(ds->d[i].exe, sizeof ds->d[i].exe, "%s", exe);
+		}
+		return;
+	}
+	if (type != AUDIT_LANDLOCK_ACCESS_)
+		return;
+	if (ds->n == DENIALS_MAX) {
+		ds->more++;
+		return;
+	}
+	struct denial *d = &ds->d[ds->n];
+	memset(d, 0, sizeof *d);
+	if (field(text, len, "domain", d->domain, sizeof d->domain) < 0 ||
+	    field(text, len, "blockers", d->blockers, sizeof d->blockers) < 0)
+		return;
+	d->serial = serial;
+	d->when_ms = ms;
+	if (field(text, len, "path", d->object, sizeof d->object) < 0 &&
+	    field(text, len, "dest", v, sizeof v) == 0)
+		snprintf(d->object, sizeof d->object, "port %.16s", v);
+	ds->n++;
+}
+
+void
+denials_filter(struct denials *ds)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < ds->n; i++)
+		if (ds->domain[0] && strcmp(ds->d[i].domain, ds->domain) == 0)
+			ds->d[k++] = ds->d[i];
+	ds->n = k;
+	if (!ds->domain[0])
+		ds->more = 0;
+}
+
+/* AUDIT_GET: is audit enabled? 1, 0, or -1 (cannot ask). */
+static int
+audit_enabled(void)
+{
+	struct { struct nlmsghdr h; } req;
+	char buf[512];
+	struct pollfd pf;
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT_), r = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(&req, 0, sizeof req);
+	req.h.nlmsg_len = sizeof req;
+	req.h.nlmsg_type = AUDIT_GET_;
+	req.h.nlmsg_flags = NLM_F_REQUEST;
+	req.h.nlmsg_seq = 1;
+	if (send(fd, &req, sizeof req, 0) < 0)
+		goto out;
+	pf.fd = fd;
+	pf.events = POLLIN;
+	while (poll(&pf, 1, 200) == 1) {
+		ssize_t n = recv(fd, buf, sizeof buf, 0);
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+		if (n < (ssize_t)sizeof *h)
+			break;
+		if (h->nlmsg_type == NLMSG_ERROR)
+			continue;	/* an ack; the status follows */
+		if (h->nlmsg_type == AUDIT_GET_ && n >= (ssize_t)(sizeof *h + 8)) {
+			uint32_t st[2];
+			memcpy(st, buf + NLMSG_HDRLEN, sizeof st);	/* mask, enabled */
+			r = st[1] != 0;
+		}
+		break;
+	}
+out:
+	close(fd);
+	return r;
+}
+
+const char *
+denials_unavailable(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = AUDIT_NLGRP_READLOG_ };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT_), ok;
+
+	if (fd < 0)
+		return "this kernel has no audit (denials are not recorded)";
+	ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+	close(fd);
+	if (!ok)
+		return "reading audit records needs root or CAP_AUDIT_READ (denials are not recorded)";
+	if (audit_enabled() == 0)
+		return "kernel audit is off (denials are not recorded; auditctl -e 1 turns it on)";
+	return NULL;
+}
+
+int
+denials_open(struct denials *ds)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = AUDIT_NLGRP_READLOG_ };
+	int sz = 8 << 20;
+
+	ds->fd = -1;
+	ds->n = ds->more = 0;
+	ds->domain[0] = '\0';
+	if (audit_enabled() != 1)
+		return -1;
+	ds->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT_);
+	if (ds->fd < 0)
+		return -1;
+	/* records wait here until the chain ends: room for a busy run */
+	if (setsockopt(ds->fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof sz) < 0)
+		(void)setsockopt(ds->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
+	if (bind(ds->fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		close(ds->fd);
+		ds->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+void
+denials_collect(struct denials *ds, pid_t chain, int settle_ms)
+{
+	static char buf[1 << 16];
+	struct pollfd pf = { ds->fd, POLLIN, 0 };
+	ssize_t n;
+
+	if (ds->fd < 0)
+		return;
+	/* the kernel sends asynchronously (kauditd): after a failure, give
+	 * the run's last records a moment to arrive */
+	if (settle_ms > 0)
+		(void)poll(&pf, 1, settle_ms);
+	while ((n = recv(ds->fd, buf, sizeof buf, 0)) > 0 || (n < 0 && errno == EINTR)) {
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; n > 0 && NLMSG_OK(h, (size_t)n);
+		    h = NLMSG_NEXT(h, n))
+			denials_parse(ds, h->nlmsg_type, (const char *)NLMSG_DATA(h),
+			    h->nlmsg_len - NLMSG_HDRLEN, chain);
+	}
+	denials_filter(ds);
+}
+
+void
+denials_close(struct denials *ds)
+{
+	if (ds->fd >= 0)
+		close(ds->fd);
+	ds->fd = -1;
+}

@@ -1,0 +1,163 @@
+/* verdict: the rules of a run's boundary, in the order that decides. */
+#include <stdio.h>
+#include <string.h>
+
+#include "path.h"
+#include "verdict.h"
+
+const char *
+access_name(enum access a)
+{
+	switch (a) {
+	case ACC_READ: return "read";
+	case ACC_EXEC: return "read+exec";
+	case ACC_WRITE: return "read-write";
+	default: return "none";
+	}
+}
+
+/* The entry of l that holds p, or NULL. */
+static const char *
+held_by(const struct argv *l, const char *p)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (path_within(p, l->v[i]))
+			return l->v[i];
+	return NULL;
+}
+
+/* 1 when p is reached through the embedded default's exec list: a system
+ * tree ("/lib*" globs). */
+static int
+system_tree(const char *entry)
+{
+	static const char *const sys[] = { "/usr", "/bin", "/sbin", "/etc", NULL };
+
+	for (size_t i = 0; sys[i]; i++)
+		if (strcmp(entry, sys[i]) == 0)
+			return 1;
+	return strncmp(entry, "/lib", 4) == 0 && strchr(entry + 1, '/') == NULL;
+}
+
+/* 1 when entry is one of the PATH directories the plan granted. */
+static int
+path_dir(const struct plan *pl, const char *entry)
+{
+	size_t n = strlen(entry);
+
+	for (const char *p = pl->path; *p; ) {
+		size_t l = strcspn(p, ":");
+		if (l == n && strncmp(p, entry, n) == 0)
+			return 1;
+		p += l + (p[l] == ':');
+	}
+	return 0;
+}
+
+static void
+set(struct verdict *v, enum access acc, const char *rule)
+{
+	v->acc = acc;
+	snprintf(v->rule, sizeof v->rule, "%s", rule);
+}
+
+/* Not granted: what would grant it, relative to the home where it is in it. */
+static void
+suggest(const struct plan *pl, const char *real, struct verdict *v)
+{
+	size_t h = strlen(pl->home);
+
+	if (h && path_within(real, pl->home) && real[h] == '/')
+		snprintf(v->grant, sizeof v->grant, "\"read\": [\"~%s\"]", real + h);
+	else
+		snprintf(v->grant, sizeof v->grant, "\"read\": [\"%s\"]", real);
+}
+
+void
+verdict_path(const struct plan *pl, const char *real, struct verdict *v)
+{
+	const struct policy *p = pl->pol;
+	const char *e;
+
+	memset(v, 0, sizeof *v);
+	/* never granted, whatever the policy says */
+	if (pl->home[0] && (strcmp(real, pl->home) == 0 || path_within(pl->home, real))) {
+		set(v, ACC_NONE, "your home, or a directory holding it");
+		v->never = 1;
+		return;
+	}
+	if (pl->store[0] && path_within(real, pl->store)) {
+		set(v, ACC_NONE, "corral's state directory (sign-ins, attempts)");
+		v->never = 1;
+		return;
+	}
+	/* the most a rule gives, first */
+	if (pl->workspace[0] && path_within(real, pl->workspace))
+		return set(v, ACC_WRITE, "the workspace");
+	if ((e = held_by(&pl->wr, real)) != NULL) {
+		char r[PATH_MAX + 64];
+		snprintf(r, sizeof r, "\"write\" in the policy: %s", e);
+		return set(v, ACC_WRITE, r);
+	}
+	if ((e = held_by(&pl->fullsetup, real)) != NULL)
+		return set(v, ACC_WRITE, "the agent's own folder (--full-setup)");
+	if ((e = held_by(&pl->ex, real)) != NULL) {
+		char r[PATH_MAX + 64];
+		if (path_dir(pl, e))
+			snprintf(r, sizeof r, "a PATH directory: %s", e);
+		else if (system_tree(e))
+			snprintf(r, sizeof r, "a system tree: %s", e);
+		else
+			snprintf(r, sizeof r, "\"exec\" in the policy: %s", e);
+		return set(v, ACC_EXEC, r);
+	}
+	if ((e = held_by(&pl->rd, real)) != NULL) {
+		char r[PATH_MAX + 64];
+		snprintf(r, sizeof r, "\"read\" in the policy: %s", e);
+		return set(v, ACC_READ, r);
+	}
+	if (p->proc && path_within(real, "/proc"))
+		return set(v, ACC_READ, "/proc (\"proc\": true; other processes' environments, memory and open files stay closed)");
+	if (p->devices && path_within(real, "/dev")) {
+		static const char *const dev[] = { "/dev/null", "/dev/zero", "/dev/full",
+			"/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", NULL };
+		for (size_t i = 0; dev[i]; i++)
+			if (strcmp(real, dev[i]) == 0)
+				return set(v, ACC_WRITE, "a usable device (\"devices\": true)");
+		set(v, ACC_NONE, "/dev: only the usable devices and the agent's own terminal are granted");
+		suggest(pl, real, v);
+		return;
+	}
+	if (pl->home[0] && path_within(real, pl->home)) {
+		set(v, ACC_NONE, "your home: never granted by default (the agent gets a private one)");
+		suggest(pl, real, v);
+		return;
+	}
+	set(v, ACC_NONE, "no rule grants it");
+	suggest(pl, real, v);
+}
+
+void
+verdict_connect(const struct plan *pl, const char *host, unsigned port, struct verdict *v)
+{
+	const struct policy *p = pl->pol;
+
+	memset(v, 0, sizeof *v);
+	v->net = 1;
+	(void)host;
+	switch (p->net) {
+	case NET_OPEN:
+		set(v, ACC_WRITE, "\"network\": \"open\"");
+		return;
+	case NET_NONE:
+		set(v, ACC_NONE, "\"network\": \"none\": no socket but unix ones");
+		break;
+	case NET_PORTS:
+		for (size_t i = 0; i < p->connect.n; i++)
+			if (p->connect.v[i] == port)
+				return set(v, ACC_WRITE, "\"network\": {\"connect\": [...]} lists the port");
+		set(v, ACC_NONE, "\"network\": {\"connect\": [...]} does not list the port");
+		break;
+	}
+	snprintf(v->grant, sizeof v->grant, "\"network\": {\"connect\": [%u]}", port);
+}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# When the boundary stops a program, the run says so (root, kernel audit
+# on), and only then; as nobody, or with audit off, nothing extra.
+. "$CORRAL_TOP/tests/lib/tap.sh"
+C=$CORRAL_BIN/corral
+AS=$T/helpers/audit-set
+H=$TMP/home W=$TMP/ws
+mkdir -p "$H/.ssh" "$W"
+echo "PRIVATE-KEY-MATERIAL" > "$H/.ssh/id_ed25519"
+chmod 0755 "$H" "$W" "$TMP"
+R() { (cd "$W" && env -i HOME="$H" PATH=/usr/bin:/bin XDG_STATE_HOME="$TMP/st" "$C" run "$@"); }
+audit_log() { cat "$TMP"/st/corral/audit/*.jsonl 2>/dev/null; }
+
+is_root || { diag "not root: the audit half needs CAP_AUDIT_READ and AUDIT_SET"; }
+if is_root; then
+	before=$("$AS" 1) || { ok 1 "audit-set 1 (kernel audit on for this test)"; done_testing; exit; }
+	trap '"$AS" "$before" >/dev/null; rm -rf "$TMP"' EXIT
+	ok 0 "kernel audit on for this test (it was $before)"
+
+	run R -- sh -c "cat '$H/.ssh/id_ed25519' 2>/dev/null; exit 1"
+	is "$rc" 1 "root: the status of CMD passes through"
+	like "$err" "^corral: the boundary refused 1 access to programs this run started, shortly before it ended \\(status 1\\):" "root: a denial before a failure is said"
+	like "$err" "corral:   read $H/.ssh/id_ed25519 \\(cat, pid [0-9]+\\)" "root: the path and the access are named"
+	like "$err" "corral: hint: grant it with the policy line corral why PATH prints" "root: the ways forward"
+	unlike "$out$err" "PRIVATE-KEY-MATERIAL" "root: nothing of the file is shown"
+	like "$(audit_log)" "\"step\":\"denied\",\"blockers\":\"fs.read_file\",\"object\":\"$H/.ssh/id_ed25519\",\"pid\":[0-9]+,\"exe\":\"/usr/bin/cat\"" "root: the audit log holds the record"
+	unlike "$(audit_log)" "PRIVATE-KEY-MATERIAL" "root: the audit log holds no contents"
+
+	rm -rf "$TMP/st"
+	run R -- sh -c 'exit 3'
+	is "$rc:$err" "3:" "root: exit 3 with no denial: nothing extra"
+
+	run R -- sh -c "sh -c 'sh -c \"cat $H/.ssh/id_ed25519\"' 2>/dev/null; exit 2"
+	is "$rc" 2 "root: grandchild run: status passes through"
+	like "$err" "corral:   read $H/.ssh/id_ed25519 \\(cat, pid [0-9]+\\)" "root: a grandchild's denial is named"
+
+	run R -- sh -c "cat '$H/.ssh/id_ed25519' 2>/dev/null; exit 0"
+	is "$rc:$err" "0:" "root: a denial but status 0: nothing extra"
+	like "$(audit_log)" "\"object\":\"$H/.ssh/id_ed25519\"" "root: still in the audit log"
+
+	run R -- sh -c "cat /etc/hostname >/dev/null; exit 1"
+	is "$rc:$err" "1:" "root: a failure without a denial (control): nothing extra"
+
+	# as nobody: audit cannot be read; the run prints nothing extra
+	mkdir -p "$TMP/stn"; chown -R nobody "$H" "$W" "$TMP/stn"
+	run sh -c "cd '$W' && exec setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all env -i HOME='$H' PATH=/usr/bin:/bin XDG_STATE_HOME='$TMP/stn' '$C' run -- sh -c \"cat /root/.bashrc 2>/dev/null; exit 1\""
+	is "$rc:$err" "1:" "nobody: a denial and a failure: nothing extra (audit unreadable)"
+	run as_nobody env -i HOME="$H" PATH=/usr/bin:/bin "$C" doctor
+	like "$out" "denials +reading audit records needs root or CAP_AUDIT_READ" "nobody: doctor names the limitation"
+
+	# audit off: nothing recorded, doctor says how to turn it on
+	"$AS" 0 >/dev/null
+	chown -R root "$H" "$W"
+	run R -- sh -c "cat '$H/.ssh/id_ed25519' 2>/dev/null; exit 1"
+	is "$rc:$err" "1:" "root, audit off: nothing extra"
+	run sh -c "cd '$W' && env -i HOME='$H' PATH=/usr/bin:/bin '$C' doctor"
+	like "$out" "denials +kernel audit is off \\(denials are not recorded; auditctl -e 1 turns it on\\)" "root, audit off: doctor says so"
+else
+	run as_nobody env -i HOME="$H" PATH=/usr/bin:/bin "$C" doctor
+	like "$out" "denials +reading audit records needs root" "doctor names the limitation"
+fi
+done_testing

@@ -1,0 +1,84 @@
+#!/bin/sh
+# corral why: the access the run's boundary gives each path or destination,
+# the rule behind it, and the policy line that would grant what it denies.
+. "$CORRAL_TOP/tests/lib/tap.sh"
+C=$CORRAL_BIN/corral
+H=$TMP/home W=$TMP/ws CFG=$TMP/cfg
+mkdir -p "$H/.ssh" "$H/proj/data" "$W/src" "$CFG" "$TMP/opt/tool"
+touch "$H/.ssh/id_ed25519" "$W/src/a.c"
+chmod 0755 "$H" "$W" "$TMP" "$CFG"
+Y() { (cd "$W" && env -i HOME="$H" PATH=/usr/bin:/bin XDG_STATE_HOME="$TMP/st" "$C" why "$@"); }
+
+for who in root nobody; do
+	if [ $who = root ]; then pre=""; else pre=as_nobody; chown -R nobody "$H" "$W" "$CFG"; fi
+	Yw() { (cd "$W" && $pre env -i HOME="$H" PATH=/usr/bin:/bin XDG_STATE_HOME="$TMP/st-$who" "$C" why "$@"); }
+
+	run Yw "$W/src/a.c"
+	is "$rc:$out" "0:$W/src/a.c: read-write: the workspace" "$who: the workspace"
+	run Yw "$W/src/new.c"
+	is "$rc:$out" "0:$W/src/new.c: read-write: the workspace" "$who: a file not yet made, by where it would be"
+	run Yw /usr/bin/sh
+	like "$out" "^/usr/bin/sh( -> .*)?" "$who: a system path"
+	like "$out" ": read\\+exec: a system tree: /usr$" "$who: a system tree, read+exec"
+	is "$rc" 0 "$who: granted: 0"
+	run Yw /bin
+	like "$out" "read\\+exec: (a system tree|a PATH directory): " "$who: /bin"
+
+	run Yw "$H/.ssh/id_ed25519"
+	is "$rc" 1 "$who: the home: denied, 1"
+	is "$out" "$H/.ssh/id_ed25519: none: your home: never granted by default (the agent gets a private one)
+  to grant it: \"read\": [\"~/.ssh/id_ed25519\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: the home: the rule and the line that would grant it"
+	run Yw "$H"
+	is "$rc:$out" "1:$H: none: your home, or a directory holding it
+  nothing a policy says can grant it" "$who: the home itself: nothing can grant it"
+	run Yw /
+	is "$rc" 1 "$who: / holds the home: denied"
+	run Yw "$TMP/st-$who/corral/creds/claude"
+	like "$out" "none: corral's state directory \\(sign-ins, attempts\\)" "$who: the store: never"
+	run Yw "$TMP/opt/tool"
+	is "$rc:$out" "1:$TMP/opt/tool: none: no rule grants it
+  to grant it: \"read\": [\"$TMP/opt/tool\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: outside every grant"
+	run Yw /proc/self/status
+	like "$out" "/proc/[0-9]+/status: read: /proc \\(\"proc\": true;" "$who: /proc read-only"
+	run Yw /dev/null /dev/sda
+	like "$out" "^/dev/null: read-write: a usable device" "$who: /dev/null"
+	like "$out" "/dev/sda: none: /dev: only the usable devices" "$who: other devices"
+	is "$rc" 1 "$who: one of several denied: 1"
+
+	# policy grants: the line why printed, in a policy, grants it
+	printf '{"read": ["~/.ssh/id_ed25519"], "exec": ["%s"], "write": ["~/proj/data"]}\n' "$TMP/opt" > "$CFG/p.json"
+	[ $who = nobody ] && chown nobody "$CFG/p.json"
+	run Yw -p "$CFG/p.json" "$H/.ssh/id_ed25519" "$TMP/opt/tool" "$H/proj/data/x"
+	is "$rc" 0 "$who: with the policy's lines: granted"
+	like "$out" "^$H/.ssh/id_ed25519: read: \"read\" in the policy: $H/.ssh/id_ed25519$" "$who: policy read"
+	like "$out" "$TMP/opt/tool: read\\+exec: \"exec\" in the policy: $TMP/opt$" "$who: policy exec"
+	like "$out" "$H/proj/data/x: read-write: \"write\" in the policy: $H/proj/data$" "$who: policy write"
+
+	# network modes
+	run Yw --connect 127.0.0.1:5432
+	is "$rc:$out" "0:127.0.0.1:5432: allowed: \"network\": \"open\"" "$who: network open"
+	printf '{"network": "none"}\n' > "$CFG/none.json"
+	printf '{"network": {"connect": [443]}}\n' > "$CFG/ports.json"
+	[ $who = nobody ] && chown nobody "$CFG/none.json" "$CFG/ports.json"
+	run Yw -p "$CFG/none.json" --connect example.org:443
+	is "$rc:$out" "1:example.org:443: denied: \"network\": \"none\": no socket but unix ones
+  to grant it: \"network\": {\"connect\": [443]} in a policy file (corral run -p FILE; corral policy check FILE)" "$who: network none"
+	run Yw -p "$CFG/ports.json" --connect example.org:443
+	is "$rc:$out" "0:example.org:443: allowed: \"network\": {\"connect\": [...]} lists the port" "$who: a listed port"
+	run Yw -p "$CFG/ports.json" --connect '[::1]:22'
+	is "$rc" 1 "$who: an unlisted port: denied"
+	like "$out" "^\\[::1\\]:22: denied: " "$who: a v6 destination named"
+done
+
+# usage
+run Y
+is "$rc:$err" "2:corral: usage: no PATH given
+corral: hint: corral why --help" "no PATH: usage"
+run Y --connect nope
+is "$rc" 2 "a bad destination: usage"
+like "$err" "^corral: usage: --connect nope: want HOST:PORT" "a bad destination: named"
+run Y --connect a:1 /x
+is "$rc" 2 "--connect and a PATH: usage"
+run Y --help
+like "$out" "^usage: corral why \\[-p POLICY\\]" "--help"
+done_testing

@@ -108,7 +108,7 @@ san: deps
 check-only:
 	@$(SUITE)
 
-bench: all
+bench: all tests
 	@for b in bench/*; do case $$b in *.*) continue ;; esac; \
 		CORRAL_BIN=$(abspath $(BIN)) "$$b" || exit 1; done
 

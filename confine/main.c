@@ -19,7 +19,8 @@ static const char usage_text[] =
 "usage: confine [-r PATH] [-x PATH] [-w PATH] [-W PATH] [-o] [-f FILE] [--dev]\n"
 "               [--connect PORT] [--bind PORT] [--no-network] [--no-scope]\n"
 "               [--filter-ip] [--loopback PORT] [--deny-private] [--no-remote]\n"
-"               [--unix PATH] [--keep-fd N] [--git-protect DIR] [--] PROG [ARG...]\n"
+"               [--unix PATH] [--keep-fd N] [--git-protect DIR] [--userns]\n"
+"               [--] PROG [ARG...]\n"
 "       confine -h | --help | --version\n"
 "\n"
 "  -r, --read PATH       read files, list directories\n"
@@ -41,6 +42,7 @@ static const char usage_text[] =
 "      --unix PATH       allow connect() to this pathname unix socket\n"
 "      --keep-fd N       keep inherited descriptor N open\n"
 "      --git-protect DIR workspace DIR writable, its .git not (see confine(1))\n"
+"      --userns          allow new user namespaces (refused by default)\n"
 "  -h, --help            this text\n"
 "      --version         print the version\n"
 "\n"
@@ -48,7 +50,7 @@ static const char usage_text[] =
 "127 PROG not found, otherwise PROG's.\n";
 
 enum { O_DEV = 256, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_GIT, O_VERSION,
-	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE };
+	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS };
 
 static int
 load_file(struct sb_policy *p, const char *path)
@@ -93,6 +95,7 @@ main(int argc, char *argv[], char *envp[])
 		{ "loopback", required_argument, NULL, O_LOOPBACK },
 		{ "deny-private", no_argument, NULL, O_DENYPRIV },
 		{ "no-remote", no_argument, NULL, O_NOREMOTE },
+		{ "userns", no_argument, NULL, O_USERNS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -133,6 +136,7 @@ main(int argc, char *argv[], char *envp[])
 		case O_LOOPBACK: word = "loopback"; arg = optarg; break;
 		case O_DENYPRIV: word = "deny-private"; break;
 		case O_NOREMOTE: word = "no-remote"; break;
+		case O_USERNS: word = "userns"; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return msg_stdout_done() == 0 ? 0 : EXIT_CHAIN_FAIL;

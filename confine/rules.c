@@ -11,7 +11,7 @@ known(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
 		"keep-fd", "git-protect", "dev", "no-network", "no-scope",
-		"filter-ip", "loopback", "deny-private", "no-remote", NULL };
+		"filter-ip", "loopback", "deny-private", "no-remote", "userns", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
@@ -141,6 +141,10 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 	}
 	if (strcmp(word, "dev") == 0) {
 		p->dev = 1;
+		return 0;
+	}
+	if (strcmp(word, "userns") == 0) {
+		p->userns = 1;
 		return 0;
 	}
 	if (strcmp(word, "unix") == 0) {

@@ -43,6 +43,36 @@
  *           decides on a copy of the address and performs the call on the
  *           caller's socket itself; send() and sendto(..., NULL, 0) stay in
  *           the kernel, so do read and write
+ *       socket() families, in every network mode: AF_INET and AF_INET6
+ *           (as above), AF_NETLINK with NETLINK_ROUTE only (getaddrinfo's
+ *           AI_ADDRCONFIG, getifaddrs) and AF_UNIX (as above); every other
+ *           family (AF_VSOCK, AF_ALG, AF_PACKET, AF_TIPC, ...) and every
+ *           other netlink protocol (sock_diag, uevents, generic, audit ...)
+ *           -> EACCES; SB_NET_NONE: AF_UNIX only, as above
+ *       other processes of the same uid, which Landlock's scoping does not
+ *       cover (it stops signals and ptrace-mode access: /proc/PID/mem,
+ *       environ, fd/, process_vm_*, pidfd_getfd, kcmp, perf_event_open,
+ *       and, through those checks, migrate_pages, move_pages and
+ *       process_madvise too):
+ *         prlimit64, sched_setaffinity, sched_setscheduler, sched_setparam,
+ *         sched_setattr, migrate_pages, move_pages with a pid but 0 (the
+ *           caller) -> EPERM; so also on another thread of the caller by
+ *           its tid (pthread_setaffinity_np, pthread_setschedparam);
+ *           getrlimit/setrlimit (prlimit64 with pid 0) work
+ *         setpriority, ioprio_set: PRIO_PROCESS / IOPRIO_WHO_PROCESS with
+ *           who 0 only; any other who, a process group or a user -> EPERM
+ *         process_madvise -> EPERM (its pidfd cannot be seen through;
+ *           madvise(2) does the same on one's own memory)
+ *         reading others' priorities, affinities and policies stays
+ *           possible (getpriority, sched_get*, ioprio_get), as does
+ *           process_mrelease (only of a process already being killed)
+ *       user namespaces, unless userns is set:
+ *         unshare, clone with CLONE_NEWUSER -> EPERM; clone3 -> ENOSYS
+ *           (its flags are in memory a filter cannot read; glibc falls back
+ *           to clone, musl never uses clone3); setns -> EPERM (it needs a
+ *           capability in the target namespace, which only a user
+ *           namespace could give). Every other namespace needs
+ *           CAP_SYS_ADMIN, which is gone.
  *   - every descriptor >= 3 closed except keep_fd[].
  *
  * Errnos seen inside (what probe checks): Landlock denials are EACCES (file
@@ -131,6 +161,8 @@ struct sb_policy {
 	int no_remote;			/* every non-loopback destination refused */
 	uint16_t loopback[SB_MAX_LOOPBACK];	/* outside loopback services allowed */
 	size_t nloopback;
+	int userns;			/* 1: new user namespaces allowed (default 0:
+					   refused, see the seccomp table above) */
 };
 
 /* Failure codes of sb_apply (sb_error.code). */

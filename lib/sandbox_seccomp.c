@@ -24,8 +24,95 @@
 /* Labels used by the filter. */
 enum { L_ALLOW = 1, L_EPERM, L_EACCES, L_ENOSYS, L_KILL, L_NOTIF,
 	L_IOCTL, L_SOCKET, L_UNIX, L_INET, L_FLAGS2, L_FLAGS3, L_STREAM, L_DGRAM,
-	L_IP_SENDTO, L_IP_SENDMSG, L_IP_SENDMMSG, L_IP_ADDR };
+	L_IP_SENDTO, L_IP_SENDMSG, L_IP_SENDMMSG, L_IP_ADDR,
+	/* other processes, user namespaces, socket families (contain_*) */
+	L_PID0, L_PRIO, L_IOPRIO, L_NSFLAGS, L_NETLINK };
 
+#ifndef __NR_clone3
+#define __NR_clone3 435
+#endif
+#ifndef __NR_process_madvise
+#define __NR_process_madvise 440
+#endif
+#ifndef AF_NETLINK
+#define AF_NETLINK 16
+#endif
+#define SF_NETLINK_ROUTE 0
+#define SF_PRIO_PROCESS 0
+#define SF_IOPRIO_WHO_PROCESS 1
+#define SF_CLONE_NEWUSER 0x10000000
+
+/*
+ * Other processes of the same uid. Landlock's scoping stops signals and
+ * ptrace-mode access (so /proc/PID/mem, process_vm_*, pidfd_getfd, kcmp),
+ * not these, which the kernel allows on any process of the caller's uid:
+ * each works on the caller only (pid 0), else EPERM. A pid argument is a
+ * pid_t, so its low word is all the kernel reads. process_madvise names its
+ * target by a pidfd, which a filter cannot see through: refused for every
+ * pidfd (madvise(2) does the same on one's own memory).
+ */
+static void
+contain_dispatch(const struct sb_policy *p, struct sf_prog *f)
+{
+	sf_jeq(f, __NR_prlimit64, L_PID0, 0);
+	sf_jeq(f, __NR_sched_setaffinity, L_PID0, 0);
+	sf_jeq(f, __NR_sched_setscheduler, L_PID0, 0);
+	sf_jeq(f, __NR_sched_setparam, L_PID0, 0);
+	sf_jeq(f, __NR_sched_setattr, L_PID0, 0);
+	sf_jeq(f, __NR_migrate_pages, L_PID0, 0);
+	sf_jeq(f, __NR_move_pages, L_PID0, 0);
+	sf_jeq(f, __NR_setpriority, L_PRIO, 0);
+	sf_jeq(f, __NR_ioprio_set, L_IOPRIO, 0);
+	sf_jeq(f, __NR_process_madvise, L_EPERM, 0);
+	if (!p->userns) {
+		/* A new user namespace gives back every capability inside it,
+		 * and with them the kernel's attack surface (raw sockets,
+		 * nf_tables, fsopen). clone3's flags are in memory a filter
+		 * cannot read: ENOSYS, and glibc falls back to clone(2) (musl
+		 * never uses clone3). setns needs a capability in the target
+		 * namespace, which only a user namespace could give. */
+		sf_jeq(f, __NR_unshare, L_NSFLAGS, 0);
+		sf_jeq(f, __NR_clone, L_NSFLAGS, 0);
+		sf_jeq(f, __NR_clone3, L_ENOSYS, 0);
+		sf_jeq(f, __NR_setns, L_EPERM, 0);
+	}
+}
+
+static void
+contain_tails(const struct sb_policy *p, struct sf_prog *f)
+{
+	/* (pid, ...): the caller only */
+	sf_label(f, L_PID0);
+	sf_ld(f, offsetof(struct seccomp_data, args[0]));
+	sf_jeq(f, 0, L_ALLOW, L_EPERM);
+	/* setpriority(which, who, prio): PRIO_PROCESS of the caller; a
+	 * process group or a user reaches others */
+	sf_label(f, L_PRIO);
+	sf_ld(f, offsetof(struct seccomp_data, args[0]));
+	sf_jeq(f, SF_PRIO_PROCESS, 0, L_EPERM);
+	sf_ld(f, offsetof(struct seccomp_data, args[1]));
+	sf_jeq(f, 0, L_ALLOW, L_EPERM);
+	/* ioprio_set(which, who, ioprio): the same, IOPRIO_WHO_PROCESS */
+	sf_label(f, L_IOPRIO);
+	sf_ld(f, offsetof(struct seccomp_data, args[0]));
+	sf_jeq(f, SF_IOPRIO_WHO_PROCESS, 0, L_EPERM);
+	sf_ld(f, offsetof(struct seccomp_data, args[1]));
+	sf_jeq(f, 0, L_ALLOW, L_EPERM);
+	if (!p->userns) {
+		/* unshare(flags), clone(flags, ...): flags first on x86_64
+		 * and aarch64 */
+		sf_label(f, L_NSFLAGS);
+		sf_ld(f, offsetof(struct seccomp_data, args[0]));
+		sf_jset(f, SF_CLONE_NEWUSER, L_EPERM, L_ALLOW);
+	}
+	/* socket(AF_NETLINK, type, protocol): routing only (addresses,
+	 * routes, links: getaddrinfo's AI_ADDRCONFIG, getifaddrs). The other
+	 * families (sock_diag, uevents, generic netlink, audit, ...) are
+	 * machine-wide channels no program inside needs. */
+	sf_label(f, L_NETLINK);
+	sf_ld(f, offsetof(struct seccomp_data, args[2]));
+	sf_jeq(f, SF_NETLINK_ROUTE, L_ALLOW, L_EACCES);
+}
 
 /* ipfilter (lib/sandbox_ip.c): connect, bind, listen, sendmsg and sendmmsg
  * go to the broker; sendto only with a destination address (args[4] not
@@ -85,6 +172,7 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 	sf_jeq(f, __NR_add_key, L_ENOSYS, 0);
 	sf_jeq(f, __NR_request_key, L_ENOSYS, 0);
 	sf_jeq(f, __NR_socket, L_SOCKET, 0);
+	contain_dispatch(p, f);
 	if (p->nunix > 0)
 		sf_jeq(f, __NR_connect, L_NOTIF, 0);
 	ipf_dispatch(p, f);
@@ -123,7 +211,8 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 	else if (p->net == SB_NET_PORTS || p->ipfilter) {
 		sf_jeq(f, AF_INET, L_INET, 0);
 		sf_jeq(f, AF_INET6, L_INET, 0);
-		sf_ret(f, SECCOMP_RET_ALLOW);
+		/* every other family: AF_VSOCK, AF_PACKET, AF_ALG ... */
+		sf_jeq(f, AF_NETLINK, L_NETLINK, L_EACCES);
 		/* Landlock's port rules cover TCP only: MPTCP, SCTP and the
 		 * like would bypass them. Allowed: TCP, UDP (name resolution)
 		 * and ICMP echo sockets. */
@@ -142,8 +231,14 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 		sf_jeq(f, IPPROTO_UDP, L_ALLOW, 0);
 		sf_jeq(f, IPPROTO_ICMP, L_ALLOW, 0);
 		sf_jeq(f, IPPROTO_ICMPV6, L_ALLOW, L_EACCES);
-	} else
-		sf_ret(f, SECCOMP_RET_ALLOW);
+	} else {
+		/* open: any IP socket; AF_VSOCK (the host of a virtual
+		 * machine, its guests), AF_ALG, AF_PACKET and the rest are no
+		 * part of "the network" */
+		sf_jeq(f, AF_INET, L_ALLOW, 0);
+		sf_jeq(f, AF_INET6, L_ALLOW, 0);
+		sf_jeq(f, AF_NETLINK, L_NETLINK, L_EACCES);
+	}
 
 	sf_label(f, L_UNIX);
 	if (p->nunix > 0) {
@@ -155,6 +250,7 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 		sf_jeq(f, SOCK_SEQPACKET, L_ALLOW, 0);
 	}
 	sf_ret(f, SECCOMP_RET_ERRNO | EACCES);
+	contain_tails(p, f);
 
 	sf_label(f, L_ALLOW);
 	sf_ret(f, SECCOMP_RET_ALLOW);

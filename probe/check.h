@@ -22,7 +22,7 @@ enum probe_tier {
 	TIER_FULL,	/* plus IPC scoping, unix sockets, TIOCSTI, socket families */
 };
 
-enum { PROBE_MAX_ATT = 8, PROBE_MAX_CHECKS = 16 };
+enum { PROBE_MAX_ATT = 8, PROBE_MAX_CHECKS = 32 };
 
 enum probe_att_kind {
 	ATT_DENY,	/* must fail with one of want[] */
@@ -31,6 +31,8 @@ enum probe_att_kind {
 	ATT_VALUE,	/* must equal value */
 	ATT_INFO,	/* recorded as evidence, not judged */
 	ATT_ZERO_IF,	/* must be 0 when attempt number `value` saw non-zero */
+	ATT_REACH,	/* must not fail with want[0] (the filter's answer):
+			   success or the kernel's own error */
 };
 
 struct probe_attempt {
@@ -96,7 +98,8 @@ struct probe_result {
 	char evidence[768];		/* one line: every attempt, or what went wrong */
 };
 
-/* The table (checks.c), in report order: lower tiers first. Children are
+/* The table (checks.c), in report order: lower tiers first, then the checks
+ * added later (appended, whatever their tier). Children are
  * numbered 0 .. probe_nchildren - 1. */
 extern const struct probe_check probe_checks[];
 extern const size_t probe_nchecks;

@@ -31,12 +31,19 @@
 #include "apply.h"
 #include "compat.h"
 #include "check.h"
+#include "contain.h"
 #include "probe.h"
 
 
 enum {
-	CK_FS, CK_PRIVS, CK_FDS, CK_ENVIRON, CK_TCP,
+	CK_FS, CK_PRIVS, CK_FDS, CK_ENVIRON,
+	CK_PROCOTHERS, CK_USERNS,	/* issue 11 (contain.c), tier fs */
+	CK_TCP,
 	CK_SIGNAL, CK_ABSTRACT, CK_UNIX, CK_TIOCSTI, CK_UDP,
+	/* issue 11 (contain.c) */
+	CK_PRLIMIT, CK_SETPRIO, CK_AFFINITY, CK_SCHEDULER, CK_SCHEDPARAM,
+	CK_SCHEDATTR, CK_IOPRIO, CK_MIGRATE, CK_MOVEPAGES, CK_MADVISE,
+	CK_FAMILIES,
 	CK_COUNT
 };
 
@@ -107,6 +114,68 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	{ "socket(AF_INET6, SOCK_DGRAM)", ATT_DENY, { SB_SOCK, 0 }, 0 },
 	{ "connect to loopback listener", ATT_DENY, { SB_SOCK, 0 }, 0 },
 	{ "socketpair(AF_UNIX, SOCK_DGRAM)", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 1 },
+/* Other processes of the same uid: the call on the parent (outside, same
+ * uid: the kernel alone would allow it) must fail, the same call on the
+ * child itself (pid 0) must work. In the second child, with udp. */
+#define OUTSIDE(ck, name, call, what) [ck] = { name, TIER_FULL, \
+	call " cannot reach a process outside the boundary; on the caller (pid 0) it works", \
+	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 2, { \
+	{ call "(parent" what ")", ATT_DENY, { EPERM, 0 }, 0 }, \
+	{ call "(0" what ")", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 1 }
+OUTSIDE(CK_PRLIMIT, "prlimit", "prlimit", ", RLIMIT_NOFILE, its own value"),
+[CK_SETPRIO] = { "setpriority", TIER_FULL,
+	"setpriority reaches the caller only: not another process, a process group or a user",
+	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 4, {
+	{ "setpriority(PRIO_PROCESS, parent, its nice)", ATT_DENY, { EPERM, 0 }, 0 },
+	{ "setpriority(PRIO_PGRP, unused group)", ATT_ERRNO, { EPERM, 0 }, 0 },
+	{ "setpriority(PRIO_USER, unused uid)", ATT_ERRNO, { EPERM, 0 }, 0 },
+	{ "setpriority(PRIO_PROCESS, 0, own nice)", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 1 },
+OUTSIDE(CK_AFFINITY, "sched-affinity", "sched_setaffinity", ", its mask"),
+OUTSIDE(CK_SCHEDULER, "sched-scheduler", "sched_setscheduler", ", its policy"),
+OUTSIDE(CK_SCHEDPARAM, "sched-param", "sched_setparam", ", its priority"),
+OUTSIDE(CK_SCHEDATTR, "sched-attr", "sched_setattr", ", its attributes"),
+OUTSIDE(CK_IOPRIO, "ioprio", "ioprio_set", ", its I/O priority"),
+/* without CONFIG_NUMA the call on itself says ENOSYS: still the kernel's */
+[CK_MIGRATE] = { "migrate-pages", TIER_FULL,
+	"migrate_pages cannot reach a process outside the boundary; on the caller (pid 0) it reaches the kernel",
+	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 2, {
+	{ "migrate_pages(parent, node 0 to node 0)", ATT_DENY, { EPERM, 0 }, 0 },
+	{ "migrate_pages(0, node 0 to node 0)", ATT_REACH, { EPERM, 0 }, 0 } }, 0, 1 },
+[CK_MOVEPAGES] = { "move-pages", TIER_FULL,
+	"move_pages cannot reach a process outside the boundary; on the caller (pid 0) it reaches the kernel",
+	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 2, {
+	{ "move_pages(parent, no pages)", ATT_DENY, { EPERM, 0 }, 0 },
+	{ "move_pages(0, no pages)", ATT_REACH, { EPERM, 0 }, 0 } }, 0, 1 },
+[CK_MADVISE] = { "process-madvise", TIER_FULL,
+	"process_madvise is refused whatever the pidfd (a filter cannot see whose it is)",
+	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 2, {
+	{ "process_madvise(pidfd of parent)", ATT_DENY, { EPERM, 0 }, 0 },
+	{ "process_madvise(pidfd of itself)", ATT_ERRNO, { EPERM, 0 }, 0 } }, 0, 1 },
+#undef OUTSIDE
+[CK_FAMILIES] = { "socket-families", TIER_FULL,
+	"AF_VSOCK and netlink other than NETLINK_ROUTE cannot be opened; NETLINK_ROUTE can",
+	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 5, {
+	{ "socket(AF_VSOCK)", ATT_ERRNO, { SB_SOCK, 0 }, 0 },
+	{ "socket(AF_NETLINK, NETLINK_SOCK_DIAG)", ATT_DENY, { SB_SOCK, 0 }, 0 },
+	{ "socket(AF_NETLINK, NETLINK_KOBJECT_UEVENT)", ATT_DENY, { SB_SOCK, 0 }, 0 },
+	{ "socket(AF_NETLINK, NETLINK_GENERIC)", ATT_DENY, { SB_SOCK, 0 }, 0 },
+	{ "socket(AF_NETLINK, NETLINK_ROUTE)", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 0 },
+[CK_PROCOTHERS] = { "proc-others", TIER_FS,
+	"with /proc granted read-only, the parent's memory, maps and open files (fd/N) are unreadable; its cmdline and status are not hidden",
+	"with capabilities dropped Landlock must deny ptrace-class access", 5, {
+	{ "open /proc/PARENT/mem", ATT_DENY, { EACCES, 0 }, 0 },
+	{ "read /proc/PARENT/maps", ATT_DENY, { EACCES, 0 }, 0 },
+	{ "readlink /proc/PARENT/fd/N (its descriptor on B/f)", ATT_DENY, { EACCES, 0 }, 0 },
+	{ "read /proc/PARENT/cmdline", ATT_ALLOW, { 0, 0 }, 0 },
+	{ "read /proc/PARENT/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM, 0 },
+/* Its attempts come last in its child: see contain.h. */
+[CK_USERNS] = { "userns", TIER_FS,
+	"no user namespace can be made (which would give back every capability inside it); unshare itself works",
+	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 4, {
+	{ "clone(CLONE_NEWUSER)", ATT_DENY, { EPERM, 0 }, 0 },
+	{ "clone3 (flags unseen: libc falls back to clone)", ATT_ERRNO, { ENOSYS, 0 }, 0 },
+	{ "unshare(0)", ATT_ALLOW, { 0, 0 }, 0 },
+	{ "unshare(CLONE_NEWUSER)", ATT_DENY, { EPERM, 0 }, 0 } }, 0, 1 },
 };
 const size_t probe_nchecks = CK_COUNT;
 _Static_assert((int)CK_COUNT <= (int)PROBE_MAX_CHECKS, "too many checks");
@@ -281,6 +350,9 @@ own_policy(size_t i, const struct probe_ctx *ctx, struct probe_policy *pol)
 	case CK_UDP:
 		pol->no_network = 1;
 		break;
+	case CK_PROCOTHERS:
+		pol->read[0] = "/proc";
+		break;
 	}
 }
 
@@ -350,7 +422,7 @@ probe_attempts(int child, const struct probe_ctx *ctx, int wfd, int pre,
 	int c = 0;
 
 	for (i = 0; i < probe_nchecks; i++) {
-		if (probe_checks[i].child != child || obs[i].apply_err != 0)
+		if (probe_checks[i].child != child || obs[i].apply_err != 0 || i == CK_USERNS)
 			continue;
 		ob = &obs[i];
 		switch (i) {
@@ -402,8 +474,22 @@ probe_attempts(int child, const struct probe_ctx *ctx, int wfd, int pre,
 			ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_allow);
 			ob->got[ob->n++] = try_socketpair(SOCK_DGRAM);
 			break;
+		case CK_PRLIMIT: contain_prlimit(ctx, ob); break;
+		case CK_SETPRIO: contain_setpriority(ctx, ob); break;
+		case CK_AFFINITY: contain_affinity(ctx, ob); break;
+		case CK_SCHEDULER: contain_scheduler(ctx, ob); break;
+		case CK_SCHEDPARAM: contain_schedparam(ctx, ob); break;
+		case CK_SCHEDATTR: contain_schedattr(ctx, ob); break;
+		case CK_IOPRIO: contain_ioprio(ctx, ob); break;
+		case CK_MIGRATE: contain_migrate(ctx, ob); break;
+		case CK_MOVEPAGES: contain_movepages(ctx, ob); break;
+		case CK_MADVISE: contain_madvise(ctx, ob); break;
+		case CK_FAMILIES: contain_families(ctx, ob); break;
+		case CK_PROCOTHERS: contain_proc(ctx, ob); break;
 		}
 	}
+	if (probe_checks[CK_USERNS].child == child && obs[CK_USERNS].apply_err == 0)
+		contain_userns(ctx, &obs[CK_USERNS]);
 }
 
 size_t

@@ -89,6 +89,8 @@ attempt_ok(const struct probe_check *c, const struct probe_obs *ob, int i)
 		return got == a->value;
 	case ATT_INFO:
 		return 1;
+	case ATT_REACH:
+		return got != a->want[0];
 	case ATT_ZERO_IF:
 		if (a->value < 0 || a->value >= i)
 			return 0;
@@ -119,6 +121,9 @@ want_text(const struct probe_check *c, const struct probe_attempt *a, char *out,
 		break;
 	case ATT_INFO:
 		snprintf(out, n, "any");
+		break;
+	case ATT_REACH:
+		snprintf(out, n, "anything but %s", probe_errno_name(a->want[0], b1, sizeof b1));
 		break;
 	case ATT_ZERO_IF:
 		snprintf(out, n, "0 when %s is not 0", c->att[a->value].what);

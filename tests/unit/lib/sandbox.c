@@ -52,6 +52,8 @@ main(void)
 	p.unix_path[p.nunix++] = "/s";
 	is_int(sb_seccomp_build(&p, &f), 0, "ports + unix filter assembles");
 	ok(f.n < SF_MAX, "... within bounds (%zu)", f.n);
+	p.userns = 1;
+	is_int(sb_seccomp_build(&p, &f), 0, "with user namespaces allowed: assembles");
 
 	sf_init(&f);
 	sf_jeq(&f, 1, 5, 0);

@@ -36,6 +36,7 @@ good(const struct probe_check *c, struct probe_outcome *o)
 		case ATT_VALUE: o->obs.got[i] = c->att[i].value; break;
 		case ATT_INFO: o->obs.got[i] = 1; break;
 		case ATT_ZERO_IF: o->obs.got[i] = 0; break;
+		case ATT_REACH: o->obs.got[i] = 0; break;
 		}
 	}
 }
@@ -57,7 +58,7 @@ main(void)
 {
 	const struct probe_check *fs, *privs;
 	struct probe_outcome o;
-	struct probe_result r, res[16];
+	struct probe_result r, res[PROBE_MAX_CHECKS];
 	struct probe_report rep;
 	enum probe_tier t;
 	char out[65536], buf[64];

@@ -1,27 +1,32 @@
 # make fuzz: libFuzzer harnesses over the pure parsers (clang, glibc, ASan+UBSan).
 #   fuzz/<dir>/<name>.c links <dir>'s non-main sources (or only lib/) and lib/.
 #   FUZZ_SECONDS (default 30) bounds each run; corpora stay in build/fuzz/.
+#   FUZZ_ONLY=fuzz/x/y.c runs that harness alone.
 FUZZ_SECONDS ?= 30
 CC := clang
 F := build/fuzz
 CFLAGS := -std=c11 -D_GNU_SOURCE -DJSMN_STRICT -DJSMN_PARENT_LINKS -Wall -Wextra -Werror \
 	-Wshadow -Wno-unused-parameter -Wformat=2 -g -O1 -Ilib -fsanitize=fuzzer,address,undefined
-SRCS := $(wildcard fuzz/*/*.c)
+SRCS := $(if $(FUZZ_ONLY),$(FUZZ_ONLY),$(wildcard fuzz/*/*.c))
 BINS := $(SRCS:fuzz/%.c=$(F)/%)
 LIBSRC := $(wildcard lib/*.c)
 srcs_of = $(if $(filter lib,$(1)),,$(filter-out $(1)/main.c,$(wildcard $(1)/*.c)))
+# mcp-proxy's other sources need libcurl: its harnesses link the pure files only
+FUZZSRC_mcp-proxy/rpc := mcp-proxy/methods.c mcp-proxy/toolallow.c
+FUZZSRC_mcp-proxy/sse := mcp-proxy/sse.c
+fuzz_srcs = $(if $(FUZZSRC_$(1)),$(FUZZSRC_$(1)),$(call srcs_of,$(firstword $(subst /, ,$(1)))))
 
 all: $(BINS)
 	@for b in $(BINS); do \
 		c=$(F)/corpus/$$(echo $$b | sed 's|$(F)/||; s|/|-|g'); mkdir -p $$c; \
 		echo "fuzz: $$b for $(FUZZ_SECONDS)s"; \
-		$$b -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 $$c >$(F)/last.log 2>&1 \
-			|| { tail -40 $(F)/last.log; exit 1; }; \
-		grep -E '^Done [0-9]+ runs' $(F)/last.log | tail -1; \
+		$$b -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 $$c >$$c.log 2>&1 \
+			|| { tail -40 $$c.log; exit 1; }; \
+		grep -E '^Done [0-9]+ runs' $$c.log | tail -1; \
 	done
 
 $(F)/%: fuzz/%.c $(LIBSRC) $(wildcard lib/*.h */*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(firstword $(subst /, ,$*)) -o $@ $< $(call srcs_of,$(firstword $(subst /, ,$*))) $(LIBSRC)
+	$(CC) $(CFLAGS) -I$(firstword $(subst /, ,$*)) -o $@ $< $(call fuzz_srcs,$*) $(LIBSRC)
 
 .PHONY: all

@@ -90,8 +90,8 @@ mcpmeta_hdr_decode(const char *v, size_t n, char *out, size_t cap)
 	}
 	s = v + 9;
 	len = n - 11;
-	if (len == 0 || len % 4)
-		return -1;
+	if (len % 4 || cap < 1)
+		return -1;	/* an empty payload is the empty value (what encode gives "") */
 	for (i = 0; i < len; i += 4) {
 		int a = b64val(s[i]), b = b64val(s[i + 1]), c, d;
 		int last = i + 4 == len;

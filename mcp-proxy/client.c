@@ -63,14 +63,40 @@ forward_request(struct proxy *p, int c, const struct rpc_msg *m, enum pkind kind
 	up_send(p, p->tmp.p, p->tmp.len, e->uid, 0);
 }
 
+/* The shape the handshake's params must have before they are kept and
+ * repeated to every restarted upstream. */
+static int
+init_params_ok(const struct rpc_msg *m)
+{
+	int v, k;
+
+	if (m->params < 0)
+		return 0;
+	v = json_get(m->js, m->t, m->params, "protocolVersion");
+	if (v < 0 || m->t[v].type != JSMN_STRING || m->t[v].end == m->t[v].start)
+		return 0;
+	k = json_get(m->js, m->t, m->params, "capabilities");
+	if (k == -2 || (k >= 0 && m->t[k].type != JSMN_OBJECT))
+		return 0;
+	k = json_get(m->js, m->t, m->params, "clientInfo");
+	return k != -2 && (k < 0 || m->t[k].type == JSMN_OBJECT);
+}
+
 static void
 client_initialize(struct proxy *p, int c, const struct rpc_msg *m)
 {
 	const char *cid, *s;
 	size_t cidn, n;
 	struct pend *e;
+	int owner = 0;
 
 	rpc_raw(m, m->id, &cid, &cidn);
+	if (!init_params_ok(m)) {
+		/* answered here: a bad handshake is this client's alone */
+		conn_error(p, c, cid, cidn, RPC_INVALID_PARAMS, "Invalid params: initialize needs a protocolVersion "
+		    "string, and capabilities and clientInfo objects");
+		return;
+	}
 	if (p->init_result) {
 		conn_result(p, c, cid, cidn, p->init_result);
 		return;
@@ -91,11 +117,14 @@ client_initialize(struct proxy *p, int c, const struct rpc_msg *m)
 			if (p->init_params[i] == '\n' || p->init_params[i] == '\r')
 				p->init_params[i] = ' ';
 		p->init_paramsn = n;
+		owner = 1;
 	}
 	if ((e = pend_new(p, K_INIT_WAIT, c, cid, cidn)) == NULL) {
 		conn_error(p, c, cid, cidn, RPC_INTERNAL_ERROR, "too many requests in flight");
 		return;
 	}
+	if (owner)
+		p->init_owner = e->uid;
 	if (p->state != UP_RUNNING) {
 		pend_fail(p, e, 0, NULL, NULL);
 		return;

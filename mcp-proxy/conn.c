@@ -158,6 +158,7 @@ conn_new(struct proxy *p, int fd, enum ckind kind)
 		k->in = k->out = fd;
 		k->kind = kind;
 		k->h.idle_at = now_ms();
+		k->h.head_at = kind == C_HTTP ? k->h.idle_at : 0;
 		return c;
 	}
 	close(fd);

@@ -71,6 +71,8 @@ http_read(struct proxy *p, int c)
 		k->h.keep = 0;
 		return;
 	}
+	if (!k->h.head_at)
+		k->h.head_at = now_ms();	/* the next request's head begins */
 	st = httpd_in_feed(&k->h.in, chunk, (size_t)n, &ep);
 	if (st == HTTPD_MORE) {
 		if (!had && httpd_in_has_head(&k->h.in))
@@ -93,4 +95,37 @@ http_read(struct proxy *p, int c)
 	if (!k->h.started && conn_pending(p, c) == 0)
 		http_status(k, 202);	/* a notification or a response */
 	buf_free(&k->h.in.rd);
+}
+
+static int
+unproven(const struct conn *k)
+{
+	return k->used && k->kind == C_HTTP && !httpd_in_has_head(&k->h.in) && !k->h.closing && !k->h.started;
+}
+
+void
+http_make_room(struct proxy *p)
+{
+	int n = 0, oldest = -1;
+
+	for (int c = 0; c < MAX_CONN; c++) {
+		const struct conn *k = &p->conn[c];
+		if (!unproven(k))
+			continue;
+		n++;
+		if (oldest < 0 || k->h.idle_at < p->conn[oldest].h.idle_at)
+			oldest = c;
+	}
+	if (n >= MAX_PREAUTH && oldest >= 0)
+		conn_close(p, oldest);
+}
+
+int64_t
+http_head_due(const struct proxy *p, const struct conn *k)
+{
+	int64_t ms = p->cfg->http_idle_ms < HEAD_MS ? p->cfg->http_idle_ms : HEAD_MS;
+
+	if (!k->used || k->kind != C_HTTP || !k->h.head_at || httpd_in_has_head(&k->h.in) || k->h.started)
+		return 0;
+	return k->h.head_at + ms;
 }

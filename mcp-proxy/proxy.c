@@ -79,8 +79,9 @@ check_timers(struct proxy *p)
 	 * (idle keep-alive, or a head or body trickling in) gives its slot back */
 	for (int c = 0; c < MAX_CONN; c++) {
 		struct conn *k = &p->conn[c];
-		if (k->used && k->kind == C_HTTP && !k->h.got && !k->h.started &&
-		    now - k->h.idle_at >= p->cfg->http_idle_ms)
+		int64_t due = http_head_due(p, k);
+		if ((k->used && k->kind == C_HTTP && !k->h.got && !k->h.started &&
+		    now - k->h.idle_at >= p->cfg->http_idle_ms) || (due && now >= due))
 			conn_close(p, c);
 	}
 	if (p->state == UP_DOWN && !p->stopping && now >= p->retry_at)
@@ -99,9 +100,12 @@ next_timeout(struct proxy *p)
 		t = p->retry_at;
 	for (int c = 0; c < MAX_CONN; c++) {
 		struct conn *k = &p->conn[c];
+		int64_t due = http_head_due(p, k);
 		if (k->used && k->kind == C_HTTP && !k->h.got && !k->h.started &&
 		    k->h.idle_at + p->cfg->http_idle_ms < t)
 			t = k->h.idle_at + p->cfg->http_idle_ms;
+		if (due && due < t)
+			t = due;
 	}
 	t -= now;
 	return t < 0 ? 0 : t > 60000 ? 60000 : (int)t + 1;
@@ -188,6 +192,7 @@ recycle(struct proxy *p)
 		    conn_pending(p, c) == 0) {
 			k->h.started = k->h.closing = k->h.got = k->h.keep = 0;
 			k->h.idle_at = now_ms();
+			k->h.head_at = 0;
 			httpd_in_reset(&k->h.in);
 			continue;
 		}
@@ -271,6 +276,8 @@ accept_on(struct proxy *p, int lfd, enum ckind kind)
 {
 	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
+	if (fd >= 0 && kind == C_HTTP)
+		http_make_room(p);
 	if (fd >= 0 && conn_new(p, fd, kind) < 0)
 		msg_warn("too many clients: connection refused");
 }

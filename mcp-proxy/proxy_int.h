@@ -21,6 +21,12 @@
 #include "proxy.h"
 #include "rpc.h"
 
+/* HTTP: connections that have not shown a checked head yet may hold at
+ * most MAX_PREAUTH slots (the oldest gives way to a new one), so clients
+ * presenting the token always find room; a head must be complete within
+ * HEAD_MS of its first byte (or of the connection). */
+enum { MAX_PREAUTH = 48, HEAD_MS = 5000 };
+
 enum { MAX_CONN = 64, MAX_PEND = 512, MAX_SREQ = 64, MAX_TASKS = 256, CHUNK = 65536 };
 
 enum ckind { C_STDIO, C_UNIX, C_HTTP };
@@ -36,6 +42,7 @@ struct conn {
 		int keep;		/* keep-alive: another request may follow */
 		struct httpd_in in;	/* the request being read */
 		int64_t idle_at;	/* waiting since then for a whole request */
+		int64_t head_at;	/* its head began then (0: no byte of it yet) */
 	} h;
 };
 
@@ -86,6 +93,7 @@ struct proxy {
 	int64_t retry_at, backoff, last_rx;
 	char *init_params, *init_result;
 	size_t init_paramsn;
+	uint64_t init_owner;	/* the K_INIT_WAIT whose client's params those are (0: ours) */
 	int reinit;		/* the next handshake follows a restart */
 	int era, probing;	/* ERA_*; a server/discover probe is in flight */
 	char *caps;		/* the upstream's capabilities, raw JSON */
@@ -121,6 +129,10 @@ int conn_new(struct proxy *p, int fd, enum ckind kind);
 
 /* http_down.c */
 void http_read(struct proxy *p, int c);
+/* An HTTP connection was accepted: make room among the unproven ones. */
+void http_make_room(struct proxy *p);
+/* When connection k's head is due (0: none pending). */
+int64_t http_head_due(const struct proxy *p, const struct conn *k);
 
 /* pend.c */
 struct pend *pend_new(struct proxy *p, enum pkind kind, int c, const char *cid, size_t cidn);

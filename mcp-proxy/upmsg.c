@@ -8,6 +8,30 @@
 #include "proxy_int.h"
 #include "toolallow.h"
 
+/* The upstream refused the handshake made with a client's params: that
+ * client gets the refusal, the params are dropped, and the handshake is
+ * made again with the proxy's own, for everyone else. */
+static void
+init_refused(struct proxy *p, const struct rpc_msg *m)
+{
+	struct pend *e = pend_by_uid(p, p->init_owner);
+
+	p->init_owner = 0;
+	free(p->init_params);
+	p->init_params = NULL;
+	p->init_paramsn = 0;
+	msg_warn("upstream refused a client's initialize; that client is answered, the handshake is made again");
+	if (e && e->kind == K_INIT_WAIT) {
+		p->tmp.len = 0;
+		if (m->error >= 0 && rpc_splice(&p->tmp, m, m->id, e->cid, e->cidn) == 0)
+			conn_reply(p, e->conn, p->tmp.p, p->tmp.len);
+		else
+			conn_error(p, e->conn, e->cid, e->cidn, RPC_INVALID_PARAMS, "initialize refused by the upstream");
+		pend_free(e);
+	}
+	start_handshake(p);
+}
+
 static void
 up_response(struct proxy *p, const struct rpc_msg *m)
 {
@@ -21,7 +45,6 @@ up_response(struct proxy *p, const struct rpc_msg *m)
 		msg_warn("upstream answered an unknown request (dropped)");
 		return;
 	}
-	p->backoff = p->cfg->backoff_min_ms;
 	switch (e->kind) {
 	case K_INTERNAL_INIT:
 		pend_free(e);
@@ -30,6 +53,10 @@ up_response(struct proxy *p, const struct rpc_msg *m)
 			return;
 		}
 		if (m->result < 0 || m->t[m->result].type != JSMN_OBJECT) {
+			if (p->init_owner) {
+				init_refused(p, m);
+				return;
+			}
 			up_fail(p, "refused the initialize handshake");
 			return;
 		}

@@ -18,6 +18,9 @@
 #include "proxy_int.h"
 #include "version.h"
 
+static const char DEFAULT_INIT[] = "{\"protocolVersion\":\"" REV_2025_11_25 "\",\"capabilities\":{},"
+    "\"clientInfo\":{\"name\":\"mcp-proxy\",\"version\":\"" CORRAL_VERSION "\"}}";
+
 void
 up_send(struct proxy *p, const char *s, size_t n, uint64_t uid, int init)
 {
@@ -74,6 +77,14 @@ up_fail(struct proxy *p, const char *why)
 	p->state = UP_DOWN;
 	p->ready = 0;
 	p->probing = 0;
+	if (p->init_owner) {
+		/* it failed on a client's handshake: the next one is ours, so one
+		 * client's params cannot keep the upstream down for everyone */
+		free(p->init_params);
+		p->init_params = dupn(DEFAULT_INIT, sizeof DEFAULT_INIT - 1);
+		p->init_paramsn = p->init_params ? sizeof DEFAULT_INIT - 1 : 0;
+		p->init_owner = 0;
+	}
 	for (int i = 0; i < MAX_PEND; i++)
 		if (p->pend[i].kind != K_FREE)
 			pend_fail(p, &p->pend[i], RPC_UPSTREAM_DOWN, "upstream unavailable", "unavailable");
@@ -157,8 +168,6 @@ fail:
 	up_fail(p, "did not start");
 }
 
-static const char DEFAULT_INIT[] = "{\"protocolVersion\":\"" REV_2025_11_25 "\",\"capabilities\":{},"
-    "\"clientInfo\":{\"name\":\"mcp-proxy\",\"version\":\"" CORRAL_VERSION "\"}}";
 
 /* The handshake with the upstream: server/discover first on an HTTP
  * upstream whose era is not known yet (2026-07-28), else initialize with
@@ -230,6 +239,8 @@ up_ready(struct proxy *p)
 	static const char initialized[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
 
 	p->ready = 1;
+	p->init_owner = 0;
+	p->backoff = p->cfg->backoff_min_ms;	/* only a whole handshake proves it works */
 	if (p->era != ERA_MODERN)
 		up_send(p, initialized, sizeof initialized - 1, 0, 0);
 	for (int i = 0; i < MAX_PEND; i++) {

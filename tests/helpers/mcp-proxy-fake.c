@@ -4,7 +4,9 @@
  * Appends every line it receives to RECORD (so a test can prove what did
  * and did not reach the upstream), and answers with canned behaviours.
  * MODE: normal (default), exit (exit 3 at once), garbage (answer
- * everything with garbage).
+ * everything with garbage), refuse (refuse every initialize). An
+ * initialize with protocolVersion "bad-version" is refused, one with
+ * "exit-please" makes it exit 5.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -132,7 +134,14 @@ main(int argc, char **argv)
 		}
 		if (i < 0)
 			continue;
-		if (json_eq(line, &t[m], "initialize")) {
+		if (json_eq(line, &t[m], "initialize") && (strcmp(mode, "refuse") == 0 ||
+		    (p >= 0 && (c = json_get(line, t, p, "protocolVersion")) >= 0 && json_eq(line, &t[c], "bad-version")))) {
+			printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32602,\"message\":\"Unsupported protocol version\"}}\n", id);
+			fflush(stdout);
+		} else if (json_eq(line, &t[m], "initialize") && p >= 0 &&
+		    (c = json_get(line, t, p, "protocolVersion")) >= 0 && json_eq(line, &t[c], "exit-please")) {
+			_exit(5);
+		} else if (json_eq(line, &t[m], "initialize")) {
 			result(id, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{\"listChanged\":true}},\"serverInfo\":{\"name\":\"fake\",\"version\":\"1\"}}");
 		} else if (json_eq(line, &t[m], "tools/list")) {
 			c = p >= 0 ? json_get(line, t, p, "cursor") : -1;

@@ -84,6 +84,7 @@ main(void)
 	is_int(dec("=?base64?SGVsbG8sIOS4lueVjA==?=", out, sizeof out), 13, "decode: length");
 	ok(memcmp(out, "Hello, \xe4\xb8\x96\xe7\x95\x8c", 13) == 0, "decode: bytes");
 	is_int(dec("plain", out, sizeof out), 5, "decode: plain as is");
+	is_int(dec("=?base64?" "?=", out, sizeof out), 0, "decode: the empty sentinel is the empty value (fuzz: encode of \"\" round-trips)");
 	is_int(dec("=?base64?YQBi?=", out, sizeof out), 3, "decode: NUL kept (length says so)");
 	is_int(dec("=?base64?!!!!?=", out, sizeof out), -1, "decode: bad characters");
 	is_int(dec("=?base64?YQ=?=", out, sizeof out), -1, "decode: not a multiple of 4");

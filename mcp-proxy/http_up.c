@@ -350,6 +350,10 @@ start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int 
 	curl_easy_setopt(x->e, CURLOPT_URL, h->legacy && !get ? h->endpoint : h->cfg->url);
 	curl_easy_setopt(x->e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(x->e, CURLOPT_FOLLOWLOCATION, 0L);	/* the token stays with this URL */
+	/* never a proxy from the environment (http_proxy, HTTPS_PROXY,
+	 * ALL_PROXY): it would be handed the bearer token */
+	curl_easy_setopt(x->e, CURLOPT_PROXY, "");
+	curl_easy_setopt(x->e, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(x->e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(x->e, CURLOPT_CONNECTTIMEOUT, 10L);
 	curl_easy_setopt(x->e, CURLOPT_SSL_VERIFYPEER, 1L);

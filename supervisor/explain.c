@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mcp.h"
 #include "msg.h"
 
 /* Print a[from..to) quoted, space-separated (SHVAR expansions when vars). */
@@ -83,7 +84,9 @@ explain_print(FILE *f, const struct plan *pl0)
 			else
 				fprintf(f, "%s)\n", qq);
 		}
-		if (r == 0 && (step_mcp(&pl, i, &a) < 0 || line(f, "", &a, " </dev/null > ") < 0))
+		char envpre[4096];
+		if (r == 0 && (step_mcp(&pl, i, &a) < 0 || mcp_env_prefix(&pl.pol->mcp[i], envpre, sizeof envpre) < 0 ||
+		    line(f, envpre, &a, " </dev/null > ") < 0))
 			r = -1;
 		snprintf(q, sizeof q, "%s/mcp-%s.url", pl.attempt_dir, pl.pol->mcp[i].name);
 		{

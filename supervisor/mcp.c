@@ -38,6 +38,29 @@ mcp_env(char *const envp[], const struct mcp_server *m, struct argv *store)
 	return store->err ? NULL : store->v;
 }
 
+/* The same environment for corral explain's script: env -i, then PATH,
+ * HOME and the kept names taken from the script's own environment (by
+ * reference: no value is printed), so mcp-proxy starts there exactly as
+ * under corral run, with no proxy variable or anything else. */
+int
+mcp_env_prefix(const struct mcp_server *m, char *out, size_t cap)
+{
+	size_t len = 0;
+	int n = snprintf(out, cap, "env -i PATH=\"${PATH:-/usr/bin:/bin}\" ${HOME+\"HOME=$HOME\"} ");
+
+	if (n < 0 || (size_t)n >= cap)
+		return errno = ENAMETOOLONG, -1;
+	len = (size_t)n;
+	for (size_t k = 0; k < m->env_keep.n; k++) {
+		const char *v = m->env_keep.v[k];	/* a policy name: [A-Za-z_][A-Za-z0-9_]* */
+		n = snprintf(out + len, cap - len, "${%s+\"%s=$%s\"} ", v, v, v);
+		if (n < 0 || (size_t)n >= cap - len)
+			return errno = ENAMETOOLONG, -1;
+		len += (size_t)n;
+	}
+	return 0;
+}
+
 /* mcp-proxy prints exactly http://127.0.0.1:PORT/mcp as its first line. */
 static int
 url_port(const char *url)

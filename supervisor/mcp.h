@@ -19,6 +19,9 @@ struct mcpset {
  * write ATTEMPT/config/corral/mcp.json (an "mcpServers" document, 0600)
  * for the agent. 0, or -1 after a fatal message; started proxies stay in
  * set for mcp_stop. */
+/* The shell prefix that gives mcp-proxy server m the environment corral
+ * run gives it (for corral explain's script). */
+int mcp_env_prefix(const struct mcp_server *m, char *out, size_t cap);
 int mcp_start(struct mcpset *set, struct plan *pl, struct audit *au, char *const envp[]);
 /* SIGTERM each proxy, wait for it. */
 void mcp_stop(struct mcpset *set);

@@ -60,6 +60,17 @@ run sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin '$C' explain -p '
 like "$out" "mcp-proxy -a echo --audit .* --listen-http 0 --listen-token-file \"\\\$ATTEMPT_DIR\"'/mcp-fake.token' -- $FAKE $TMP/record2" "explain shows the proxy"
 like "$out" " --connect \"\\\$MCP_PORT_1\" " "explain: its port granted to confine"
 like "$out" "-p 'CORRAL_MCP_CONFIG='\"\\\$ATTEMPT_DIR\"'/config/corral/mcp.json'" "explain: CORRAL_MCP_CONFIG pinned"
+# explain starts the proxy with corral run's environment: env -i, then
+# PATH, HOME and the kept names by reference (no value printed)
+cat > "$TMP/p4.json" <<J
+{"mcp": {"fake": {"command": ["$FAKE", "$TMP/record4"], "tools": ["echo"], "env_keep": ["KEEP_ME"]}}}
+J
+run sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin KEEP_ME=kept-value '$C' explain -p '$TMP/p4.json' -- python3 agent.py"
+pre=$(printf '%s\n' "$out" | grep "mcp-proxy -a echo" | sed 's|/[^ ]*/mcp-proxy -a echo.*||')
+is "$pre" 'env -i PATH="${PATH:-/usr/bin:/bin}" ${HOME+"HOME=$HOME"} ${KEEP_ME+"KEEP_ME=$KEEP_ME"} ' "explain: the proxy line starts with env -i and the names corral run passes"
+unlike "$out" 'kept-value' "explain: no value printed"
+run env -i PATH=/usr/bin:/bin HOME=/h KEEP_ME=k http_proxy=http://127.0.0.1:9 OTHER=x sh -c "$pre env"
+is "$(printf '%s\n' "$out" | sort | tr '\n' ' ')" "HOME=/h KEEP_ME=k PATH=/usr/bin:/bin " "explain's prefix: exactly PATH, HOME and the kept names (no proxy variable)"
 
 # a proxy that cannot start: nothing runs
 cat > "$TMP/p3.json" <<J

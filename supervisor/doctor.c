@@ -57,6 +57,7 @@ cmd_doctor(int argc, char **argv, char **envp)
 {
 	static const struct option lo[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "policy", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -72,11 +73,12 @@ cmd_doctor(int argc, char **argv, char **envp)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:hp:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
+		case 'p': o.policy_file = optarg; break;
 		case 'h':
-			printf("usage: corral doctor [--json]\n");
+			printf("usage: corral doctor [-p POLICY] [--json]\n");
 			return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 		default:
 			msg_badopt(c, argc, argv, "corral doctor");
@@ -84,7 +86,7 @@ cmd_doctor(int argc, char **argv, char **envp)
 		}
 	}
 	if (optind != argc) {
-		msg_usage("corral doctor [--json]");
+		msg_usage("corral doctor [-p POLICY] [--json]");
 		return EXIT_USAGE;
 	}
 	o.cmd = shell_cmd;
@@ -148,11 +150,16 @@ cmd_doctor(int argc, char **argv, char **envp)
 		jstr(stdout, "store", pl.store, 1);
 		jstr(stdout, "network", netname(&pol), 1);
 		printf("\"scope\":%s,", pol.scope ? "true" : "false");
+		printf("\"userns\":%s,", pol.userns ? "true" : "false");
 		jstr(stdout, "minimum_tier", plan_tier(&pl), 1);
 		jstr(stdout, "home_unreachable", pl.home, 0);
 		printf("}}\n");
 	} else {
-		printf("\ndefault policy, on this machine (corral run from here):\n");
+		if (o.policy_file)
+			printf("\npolicy %s over the default, on this machine (corral run -p from here):\n",
+			    o.policy_file);
+		else
+			printf("\ndefault policy, on this machine (corral run from here):\n");
 		if (pl.ws_why[0])
 			printf("  %-22s refused here: %s\n", "workspace", pl.ws_why);
 		else
@@ -161,7 +168,8 @@ cmd_doctor(int argc, char **argv, char **envp)
 		tlist(stdout, "read + execute", &pl.ex);
 		tlist(stdout, "read", &pl.rd);
 		if (pol.proc)
-			printf("  %-22s /proc (read-only; other processes' details stay hidden)\n", "proc");
+			printf("  %-22s /proc (read-only; every process's name, command line and status are visible;\n"
+			    "  %-22s  other processes' environment, memory and open files are not)\n", "proc", "");
 		if (pol.devices)
 			printf("  %-22s /dev (null, zero, random, urandom, tty, ptys)\n", "devices");
 		tlist(stdout, "write", &pl.wr);
@@ -169,6 +177,9 @@ cmd_doctor(int argc, char **argv, char **envp)
 		    "private home and tmp", pl.store);
 		printf("  %-22s HOME TMPDIR XDG_CONFIG_HOME XDG_CACHE_HOME XDG_DATA_HOME XDG_STATE_HOME\n", "pinned");
 		printf("  %-22s %s; IPC scoping %s\n", "network", netname(&pol), pol.scope ? "on" : "off");
+		printf("  %-22s %s\n", "user namespaces", pol.userns ? "allowed" : "refused");
+		if (pol.userns)
+			printf("  warning: %s\n", POLICY_USERNS_WARNING);
 		printf("  %-22s %s\n", "needs tier", plan_tier(&pl));
 		printf("  %-22s %s\n", "unreachable", pl.home[0] ? pl.home : "(no home directory)");
 		printf("  %-22s %s\n", "steps", pl.stepdir);

@@ -44,6 +44,8 @@ explain_print(FILE *f, const struct plan *pl0)
 	fprintf(f, "#!/bin/sh\n"
 	    "# corral explain: what corral run executes, step by step; runnable by hand.\n"
 	    "# Secrets are passed by file and never appear here.\n");
+	if (pl.pol->userns)
+		fprintf(f, "# warning: %s\n", POLICY_USERNS_WARNING);
 	if (step_probe(&pl, &a) < 0 || line(f, "eval \"$(", &a, ")\" || exit 125\n") < 0)
 		r = -1;
 	av_free(&a);

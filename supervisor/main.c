@@ -14,7 +14,7 @@ usage(int fd)
 	fprintf(fd == 1 ? stdout : stderr,
 	    "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network] [--] CMD [ARG...]\n"
 	    "       corral explain [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network] [--] CMD [ARG...]\n"
-	    "       corral doctor [--json]\n"
+	    "       corral doctor [-p POLICY] [--json]\n"
 	    "       corral policy check FILE\n"
 	    "       corral policy approve FILE\n"
 	    "       corral policy default\n"

@@ -227,6 +227,8 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 	}
 	if (!p->scope)
 		av_push(a, "--no-scope");
+	if (p->userns)
+		av_push(a, "--userns");
 	av_push(a, "--");
 	*cmd_at = a->n;
 	av_pushv(a, pl->cmd);

@@ -22,6 +22,7 @@ const char policy_default_json[] =
 "  \"proc\": true,\n"
 "  \"network\": \"open\",\n"
 "  \"scope\": true,\n"
+"  \"userns\": false,\n"
 "  \"env\": {\"keep\": [], \"set\": {}, \"files\": []},\n"
 "  \"agent\": null,\n"
 "  \"full_setup\": false,\n"
@@ -432,7 +433,7 @@ get_mcp(struct pctx *c, int k, struct policy *p)
 static const char *const top_keys[] = {
 	"version", "workspace", "git_protect", "read", "exec", "write", "path_exec",
 	"devices", "proc", "network", "scope", "env", "agent", "full_setup",
-	"minimum_tier", "mcp", NULL
+	"minimum_tier", "mcp", "userns", NULL
 };
 
 static int
@@ -499,6 +500,7 @@ top_member(struct pctx *c, int w, int v, void *arg)
 		p->min_tier = s;
 		return 0;
 	case 15: return get_mcp(c, v, p);
+	case 16: return get_bool(c, v, key, &p->userns);
 	}
 	return 0;
 }

@@ -44,6 +44,7 @@ struct policy {
 	enum net_mode net;
 	struct portlist connect, bind;	/* NET_PORTS */
 	int scope;			/* IPC scoping (signals, abstract sockets) */
+	int userns;			/* new user namespaces allowed (confine --userns) */
 	struct strlist env_keep;	/* names kept from the caller, past the baseline */
 	struct strlist env_set;		/* NAME=VALUE, non-secret settings */
 	struct strlist env_files;	/* NAME=VALUE files (0600): secrets go here */
@@ -58,6 +59,11 @@ struct policy_err {
 	int line, col;			/* 1-based; 0 when the whole input is at fault */
 	char msg[200];
 };
+
+/* What explain and doctor say of "userns": true. */
+#define POLICY_USERNS_WARNING "the policy allows new user namespaces (\"userns\": true): " \
+	"inside one the agent holds every capability, and with them the kernel code " \
+	"behind most local privilege escalations (Landlock and seccomp still apply)"
 
 /* The embedded default policy as JSON (what `corral policy default` prints). */
 extern const char policy_default_json[];

@@ -39,6 +39,7 @@ main(void)
 	is_str(d.workspace, ".", "default workspace: the current directory");
 	ok(d.git_protect && d.path_exec && d.devices && d.proc && d.scope, "default: git protection, PATH, devices, /proc, scoping");
 	is_int(d.net, NET_OPEN, "default network: open");
+	ok(!d.userns, "default: no new user namespaces");
 	is_int(d.exec.n, 5, "default exec: five system trees");
 	is_str(d.exec.v[2], "/lib*", "default exec globs /lib*");
 	is_int(d.read.n + d.write.n, 0, "default grants nothing else");
@@ -89,6 +90,7 @@ main(void)
 	bad("{\"read\": [\"/a\",\n 7]}", 2, 2, "\"read\" entries must be strings, not a number");
 	bad("{\"git_protect\": \"yes\"}", 1, 17, "\"git_protect\" must be a boolean, not a string");
 	bad("{\"scope\": 1}", 1, 11, "\"scope\" must be a boolean, not a number");
+	bad("{\"userns\": \"yes\"}", 1, 12, "\"userns\" must be a boolean, not a string");
 	bad("{\"network\": \"closed\"}", 1, 13, "\"network\" must be \"open\", \"none\"");
 	bad("{\"network\": [80]}", 1, 13, "\"network\" must be \"open\", \"none\" or an object, not an array");
 	bad("{\"network\": {\"connect\": [0]}}", 1, 26, "port 0 is out of range");

@@ -8,9 +8,7 @@
 
 /* Known agent profiles (home-stage's embedded defaults). */
 
-/* The directory holding the step programs: $PREFIX/libexec/corral beside an
- * installed corral, or corral's own directory in the build tree. */
-int resolve_stepdir(char *out, size_t n);
+#include "stepdir.h"	/* resolve_stepdir */
 
 /* Fill pl from pol, envp and cmd. agent may be NULL (policy, then command
  * name, then "none"). On failure returns -1 with a one-line reason in why

@@ -1,4 +1,4 @@
-/* argv: growable NULL-terminated argument vectors and shell quoting. */
+/* argv: (corral, sandbox-mcp) growable NULL-terminated argument vectors and shell quoting. */
 #ifndef CORRAL_ARGV_H
 #define CORRAL_ARGV_H
 #include <stddef.h>

@@ -1,0 +1,99 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "bash.h"
+#include "ckpt.h"
+#include "run.h"
+
+static void
+stream(struct jw *out, const char *name, const struct buf *b, uint64_t total)
+{
+	char k[32];
+
+	jw_key(out, name);
+	jw_strn(out, b->p ? b->p : "", b->len);
+	snprintf(k, sizeof k, "%s_bytes", name);
+	jw_key(out, k);
+	jw_int(out, (int64_t)total);
+	snprintf(k, sizeof k, "%s_truncated", name);
+	jw_key(out, k);
+	jw_bool(out, total > b->len);
+}
+
+int
+tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	static char *const noenv[] = { NULL };
+	char *cmd = NULL, desc[256], msg[300], id[CKPT_ID_MAX];
+	struct argv av = { 0 }, env = { 0 };
+	struct run_opt o = { 0 };
+	struct run_res r;
+	struct sess ss;
+	size_t cmdn;
+	int64_t usage, max = s->cfg.max_workspace_mb << 20;
+	int made, rc = -1;
+
+	if (arg_blob(a, "command", 1, BASH_CMD_MAX, &cmd, &cmdn, err, errn) < 0 ||
+	    arg_str(a, "description", 0, desc, sizeof desc, err, errn) < 0)
+		goto out0;
+	if (strlen(cmd) != cmdn) {
+		sbx_err(err, errn, "argument \"command\" holds a NUL byte");
+		goto out0;
+	}
+	if (sess_pick(s, a, &ss, err, errn) < 0)
+		goto out0;
+	if (chain_prove(s, err, errn) < 0)
+		goto out;
+	{
+		char *prog[] = { "/bin/sh", "-c", cmd, NULL };
+		if (chain_build(s, &ss, prog, &av, &env, err, errn) < 0)
+			goto out;
+	}
+	o.cwd = ss.ws;
+	o.timeout_ms = s->cfg.bash_timeout_ms;
+	o.max_out = BASH_OUT_MAX;
+	o.group = 1;
+	o.fsize = (uint64_t)max;
+	if (run_prog(av.v, env.v ? env.v : noenv, &o, &r) < 0) {
+		sbx_err(err, errn, "unable to run %s: %s", av.v[0], strerror(errno));
+		goto out;
+	}
+	jw_key(out, "exit_code");
+	jw_int(out, r.timed_out ? 124 : run_code(r.status));
+	jw_key(out, "timed_out");
+	jw_bool(out, r.timed_out);
+	stream(out, "stdout", &r.out, r.out_bytes);
+	stream(out, "stderr", &r.err, r.err_bytes);
+	run_res_free(&r);
+	/* a workspace grown over its bound goes back to the last checkpoint */
+	usage = sess_usage(ss.wsfd);
+	if (usage > max) {
+		char e2[SBX_ERR_MAX];
+		if (ckpt_head(s, &ss, id, e2, sizeof e2) == 0)
+			ckpt_checkout(s, &ss, id, e2, sizeof e2);
+		jw_key(out, "workspace_error");
+		jw_str(out, "the command took the workspace over max_workspace_mb: its changes were rolled back to the last checkpoint");
+		jw_key(out, "checkpoint_id");
+		jw_str(out, id);
+		rc = 0;
+		goto out;
+	}
+	snprintf(msg, sizeof msg, "session_bash: %s", desc[0] ? desc : cmd);
+	if (ckpt_commit(s, &ss, msg, id, &made, err, errn) < 0)
+		goto out;
+	jw_key(out, "checkpoint_id");
+	jw_str(out, id);
+	jw_key(out, "new_checkpoint");
+	jw_bool(out, made);
+	rc = 0;
+out:
+	av_free(&av);
+	av_free(&env);
+	sess_release(&ss);
+out0:
+	free(cmd);
+	return rc;
+}

@@ -1,0 +1,168 @@
+/* The chain session_bash runs: the same steps, by absolute path, as corral run. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "args.h"
+#include "bash.h"
+#include "execenv.h"
+#include "mounts.h"
+#include "run.h"
+#include "path.h"
+#include "stepdir.h"
+
+/* The system directories every command can read and run from; optional
+ * ones may be absent on a machine. */
+static const struct { const char *path; const char *flag; int optional; } SYSTEM[] = {
+	{ "/usr", "-x", 0 }, { "/bin", "-x", 1 }, { "/sbin", "-x", 1 }, { "/lib", "-x", 1 },
+	{ "/lib64", "-x", 1 }, { "/lib32", "-x", 1 }, { "/libx32", "-x", 1 }, { "/etc", "-r", 0 },
+	{ "/proc", "-r", 0 }, { NULL, NULL, 0 }
+};
+
+int
+chain_prove(struct sbx *s, char *err, size_t errn)
+{
+	static char *const envp[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", NULL };
+	char probe[PATH_MAX + 8];
+	char *argv[] = { probe, "--quiet", "--require", "full", NULL };
+	struct run_opt o = { .max_out = 4096, .timeout_ms = 60000, .group = 0 };
+	struct run_res r;
+
+	if (s->proven)
+		return 0;
+	snprintf(probe, sizeof probe, "%s/probe", s->stepdir);
+	if (run_prog(argv, envp, &o, &r) < 0)
+		return sbx_err(err, errn, "unable to run %s: %s; session_bash refused", probe, strerror(errno));
+	run_res_free(&r);
+	if (run_code(r.status) != 0)
+		return sbx_err(err, errn, "probe could not prove the boundary at tier full (status %d): session_bash refused (run %s -v to see why)",
+		    run_code(r.status), probe);
+	s->proven = 1;
+	return 0;
+}
+
+/* 1 when a grant at real would expose the home (holding it) or the store. */
+static int
+exposes(const struct sbx *s, const char *real)
+{
+	if (s->home[0] && path_within(s->home, real))
+		return 1;
+	return path_within(s->store, real) || path_within(real, s->store);
+}
+
+static void
+path_grants(struct sbx *s, struct argv *av, char *childpath, size_t cpn)
+{
+	const char *path = env_get(s->envp, "PATH");
+	char one[PATH_MAX], real[PATH_MAX];
+	size_t o = 0;
+
+	if (path == NULL || *path == '\0')
+		path = "/usr/local/bin:/usr/bin:/bin";
+	childpath[0] = '\0';
+	for (const char *p = path; *p; ) {
+		size_t l = strcspn(p, ":");
+		if (l > 0 && l < sizeof one && p[0] == '/') {
+			memcpy(one, p, l);
+			one[l] = '\0';
+			if (realpath(one, real) != NULL && !exposes(s, real) &&
+			    !(s->home[0] && path_within(real, s->home)) && o + l + 2 < cpn) {
+				av_push(av, "-x");
+				av_push(av, real);
+				if (o)
+					childpath[o++] = ':';
+				memcpy(childpath + o, one, l);
+				o += l;
+				childpath[o] = '\0';
+			}
+		}
+		p += l;
+		if (*p == ':')
+			p++;
+	}
+}
+
+int
+chain_build(struct sbx *s, const struct sess *ss, char *const *prog, struct argv *av,
+    struct argv *env, char *err, size_t errn)
+{
+	const struct config *c = &s->cfg;
+	char childpath[8192], real[PATH_MAX];
+	struct argv gr = { 0 }, extra = { 0 };
+
+	/* env-filter: only what env_allowlist names, then the pins */
+	av_pushf(av, "%s/env-filter", s->stepdir);
+	for (int i = 0; i < c->env_allowlist.n; i++) {
+		const char *v = env_get(s->envp, c->env_allowlist.v[i]);
+		if (strchr(c->env_allowlist.v[i], '=') || v == NULL)
+			continue;
+		av_push(av, "-k");
+		av_push(av, c->env_allowlist.v[i]);
+		av_pushf(env, "%s=%s", c->env_allowlist.v[i], v);
+	}
+	path_grants(s, &gr, childpath, sizeof childpath);
+	av_push(av, "-p");
+	av_pushf(av, "PATH=%s", childpath[0] ? childpath : "/usr/bin:/bin");
+	av_push(av, "-p");
+	av_pushf(av, "HOME=%s", ss->tmp);
+	av_push(av, "-p");
+	av_pushf(av, "TMPDIR=%s", ss->tmp);
+	av_push(av, "-p");
+	av_pushf(av, "PWD=%s", ss->ws);
+	if (mounts_env(ss, &extra) == 0)
+		for (size_t i = 0; i < extra.n; i++) {
+			av_push(av, "-p");
+			av_push(av, extra.v[i]);
+		}
+	av_free(&extra);
+	av_push(av, "--");
+
+	/* confine: the system, PATH, the allowlisted host paths read-only;
+	 * the workspace and the session tmp writable; no network */
+	av_pushf(av, "%s/confine", s->stepdir);
+	for (int i = 0; SYSTEM[i].path; i++) {
+		struct stat st;
+		if (SYSTEM[i].optional && lstat(SYSTEM[i].path, &st) < 0)
+			continue;
+		av_push(av, SYSTEM[i].flag);
+		av_push(av, SYSTEM[i].path);
+	}
+	for (size_t i = 0; i < gr.n; i++)
+		av_push(av, gr.v[i]);
+	av_free(&gr);
+	for (int i = 0; i < c->mount_allowlist.n; i++) {
+		if (realpath(c->mount_allowlist.v[i], real) == NULL)
+			continue;	/* absent: grants nothing */
+		if (exposes(s, real) || path_within(real, s->store)) {
+			av_free(av);
+			av_free(env);
+			return sbx_err(err, errn, "mount_allowlist entry %s would expose %s: session_bash refused",
+			    c->mount_allowlist.v[i], path_within(s->store, real) || path_within(real, s->store) ?
+			    "the session store" : "your home directory");
+		}
+		av_push(av, "-r");
+		av_push(av, real);
+	}
+	if (mounts_grants(s, ss, av, err, errn) < 0) {
+		av_free(av);
+		av_free(env);
+		return -1;
+	}
+	av_push(av, "--dev");
+	av_push(av, "-W");
+	av_push(av, ss->ws);
+	av_push(av, "-W");
+	av_push(av, ss->tmp);
+	av_push(av, "--no-network");
+	av_push(av, "--");
+	av_pushv(av, prog);
+	if (av->err || env->err) {
+		av_free(av);
+		av_free(env);
+		return sbx_err(err, errn, "out of memory");
+	}
+	return 0;
+}

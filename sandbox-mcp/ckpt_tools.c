@@ -1,0 +1,233 @@
+/* The checkpoint tools: history, diff, rollback, labels. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "ckpt.h"
+#include "git.h"
+#include "wspath.h"
+
+enum { DIFF_MAX = 1 << 20, HIST_MAX = 4 << 20 };
+
+/* refs/tags: "ID LABEL" lines */
+static void
+labels_of(struct sbx *s, struct sess *ss, struct run_res *r)
+{
+	const char *a[] = { "for-each-ref", "--format=%(objectname) %(refname:strip=2)", "refs/tags", NULL };
+	char e2[SBX_ERR_MAX];
+
+	git_run(s, ss, a, NULL, 0, 0, r, e2, sizeof e2);
+}
+
+static void
+labels_for(struct jw *w, const struct run_res *tags, const char *id)
+{
+	const char *p = tags->out.p ? tags->out.p : "";
+	size_t il = strlen(id);
+
+	jw_key(w, "labels");
+	jw_open(w, '[');
+	while (*p) {
+		size_t l = strcspn(p, "\n");
+		if (l > il + 1 && strncmp(p, id, il) == 0 && p[il] == ' ')
+			jw_strn(w, p + il + 1, l - il - 1);
+		p += l + (p[l] == '\n');
+	}
+	jw_close(w, ']');
+}
+
+int
+tool_session_history(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	const char *lg[] = { "log", "--no-color", "--format=%H%x1f%ct%x1f%s", "refs/heads/main", NULL };
+	struct run_res r, tags;
+	struct sess ss;
+	const char *p;
+
+	if (sess_pick(s, a, &ss, err, errn) < 0)
+		return -1;
+	if (git_run(s, &ss, lg, NULL, 0, HIST_MAX, &r, err, errn) < 0) {
+		run_res_free(&r);
+		sess_release(&ss);
+		return -1;
+	}
+	labels_of(s, &ss, &tags);
+	jw_key(out, "session_id");
+	jw_str(out, ss.id);
+	jw_key(out, "checkpoints");
+	jw_open(out, '[');
+	for (p = r.out.p ? r.out.p : ""; *p; ) {
+		size_t l = strcspn(p, "\n");
+		char line[512], *f1, *f2;
+		snprintf(line, sizeof line, "%.*s", (int)(l < sizeof line ? l : sizeof line - 1), p);
+		p += l + (p[l] == '\n');
+		if ((f1 = strchr(line, '\x1f')) == NULL || (f2 = strchr(f1 + 1, '\x1f')) == NULL)
+			continue;
+		*f1++ = '\0';
+		*f2++ = '\0';
+		jw_open(out, '{');
+		jw_key(out, "checkpoint_id");
+		jw_str(out, line);
+		jw_key(out, "time");
+		jw_int(out, strtoll(f1, NULL, 10));
+		jw_key(out, "message");
+		jw_str(out, f2);
+		labels_for(out, &tags, line);
+		jw_close(out, '}');
+	}
+	jw_close(out, ']');
+	run_res_free(&r);
+	run_res_free(&tags);
+	sess_release(&ss);
+	return 0;
+}
+
+int
+tool_session_diff(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	char from[CKPT_ID_MAX + 8], to[CKPT_ID_MAX + 8], fid[CKPT_ID_MAX], tid[CKPT_ID_MAX];
+	const char *argv[WS_PATHS_MAX + 16];
+	char (*paths)[WS_PATH_MAX + 16] = NULL;
+	struct run_res r;
+	struct sess ss;
+	int np = 0, n = 0, rc = -1, arr;
+
+	if (arg_str(a, "from_checkpoint_id", 0, from, sizeof from, err, errn) < 0 ||
+	    arg_str(a, "to_checkpoint_id", 0, to, sizeof to, err, errn) < 0)
+		return -1;
+	if ((arr = arg_tok(a, "paths", JSMN_ARRAY, 0, err, errn)) == -2)
+		return -1;
+	if (arr >= 0 && a->t[arr].size > WS_PATHS_MAX)
+		return sbx_err(err, errn, "more than %d paths", WS_PATHS_MAX);
+	if (arr >= 0 && (paths = calloc((size_t)a->t[arr].size + 1, sizeof *paths)) == NULL)
+		return sbx_err(err, errn, "out of memory");
+	for (int i = 0; arr >= 0 && i < a->t[arr].size; i++) {
+		char p[WS_PATH_MAX + 1];
+		if (arg_tokstr(a, arg_elem(a, arr, i), "a path", p, sizeof p, err, errn) < 0 ||
+		    ws_path_check(p, err, errn) < 0)
+			goto out;
+		snprintf(paths[np++], WS_PATH_MAX + 16, ":(literal)%s", p);
+	}
+	if (sess_pick(s, a, &ss, err, errn) < 0)
+		goto out;
+	if (from[0] ? ckpt_resolve(s, &ss, from, NULL, fid, err, errn) < 0 :
+	    ckpt_head(s, &ss, fid, err, errn) < 0)
+		goto rel;
+	argv[n++] = "diff";
+	argv[n++] = "--no-color";
+	argv[n++] = "--no-ext-diff";
+	argv[n++] = "--no-textconv";
+	argv[n++] = "--binary";
+	if (to[0]) {
+		if (ckpt_resolve(s, &ss, to, NULL, tid, err, errn) < 0)
+			goto rel;
+		argv[n++] = fid;
+		argv[n++] = tid;
+	} else {
+		/* to the workspace as it is now: the index takes it in first */
+		const char *add[] = { "add", "-A", "-f", "--", ":/", NULL };
+		if (git_run(s, &ss, add, NULL, 0, 0, &r, err, errn) < 0) {
+			run_res_free(&r);
+			goto rel;
+		}
+		run_res_free(&r);
+		argv[n++] = "--cached";
+		argv[n++] = fid;
+	}
+	argv[n++] = "--";
+	for (int i = 0; i < np; i++)
+		argv[n++] = paths[i];
+	argv[n] = NULL;
+	if (git_run(s, &ss, argv, NULL, 0, DIFF_MAX, &r, err, errn) == 0) {
+		jw_key(out, "from_checkpoint_id");
+		jw_str(out, fid);
+		jw_key(out, "to_checkpoint_id");
+		if (to[0]) jw_str(out, tid); else jw_null(out);
+		jw_key(out, "diff");
+		jw_strn(out, r.out.p ? r.out.p : "", r.out.len);
+		jw_key(out, "bytes");
+		jw_int(out, (int64_t)r.out_bytes);
+		jw_key(out, "truncated");
+		jw_bool(out, r.out_bytes > r.out.len);
+		rc = 0;
+	}
+	run_res_free(&r);
+rel:
+	sess_release(&ss);
+out:
+	free(paths);
+	return rc;
+}
+
+int
+tool_session_rollback(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	char id[CKPT_ID_MAX + 8], label[SBX_LABEL_MAX + 8], to[CKPT_ID_MAX], before[CKPT_ID_MAX],
+	    now[CKPT_ID_MAX], msg[128];
+	struct sess ss;
+	int made, rc = -1;
+
+	if (arg_str(a, "checkpoint_id", 0, id, sizeof id, err, errn) < 0 ||
+	    arg_str(a, "checkpoint_label", 0, label, sizeof label, err, errn) < 0)
+		return -1;
+	if (id[0] && label[0])
+		return sbx_err(err, errn, "give checkpoint_id or checkpoint_label, not both");
+	if (sess_pick(s, a, &ss, err, errn) < 0)
+		return -1;
+	if (ckpt_resolve(s, &ss, id, label, to, err, errn) < 0)
+		goto out;
+	/* what the workspace holds now is kept as a checkpoint first */
+	if (ckpt_commit(s, &ss, "before rollback", before, &made, err, errn) < 0 ||
+	    ckpt_checkout(s, &ss, to, err, errn) < 0)
+		goto out;
+	snprintf(msg, sizeof msg, "rollback to %.12s", to);
+	if (ckpt_commit(s, &ss, msg, now, &made, err, errn) < 0)
+		goto out;
+	jw_key(out, "rolled_back_to");
+	jw_str(out, to);
+	jw_key(out, "checkpoint_id");
+	jw_str(out, now);
+	jw_key(out, "previous_checkpoint_id");
+	jw_str(out, before);
+	rc = 0;
+out:
+	sess_release(&ss);
+	return rc;
+}
+
+int
+tool_session_checkpoint_label(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	char id[CKPT_ID_MAX + 8], label[SBX_LABEL_MAX + 8], full[CKPT_ID_MAX], ref[SBX_LABEL_MAX + 32];
+	const char *ur[] = { "update-ref", "-m", "label", ref, full, NULL };
+	struct run_res r;
+	struct sess ss;
+	int rc = -1;
+
+	if (arg_str(a, "checkpoint_id", 0, id, sizeof id, err, errn) < 0 ||
+	    arg_str(a, "label", 1, label, sizeof label, err, errn) < 0)
+		return -1;
+	if (!ckpt_label_ok(label))
+		return sbx_err(err, errn, "label %s: use 1-64 of A-Z a-z 0-9 . _ - (not starting with . or -)", label);
+	if (sess_pick(s, a, &ss, err, errn) < 0)
+		return -1;
+	if (id[0]) {
+		if (ckpt_resolve(s, &ss, id, NULL, full, err, errn) < 0)
+			goto out;
+	} else if (ckpt_head(s, &ss, full, err, errn) < 0) {
+		goto out;
+	}
+	snprintf(ref, sizeof ref, "refs/tags/%s", label);
+	if (git_run(s, &ss, ur, NULL, 0, 0, &r, err, errn) == 0) {
+		jw_key(out, "checkpoint_id");
+		jw_str(out, full);
+		jw_key(out, "label");
+		jw_str(out, label);
+		rc = 0;
+	}
+	run_res_free(&r);
+out:
+	sess_release(&ss);
+	return rc;
+}

@@ -1,0 +1,377 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "ckpt.h"
+#include "fdio.h"
+#include "files.h"
+#include "rmtree.h"
+#include "rnd.h"
+#include "sess.h"
+#include "wspath.h"
+
+/* Read a workspace file whole (bounded). */
+static int
+slurp(struct sess *ss, const char *path, size_t max, char **buf, size_t *len, char *err, size_t errn)
+{
+	const char *base;
+	int d = ws_parent(ss->wsfd, path, 0, &base);
+
+	if (d < 0)
+		return sbx_err(err, errn, "%s: %s", path, ws_strerror(errno));
+	if (file_read_bounded(d, base, max, buf, len) < 0) {
+		int e = errno;
+		close(d);
+		return sbx_err(err, errn, "%s: %s", path, e == ELOOP ? ws_strerror(e) : e == EFBIG ?
+		    "larger than the read limit" : e == EINVAL ? "not a regular file" : strerror(e));
+	}
+	close(d);
+	return 0;
+}
+
+int
+tool_session_read_file(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	char path[WS_PATH_MAX + 1], pat[1024];
+	int64_t offset = 0, limit = 2000, line = 0, shown = 0, matched = 0;
+	regex_t re;
+	struct sess ss;
+	char *buf;
+	size_t len;
+	int haspat;
+
+	if (arg_str(a, "path", 1, path, sizeof path, err, errn) < 0 || ws_path_check(path, err, errn) < 0 ||
+	    arg_int(a, "offset", 0, INT64_MAX, &offset, err, errn) < 0 ||
+	    arg_int(a, "limit", 1, 1000000, &limit, err, errn) < 0 ||
+	    (haspat = arg_str(a, "pattern", 0, pat, sizeof pat, err, errn)) < 0)
+		return -1;
+	if (haspat && regcomp(&re, pat, REG_EXTENDED | REG_NOSUB) != 0)
+		return sbx_err(err, errn, "pattern is not a valid extended regular expression");
+	if (sess_pick(s, a, &ss, err, errn) < 0 || slurp(&ss, path, FILE_READ_MAX, &buf, &len, err, errn) < 0) {
+		if (haspat)
+			regfree(&re);
+		sess_release(&ss);
+		return -1;
+	}
+	jw_key(out, "path");
+	jw_str(out, path);
+	jw_key(out, haspat ? "matches" : "content");
+	if (haspat)
+		jw_open(out, '[');
+	{
+		struct buf content = { 0 };
+		for (size_t p = 0; p < len; ) {
+			size_t l = strcspn(buf + p, "\n");
+			size_t e = p + l < len ? p + l : len;
+			int take = line >= offset && shown < limit;
+			if (take && haspat) {
+				char c = buf[e];
+				buf[e] = '\0';
+				take = regexec(&re, buf + p, 0, NULL, 0) == 0;
+				buf[e] = c;
+				if (take) {
+					matched++;
+					jw_open(out, '{');
+					jw_key(out, "line");
+					jw_int(out, line + 1);
+					jw_key(out, "text");
+					jw_strn(out, buf + p, e - p);
+					jw_close(out, '}');
+				}
+			} else if (take) {
+				buf_add(&content, buf + p, e - p + (e < len));
+			}
+			if (take)
+				shown++;
+			line++;
+			p = e + 1;
+		}
+		if (haspat)
+			jw_close(out, ']');
+		else
+			jw_strn(out, content.p ? content.p : "", content.len);
+		buf_free(&content);
+	}
+	jw_key(out, "total_lines");
+	jw_int(out, line);
+	jw_key(out, "offset");
+	jw_int(out, offset);
+	jw_key(out, "returned_lines");
+	jw_int(out, shown);
+	jw_key(out, "bytes");
+	jw_int(out, (int64_t)len);
+	free(buf);
+	if (haspat)
+		regfree(&re);
+	sess_release(&ss);
+	return 0;
+}
+
+int
+tool_session_read_files(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	char path[WS_PATH_MAX + 1], e1[SBX_ERR_MAX];
+	int arr = arg_tok(a, "paths", JSMN_ARRAY, 1, err, errn);
+	size_t total = 0;
+	struct sess ss;
+
+	if (arr < 0)
+		return -1;
+	if (a->t[arr].size > WS_PATHS_MAX)
+		return sbx_err(err, errn, "more than %d paths", WS_PATHS_MAX);
+	for (int i = 0; i < a->t[arr].size; i++)
+		if (arg_tokstr(a, arg_elem(a, arr, i), "a path", path, sizeof path, err, errn) < 0 ||
+		    ws_path_check(path, err, errn) < 0)
+			return -1;
+	if (sess_pick(s, a, &ss, err, errn) < 0)
+		return -1;
+	jw_key(out, "files");
+	jw_open(out, '[');
+	for (int i = 0; i < a->t[arr].size; i++) {
+		char *buf;
+		size_t len;
+		arg_tokstr(a, arg_elem(a, arr, i), "a path", path, sizeof path, err, errn);
+		jw_open(out, '{');
+		jw_key(out, "path");
+		jw_str(out, path);
+		if (total >= FILES_OUT_MAX) {
+			jw_key(out, "error");
+			jw_str(out, "not read: the answer is full (read it with session_read_file)");
+		} else if (slurp(&ss, path, FILE_READ_MAX, &buf, &len, e1, sizeof e1) < 0) {
+			jw_key(out, "error");
+			jw_str(out, e1);
+		} else {
+			jw_key(out, "content");
+			jw_strn(out, buf, len);
+			jw_key(out, "bytes");
+			jw_int(out, (int64_t)len);
+			total += len;
+			free(buf);
+		}
+		jw_close(out, '}');
+	}
+	jw_close(out, ']');
+	sess_release(&ss);
+	return 0;
+}
+
+/* Size of the regular file at path now (0 when absent); -1 and a reason
+ * when something other than a regular file (or a symlink) is in the way. */
+static int64_t
+current_size(struct sess *ss, const char *path, char *err, size_t errn)
+{
+	const char *base;
+	struct stat st;
+	int d = ws_parent(ss->wsfd, path, 0, &base);
+
+	if (d < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return sbx_err(err, errn, "%s: %s", path, ws_strerror(errno));
+	}
+	if (fstatat(d, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		close(d);
+		return 0;
+	}
+	close(d);
+	if (S_ISDIR(st.st_mode))
+		return sbx_err(err, errn, "%s is a directory", path);
+	return S_ISREG(st.st_mode) ? st.st_size : 0;
+}
+
+static int
+put(struct sess *ss, const char *path, const char *data, size_t len, char *err, size_t errn)
+{
+	char tmp[40];
+	const char *base;
+	int sfd, fd, d, e;
+
+	if ((d = ws_parent(ss->wsfd, path, 1, &base)) < 0)
+		return sbx_err(err, errn, "%s: %s", path, ws_strerror(errno));
+	if ((sfd = openat(ss->dirfd, "stage", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		close(d);
+		return sbx_err(err, errn, "the session's stage directory: %s", strerror(errno));
+	}
+	memcpy(tmp, "w.", 2);
+	rnd_hex(tmp + 2, 8);
+	fd = openat(sfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || fd_write_all(fd, data, len) < 0 || fsync(fd) < 0 || close(fd) < 0 ||
+	    renameat(sfd, tmp, d, base) < 0) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		unlinkat(sfd, tmp, 0);
+		close(sfd);
+		close(d);
+		return sbx_err(err, errn, "%s: unable to write: %s", path, strerror(e));
+	}
+	fsync(d);
+	close(sfd);
+	close(d);
+	return 0;
+}
+
+static void
+checkpoint(struct sbx *s, struct sess *ss, const char *msg, struct jw *out)
+{
+	char id[CKPT_ID_MAX], e1[SBX_ERR_MAX];
+	int made;
+
+	if (ckpt_commit(s, ss, msg, id, &made, e1, sizeof e1) < 0) {
+		jw_key(out, "checkpoint_error");
+		jw_str(out, e1);
+		return;
+	}
+	jw_key(out, "checkpoint_id");
+	jw_str(out, id);
+}
+
+int
+tool_session_write_files(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	int arr = arg_tok(a, "entries", JSMN_ARRAY, 1, err, errn), n, rc = -1;
+	char (*paths)[WS_PATH_MAX + 1] = NULL;
+	int64_t usage, delta = 0, max;
+	struct sess ss = { .dirfd = -1, .wsfd = -1 };
+
+	if (arr < 0)
+		return -1;
+	if ((n = a->t[arr].size) > WS_PATHS_MAX)
+		return sbx_err(err, errn, "more than %d entries", WS_PATHS_MAX);
+	if ((paths = calloc((size_t)n + 1, sizeof *paths)) == NULL)
+		return sbx_err(err, errn, "out of memory");
+	if (sess_pick(s, a, &ss, err, errn) < 0)
+		goto out;
+	/* every entry is checked before the first is written */
+	for (int i = 0; i < n; i++) {
+		int e = arg_elem(a, arr, i), p, c;
+		struct targs ea = { a->js, a->t, e };
+		int64_t cur;
+		if (a->t[e].type != JSMN_OBJECT) {
+			sbx_err(err, errn, "entries[%d] must be an object {path, content}", i);
+			goto out;
+		}
+		if ((p = arg_tok(&ea, "path", JSMN_STRING, 1, err, errn)) < 0 ||
+		    (c = arg_tok(&ea, "content", JSMN_STRING, 1, err, errn)) < 0 ||
+		    arg_tokstr(&ea, p, "a path", paths[i], sizeof paths[i], err, errn) < 0 ||
+		    ws_path_check(paths[i], err, errn) < 0)
+			goto out;
+		for (int j = 0; j < i; j++)
+			if (strcmp(paths[i], paths[j]) == 0) {
+				sbx_err(err, errn, "path %s is given twice", paths[i]);
+				goto out;
+			}
+		if ((cur = current_size(&ss, paths[i], err, errn)) < 0)
+			goto out;
+		/* the unescaped length is at most the raw one */
+		delta += (a->t[c].end - a->t[c].start) - cur;
+	}
+	usage = sess_usage(ss.wsfd);
+	max = s->cfg.max_workspace_mb << 20;
+	if (usage < 0 || usage + delta > max) {
+		/* the raw length overestimates escapes: measure exactly */
+		delta = 0;
+		for (int i = 0; i < n; i++) {
+			struct targs ea = { a->js, a->t, arg_elem(a, arr, i) };
+			char *data;
+			size_t len;
+			if (arg_blob(&ea, "content", 1, FILE_WRITE_MAX, &data, &len, err, errn) < 0)
+				goto out;
+			free(data);
+			delta += (int64_t)len - current_size(&ss, paths[i], err, errn);
+		}
+		if (usage < 0 || usage + delta > max) {
+			sbx_err(err, errn, "the write would take the workspace to %lld bytes, over max_workspace_mb (%lld MiB): nothing written",
+			    (long long)(usage + delta), (long long)s->cfg.max_workspace_mb);
+			goto out;
+		}
+	}
+	jw_key(out, "written");
+	jw_open(out, '[');
+	for (int i = 0; i < n; i++) {
+		struct targs ea = { a->js, a->t, arg_elem(a, arr, i) };
+		char *data;
+		size_t len;
+		if (arg_blob(&ea, "content", 1, FILE_WRITE_MAX, &data, &len, err, errn) < 0 ||
+		    put(&ss, paths[i], data, len, err, errn) < 0) {
+			free(data);
+			goto out;
+		}
+		free(data);
+		jw_open(out, '{');
+		jw_key(out, "path");
+		jw_str(out, paths[i]);
+		jw_key(out, "bytes");
+		jw_int(out, (int64_t)len);
+		jw_close(out, '}');
+	}
+	jw_close(out, ']');
+	checkpoint(s, &ss, "session_write_files", out);
+	rc = 0;
+out:
+	free(paths);
+	sess_release(&ss);
+	return rc;
+}
+
+int
+tool_session_delete_files(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	char path[WS_PATH_MAX + 1];
+	int arr = arg_tok(a, "paths", JSMN_ARRAY, 1, err, errn), rc = -1;
+	struct sess ss;
+
+	if (arr < 0)
+		return -1;
+	if (a->t[arr].size > WS_PATHS_MAX)
+		return sbx_err(err, errn, "more than %d paths", WS_PATHS_MAX);
+	for (int i = 0; i < a->t[arr].size; i++)
+		if (arg_tokstr(a, arg_elem(a, arr, i), "a path", path, sizeof path, err, errn) < 0 ||
+		    ws_path_check(path, err, errn) < 0)
+			return -1;
+	if (sess_pick(s, a, &ss, err, errn) < 0)
+		return -1;
+	/* every parent is reached without a symlink before the first removal */
+	for (int i = 0; i < a->t[arr].size; i++) {
+		const char *base;
+		int d;
+		arg_tokstr(a, arg_elem(a, arr, i), "a path", path, sizeof path, err, errn);
+		if ((d = ws_parent(ss.wsfd, path, 0, &base)) < 0 && errno != ENOENT) {
+			sbx_err(err, errn, "%s: %s", path, ws_strerror(errno));
+			goto out;
+		}
+		if (d >= 0)
+			close(d);
+	}
+	jw_key(out, "deleted");
+	jw_open(out, '[');
+	for (int i = 0; i < a->t[arr].size; i++) {
+		const char *base;
+		struct stat st;
+		int d, gone = 0;
+		arg_tokstr(a, arg_elem(a, arr, i), "a path", path, sizeof path, err, errn);
+		if ((d = ws_parent(ss.wsfd, path, 0, &base)) >= 0) {
+			if (fstatat(d, base, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				gone = (S_ISDIR(st.st_mode) ? rmtree_at(d, base) : unlinkat(d, base, 0)) == 0;
+			close(d);
+		}
+		jw_open(out, '{');
+		jw_key(out, "path");
+		jw_str(out, path);
+		jw_key(out, "deleted");
+		jw_bool(out, gone);
+		jw_close(out, '}');
+	}
+	jw_close(out, ']');
+	checkpoint(s, &ss, "session_delete_files", out);
+	rc = 0;
+out:
+	sess_release(&ss);
+	return rc;
+}

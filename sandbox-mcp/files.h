@@ -1,0 +1,17 @@
+/* files: the workspace file tools. Every path is checked (wspath) before
+ * anything is touched; writes are bounded by max_workspace_mb and atomic
+ * (a temporary file in the session's stage/, renamed into place). */
+#ifndef SBX_FILES_H
+#define SBX_FILES_H
+#include "sbx.h"
+
+enum {
+	FILE_READ_MAX = 8 << 20,	/* a file read whole */
+	FILES_OUT_MAX = 16 << 20,	/* all of one session_read_files answer */
+	FILE_WRITE_MAX = 64 << 20,	/* one entry's content */
+};
+
+tool_fn tool_session_read_file, tool_session_read_files, tool_session_write_files,
+    tool_session_delete_files;
+
+#endif

@@ -1,0 +1,276 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run.h"
+
+int
+run_init(void)
+{
+	/* a write over RLIMIT_FSIZE fails with EFBIG instead of killing */
+	signal(SIGXFSZ, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+int
+run_code(int ws)
+{
+	if (WIFEXITED(ws))
+		return WEXITSTATUS(ws);
+	if (WIFSIGNALED(ws))
+		return 128 + WTERMSIG(ws);
+	return 125;
+}
+
+void
+run_res_free(struct run_res *r)
+{
+	buf_free(&r->out);
+	buf_free(&r->err);
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Children of this process: /proc/self/task/TID/children when the kernel
+ * has it, else a scan of /proc. Returns how many were killed. */
+static int
+kill_children(void)
+{
+	char path[64], buf[4096];
+	int fd, n = 0;
+	ssize_t len;
+
+	snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)syscall(SYS_gettid));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		len = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (len >= 0) {
+			buf[len] = '\0';
+			for (char *p = buf, *e; *p; p = e) {
+				long pid = strtol(p, &e, 10);
+				if (e == p)
+					break;
+				if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
+					n++;
+			}
+			return n;
+		}
+	}
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t me = getpid();
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		char st[512], *rp;
+		long pid = strtol(de->d_name, &rp, 10), pp;
+		if (*rp || pid <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, st, sizeof st - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		st[len] = '\0';
+		if ((rp = strrchr(st, ')')) == NULL || sscanf(rp + 1, " %*c %ld", &pp) != 1)
+			continue;
+		if (pp == me && kill((pid_t)pid, SIGKILL) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+void
+run_sweep(void)
+{
+	/* each round kills this process's children and reaps them; what they
+	 * left (setsid, double fork) is reparented here for the next round */
+	for (int round = 0; round < 1000; round++) {
+		int k = kill_children(), reaped = 0;
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			reaped++;
+		if (k == 0 && reaped == 0)
+			return;
+		if (k > 0)
+			while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+				if (errno == ECHILD)
+					break;
+	}
+}
+
+static void
+keep(struct buf *b, uint64_t *total, const char *s, size_t n, size_t max)
+{
+	*total += n;
+	if (b->len < max)
+		buf_add(b, s, n < max - b->len ? n : max - b->len);
+}
+
+static int
+spawn(char *const argv[], char *const envp[], const struct run_opt *o, int in, int out, int err,
+    pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t def;
+	int r;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	sigaddset(&def, SIGXFSZ);
+	posix_spawnattr_setsigdefault(&at, &def);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | (o->group ? POSIX_SPAWN_SETPGROUP : 0));
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawn_file_actions_adddup2(&fa, in, 0);
+	posix_spawn_file_actions_adddup2(&fa, out, 1);
+	posix_spawn_file_actions_adddup2(&fa, err, 2);
+	if (o->cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
+	r = posix_spawn(pid, argv[0], &fa, &at, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	return r;
+}
+
+int
+run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct run_res *r)
+{
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 }, pfd = -1, e;
+	struct rlimit old, lim;
+	int64_t deadline = o->timeout_ms ? now_ms() + o->timeout_ms : 0;
+	size_t inoff = 0;
+	pid_t pid;
+	int done = 0, ws = 0, nul;
+	char chunk[65536];
+
+	memset(r, 0, sizeof *r);
+	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
+	    (o->input && pipe2(pi, O_CLOEXEC) < 0))
+		goto fail;
+	nul = o->input ? pi[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (nul < 0)
+		goto fail;
+	if (o->fsize) {
+		getrlimit(RLIMIT_FSIZE, &old);
+		lim = old;
+		lim.rlim_cur = o->fsize < old.rlim_max ? o->fsize : old.rlim_max;
+		setrlimit(RLIMIT_FSIZE, &lim);
+	}
+	e = spawn(argv, envp, o, nul, po[1], pe[1], &pid);
+	if (o->fsize)
+		setrlimit(RLIMIT_FSIZE, &old);
+	close(nul);
+	close(po[1]);
+	close(pe[1]);
+	po[1] = pe[1] = pi[0] = -1;
+	if (e) {
+		errno = e;
+		goto fail;
+	}
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (o->input)
+		fcntl(pi[1], F_SETFL, O_NONBLOCK);
+	for (;;) {
+		struct pollfd p[4];
+		int np = 0, t = -1;
+		if (po[0] >= 0) p[np++] = (struct pollfd){ po[0], POLLIN, 0 };
+		if (pe[0] >= 0) p[np++] = (struct pollfd){ pe[0], POLLIN, 0 };
+		if (!done && pfd >= 0) p[np++] = (struct pollfd){ pfd, POLLIN, 0 };
+		if (pi[1] >= 0) p[np++] = (struct pollfd){ pi[1], POLLOUT, 0 };
+		if (np == 0)
+			break;
+		if (!done && deadline) {
+			int64_t left = deadline - now_ms();
+			t = left > 0 ? (int)left : 0;
+		} else if (!done && pfd < 0) {
+			t = 10;		/* no pidfd: poll for the exit */
+		}
+		if (poll(p, (nfds_t)np, t) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < np; i++) {
+			ssize_t n;
+			if (!p[i].revents)
+				continue;
+			if (p[i].fd == pi[1]) {
+				n = write(pi[1], o->input + inoff, o->inputn - inoff);
+				if (n > 0)
+					inoff += (size_t)n;
+				if (n < 0 || inoff >= o->inputn) {
+					close(pi[1]);
+					pi[1] = -1;
+				}
+				continue;
+			}
+			if (p[i].fd == pfd)
+				continue;
+			n = read(p[i].fd, chunk, sizeof chunk);
+			if (n > 0) {
+				if (p[i].fd == po[0])
+					keep(&r->out, &r->out_bytes, chunk, (size_t)n, o->max_out);
+				else
+					keep(&r->err, &r->err_bytes, chunk, (size_t)n, o->max_out);
+			} else if (n == 0 || errno != EINTR) {
+				close(p[i].fd);
+				if (p[i].fd == po[0]) po[0] = -1; else pe[0] = -1;
+			}
+		}
+		if (!done && waitpid(pid, &ws, WNOHANG) == pid) {
+			done = 1;
+			/* what it left behind in its group or beyond ends with it */
+			if (o->group) {
+				kill(-pid, SIGKILL);
+				run_sweep();
+			}
+		} else if (!done && deadline && now_ms() >= deadline) {
+			r->timed_out = 1;
+			kill(o->group ? -pid : pid, SIGKILL);
+			waitpid(pid, &ws, 0);
+			done = 1;
+			if (o->group) {
+				kill(-pid, SIGKILL);
+				run_sweep();
+			}
+		}
+	}
+	if (!done)
+		waitpid(pid, &ws, 0);
+	if (pfd >= 0)
+		close(pfd);
+	if (pi[1] >= 0)
+		close(pi[1]);
+	r->status = ws;
+	return 0;
+fail:
+	e = errno;
+	for (int *f = po; f < po + 2; f++) if (*f >= 0) close(*f);
+	for (int *f = pe; f < pe + 2; f++) if (*f >= 0) close(*f);
+	for (int *f = pi; f < pi + 2; f++) if (*f >= 0) close(*f);
+	run_res_free(r);
+	errno = e;
+	return -1;
+}

@@ -1,0 +1,39 @@
+/* run: start a program with an explicit environment, capture its output
+ * (bounded), end its whole process tree. I/O. */
+#ifndef SBX_RUN_H
+#define SBX_RUN_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rpc.h"
+
+struct run_opt {
+	const char *cwd;		/* NULL: the server's */
+	int64_t timeout_ms;		/* 0: none */
+	size_t max_out;			/* bytes kept of stdout and of stderr each */
+	int group;			/* own process group; killed, then swept, at the end */
+	uint64_t fsize;			/* RLIMIT_FSIZE for the child, 0: unchanged */
+	const char *input;		/* stdin bytes (NULL: /dev/null) */
+	size_t inputn;
+};
+
+struct run_res {
+	int status;			/* wait status */
+	int timed_out;
+	struct buf out, err;		/* what was kept */
+	uint64_t out_bytes, err_bytes;	/* what was written in all */
+};
+
+/* Run argv[0] (absolute path) with envp. Returns 0 when it ran (see
+ * r->status), -1 with errno when it could not be started. */
+int run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct run_res *r);
+void run_res_free(struct run_res *r);
+/* Make this process the subreaper of everything it starts, so the sweep
+ * finds what left the process group (setsid) when its parent died. */
+int run_init(void);
+/* Kill and reap every child of this process (what the sweep found). */
+void run_sweep(void);
+/* The exit code a wait status stands for (128+N for signal N). */
+int run_code(int ws);
+
+#endif

@@ -1,0 +1,193 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "ckpt.h"
+#include "git.h"
+#include "rnd.h"
+#include "snap.h"
+#include "store.h"
+
+static int
+snapdir(struct sbx *s, char *out, size_t n, int create, char *err, size_t errn)
+{
+	char e2[256];
+	int fd;
+
+	if ((s->cfg.snapshots_dir ? snprintf(out, n, "%s", s->cfg.snapshots_dir) :
+	    snprintf(out, n, "%s/snapshots", s->store)) >= (int)n)
+		return sbx_err(err, errn, "snapshots_dir: the path is too long");
+	if ((fd = store_open(out, create, e2, sizeof e2)) < 0)
+		return sbx_err(err, errn, "snapshots_dir %s: %s", out, e2);
+	return fd;
+}
+
+/* A snapshot's file name: [A-Za-z0-9._-], ends in .bundle, no leading '.'. */
+static int
+name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 8 || n > SNAP_NAME_MAX || s[0] == '.' || strcmp(s + n - 7, ".bundle") != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+int
+snap_take(struct sbx *s, struct sess *ss, char *name, size_t n, char *err, size_t errn)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX + 64], fin[SNAP_NAME_MAX + 1], id[CKPT_ID_MAX], rnd[9];
+	const char *b[] = { "bundle", "create", "-q", tmp, "--all", NULL };
+	struct run_res r;
+	struct tm tm;
+	time_t now = time(NULL);
+	int fd, made;
+
+	if (ckpt_commit(s, ss, "snapshot", id, &made, err, errn) < 0)
+		return -1;
+	if ((fd = snapdir(s, dir, sizeof dir, 1, err, errn)) < 0)
+		return -1;
+	gmtime_r(&now, &tm);
+	rnd_hex(rnd, 4);
+	if (snprintf(fin, sizeof fin, "%s-%04d%02d%02dT%02d%02d%02dZ-%s%s%s.bundle", ss->id, tm.tm_year + 1900,
+	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, rnd, ss->label[0] ? "-" : "",
+	    ss->label[0] && strchr(ss->label, ':') == NULL && strchr(ss->label, '+') == NULL ? ss->label : "") < 0 ||
+	    snprintf(tmp, sizeof tmp, "%s/.tmp-%s", dir, fin) < 0) {
+		close(fd);
+		return sbx_err(err, errn, "snapshot: a name too long");
+	}
+	if (git_run(s, ss, b, NULL, 0, 0, &r, err, errn) < 0) {
+		run_res_free(&r);
+		unlink(tmp);
+		close(fd);
+		return -1;
+	}
+	run_res_free(&r);
+	if (renameat(fd, strrchr(tmp, '/') + 1, fd, fin) < 0) {
+		int e = errno;
+		unlink(tmp);
+		close(fd);
+		return sbx_err(err, errn, "snapshot %s/%s: %s", dir, fin, strerror(e));
+	}
+	fsync(fd);
+	close(fd);
+	if (name)
+		snprintf(name, n, "%s", fin);
+	return 0;
+}
+
+int
+tool_session_snapshot(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	char name[SNAP_NAME_MAX + 1];
+	struct sess ss;
+	int rc;
+
+	if (sess_pick(s, a, &ss, err, errn) < 0)
+		return -1;
+	rc = snap_take(s, &ss, name, sizeof name, err, errn);
+	if (rc == 0) {
+		jw_key(out, "session_id");
+		jw_str(out, ss.id);
+		jw_key(out, "snapshot");
+		jw_str(out, name);
+	}
+	sess_release(&ss);
+	return rc;
+}
+
+int
+tool_list_snapshots(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int fd = snapdir(s, dir, sizeof dir, 0, err, errn);
+
+	jw_key(out, "snapshots_dir");
+	jw_str(out, dir);
+	jw_key(out, "snapshots");
+	jw_open(out, '[');
+	if (fd >= 0 && (d = fdopendir(fd)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			struct stat st;
+			if (!name_ok(de->d_name) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISREG(st.st_mode))
+				continue;
+			jw_open(out, '{');
+			jw_key(out, "snapshot");
+			jw_str(out, de->d_name);
+			jw_key(out, "bytes");
+			jw_int(out, st.st_size);
+			jw_key(out, "time");
+			jw_int(out, st.st_mtim.tv_sec);
+			jw_close(out, '}');
+		}
+		closedir(d);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	jw_close(out, ']');
+	return 0;
+}
+
+int
+tool_session_restore(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	char name[SNAP_NAME_MAX + 8], dir[PATH_MAX], label[SBX_LABEL_MAX + 8], src[PATH_MAX + 64],
+	    id[CKPT_ID_MAX], e2[SBX_ERR_MAX];
+	const char *f[] = { "fetch", "-q", "--no-tags", "--update-head-ok", src, "+refs/heads/main:refs/heads/main",
+	    "+refs/tags/*:refs/tags/*", NULL };
+	struct run_res r;
+	struct sess ss;
+	struct stat st;
+	int fd, rc = -1, made;
+
+	if (arg_str(a, "snapshot", 1, name, sizeof name, err, errn) < 0 ||
+	    arg_str(a, "label", 0, label, sizeof label, err, errn) < 0)
+		return -1;
+	if (!name_ok(name))
+		return sbx_err(err, errn, "snapshot %s: a snapshot is a file name listed by list_snapshots", name);
+	if (label[0] && !sess_label_ok(label))
+		return sbx_err(err, errn, "label %s: use 1-64 of A-Z a-z 0-9 . _ : + -", label);
+	if ((fd = snapdir(s, dir, sizeof dir, 0, err, errn)) < 0)
+		return -1;
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return sbx_err(err, errn, "no snapshot %s in %s (or not a regular file)", name, dir);
+	}
+	close(fd);
+	if (snprintf(src, sizeof src, "%s/%s", dir, name) < 0)
+		return sbx_err(err, errn, "snapshot: a name too long");
+	if (sess_create(s, label[0] ? label : NULL, NULL, &ss, err, errn) < 0)
+		return -1;
+	if (git_run(s, &ss, f, NULL, 0, 0, &r, err, errn) < 0 || ckpt_head(s, &ss, id, err, errn) < 0 ||
+	    ckpt_checkout(s, &ss, id, err, errn) < 0 || ckpt_commit(s, &ss, "restored", id, &made, err, errn) < 0) {
+		run_res_free(&r);
+		sess_release(&ss);
+		sess_remove(s, ss.id, e2, sizeof e2);
+		return -1;
+	}
+	run_res_free(&r);
+	jw_key(out, "session_id");
+	jw_str(out, ss.id);
+	jw_key(out, "snapshot");
+	jw_str(out, name);
+	jw_key(out, "checkpoint_id");
+	jw_str(out, id);
+	rc = 0;
+	sess_release(&ss);
+	return rc;
+}

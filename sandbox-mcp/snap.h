@@ -1,0 +1,17 @@
+/* snap: snapshots, one file each (a git bundle of the session's history)
+ * under snapshots_dir (default STORE/snapshots). I/O. */
+#ifndef SBX_SNAP_H
+#define SBX_SNAP_H
+#include <stddef.h>
+
+#include "sess.h"
+
+enum { SNAP_NAME_MAX = 128 };
+
+/* Checkpoint the workspace, then write the snapshot; its file name into
+ * name (n bytes) when name is not NULL. */
+int snap_take(struct sbx *s, struct sess *ss, char *name, size_t n, char *err, size_t errn);
+
+tool_fn tool_session_snapshot, tool_list_snapshots, tool_session_restore;
+
+#endif

@@ -198,6 +198,96 @@ json_depth_ok(const char *js, size_t len, int max)
 	return 1;
 }
 
+/* Outer extent of token t (a string's quotes included). */
+static size_t tstart(const jsmntok_t *t) { return (size_t)t->start - (t->type == JSMN_STRING); }
+static size_t tend(const jsmntok_t *t) { return (size_t)t->end + (t->type == JSMN_STRING); }
+
+/* -1 when js[from..to) is whitespace around exactly one sep (none when
+ * sep is 0), else the offset of the first wrong byte. */
+static long
+gap_at(const char *js, size_t from, size_t to, char sep)
+{
+	int seen = 0;
+
+	if (to < from)
+		return (long)to;
+	for (size_t i = from; i < to; i++) {
+		if (ws(js[i]))
+			continue;
+		if (js[i] != sep || !sep || seen++)
+			return (long)i;
+	}
+	return sep && seen != 1 ? (long)to : -1;
+}
+
+/* jsmn lets stray and trailing separators through ([1,], {"a":1,}, [1 2],
+ * {"a" 1}): check every gap between siblings, after a key and before a
+ * close, in one pass over the tokens (document order, parent links) with a
+ * stack of open containers and keys, bounded by JSON_MAX_DEPTH. Returns
+ * -1, or the offset of the first wrong byte. */
+static long
+separators_at(const char *js, const jsmntok_t *t, int n)
+{
+	struct { int tok, cnt; size_t pos; } st[2 * JSON_MAX_DEPTH + 4];
+	int sp = 0;
+	long at;
+
+	for (int i = 0; i <= n; i++) {
+		int p = i < n ? t[i].parent : -2;
+		while (sp > 0 && st[sp - 1].tok != p) {
+			int c = st[--sp].tok;
+			if (t[c].type == JSMN_STRING) {
+				if (sp > 0)
+					st[sp - 1].pos = st[sp].pos;	/* a key ends after its value */
+			} else if ((at = gap_at(js, st[sp].pos, (size_t)t[c].end - 1, 0)) >= 0) {
+				return at;
+			}
+		}
+		if (i == n)
+			break;
+		if (p >= 0) {
+			if (sp == 0)
+				return (long)tstart(&t[i]);
+			at = gap_at(js, st[sp - 1].pos, tstart(&t[i]),
+			    t[p].type == JSMN_STRING ? ':' : st[sp - 1].cnt ? ',' : 0);
+			if (at >= 0)
+				return at;
+			st[sp - 1].cnt++;
+			st[sp - 1].pos = tend(&t[i]);
+		}
+		if (t[i].type == JSMN_OBJECT || t[i].type == JSMN_ARRAY ||
+		    (t[i].type == JSMN_STRING && p >= 0 && t[p].type == JSMN_OBJECT)) {
+			if (sp == (int)(sizeof st / sizeof st[0]))
+				return (long)tstart(&t[i]);
+			st[sp].tok = i;
+			st[sp].cnt = 0;
+			st[sp].pos = t[i].type == JSMN_STRING ? tend(&t[i]) : (size_t)t[i].start + 1;
+			sp++;
+		}
+	}
+	return -1;
+}
+
+long
+json_error_at(const char *js, size_t len, const jsmntok_t *t, int n)
+{
+	size_t b;
+	long at;
+
+	for (int i = 0; i < n; i++) {
+		size_t s = (size_t)t[i].start, l = (size_t)(t[i].end - t[i].start);
+		if (t[i].type == JSMN_STRING && unescape(js + s, l, NULL, 0) < 0)
+			return (long)tstart(&t[i]);
+		if (t[i].type == JSMN_PRIMITIVE && !primitive_ok(js + s, l))
+			return (long)s;
+	}
+	if ((at = separators_at(js, t, n)) >= 0)
+		return at;
+	for (b = len; b > 0 && ws(js[b - 1]); b--)
+		;
+	return n > 0 && tend(&t[0]) < b ? (long)tend(&t[0]) : 0;
+}
+
 int
 json_parse(const char *js, size_t len, jsmntok_t *t, unsigned ntoks)
 {
@@ -246,6 +336,8 @@ json_parse(const char *js, size_t len, jsmntok_t *t, unsigned ntoks)
 		    (t[i].type != JSMN_STRING || t[i].size != 1))
 			return errno = EINVAL, -1;
 	}
+	if (separators_at(js, t, n) >= 0)
+		return errno = EINVAL, -1;
 	return n;
 }
 

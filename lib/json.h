@@ -28,6 +28,10 @@ int json_parse(const char *js, size_t len, jsmntok_t *toks, unsigned ntoks);
  * top level is depth 1); brackets inside strings do not count. One pass,
  * stopping at the first level too deep: run it before jsmn does. */
 int json_depth_ok(const char *js, size_t len, int max);
+/* Where a document jsmn tokenized (t, n tokens) but json_parse refused
+ * goes wrong: the byte offset of the first bad token, separator or
+ * trailing text (0 when none is found). For error messages. */
+long json_error_at(const char *js, size_t len, const jsmntok_t *t, int n);
 /* Index of the token after t[i] and all its children. */
 int json_next(const jsmntok_t *t, int i);
 /* In object t[obj], the value token for key (compared after unescaping), or

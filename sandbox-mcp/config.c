@@ -216,24 +216,6 @@ get_value(struct pc *c, int v, const struct key *k, struct config *cf)
 	return -1;
 }
 
-/* Where a document jsmn accepted is still not JSON: the first token that is
- * not valid on its own, or trailing text. */
-static int
-bad_at(const char *js, size_t len, const jsmntok_t *t, int n)
-{
-	jsmntok_t one[2];
-
-	for (int i = 0; i < n; i++) {
-		int s = t[i].start - (t[i].type == JSMN_STRING), e = t[i].end + (t[i].type == JSMN_STRING);
-		if (t[i].type != JSMN_STRING && t[i].type != JSMN_PRIMITIVE)
-			continue;
-		if (json_parse(js + s, (size_t)(e - s), one, 2) < 0)
-			return s;
-	}
-	(void)len;
-	return n > 0 ? t[0].end : 0;
-}
-
 static int
 check_values(struct pc *c, struct config *cf)
 {
@@ -276,7 +258,7 @@ config_parse(const char *buf, size_t len, struct config *cf, struct cfg_err *err
 		if ((n = jsmn_parse(&jp, buf, len, t, CFG_TOKENS_MAX)) < 0)
 			position(buf, (int)jp.pos, err);
 		else
-			position(buf, bad_at(buf, len, t, n), err);
+			position(buf, (int)json_error_at(buf, len, t, n), err);
 		snprintf(err->msg, sizeof err->msg, "not valid JSON");
 		return -1;
 	}

@@ -47,6 +47,14 @@ main(void)
 	is_int(parse("[1,2,3,4,5,6,7,8,9]", t, 4), -1, "token overflow refused");
 	is_int(errno, ENOMEM, "token overflow is ENOMEM");
 	ok(parse("  [ ]  ", t, 64) == 1, "whitespace around a value");
+	is_int(parse("[\"a\",]", t, 64), -1, "trailing comma in an array refused");
+	is_int(parse("{\"a\": 1,}", t, 64), -1, "trailing comma in an object refused");
+	is_int(parse("[,1]", t, 64), -1, "leading comma refused");
+	is_int(parse("[1 2]", t, 64), -1, "missing comma refused");
+	is_int(parse("[1,,2]", t, 64), -1, "double comma refused");
+	is_int(parse("{\"a\" 1}", t, 64), -1, "missing colon refused");
+	ok(parse(" { \"a\" : [ 1 , { \"b\" : \"c\" } ] , \"d\" : { } } ", t, 64) > 0,
+	    "separators with whitespace accepted");
 
 	{
 		static char deep[200000];

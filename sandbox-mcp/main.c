@@ -113,18 +113,23 @@ main(int argc, char **argv)
 	int c;
 
 	msg_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "+c:s:h", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:c:s:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c': cfg = optarg; break;
 		case 's': store = optarg; break;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("sandbox-mcp %s\n", CORRAL_VERSION); return 0;
-		default: usage(stderr); return EXIT_USAGE;
+		case 'h': usage(stdout); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+		case 'V':
+			printf("sandbox-mcp %s\n", CORRAL_VERSION);
+			return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+		default:
+			msg_badopt(c, argc, argv, NULL);
+			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		msg_usage("unexpected argument %s", argv[optind]);
-		usage(stderr);
+		msg_hint("sandbox-mcp --help");
 		return EXIT_USAGE;
 	}
 	s.envp = environ;

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "fdio.h"
-#include "modern.h"
+#include "mcpmeta.h"
 #include "serve.h"
 #include "sess.h"
 #include "store.h"
@@ -51,7 +51,7 @@ static void
 initialize(struct buf *out, const struct rpc_msg *m)
 {
 	static const char *const known[] = { "2025-11-25", "2025-06-18", "2025-03-26", NULL };
-	const char *v = LEGACY_VERSION;
+	const char *v = REV_2025_11_25;
 	char res[512];
 	int p = m->params >= 0 ? json_get(m->js, m->t, m->params, "protocolVersion") : -1;
 
@@ -66,7 +66,7 @@ initialize(struct buf *out, const struct rpc_msg *m)
 static void
 discover(struct buf *out, const struct rpc_msg *m)
 {
-	result(out, m, "{\"supportedVersions\":[\"" MODERN_VERSION "\",\"" LEGACY_VERSION "\"],"
+	result(out, m, "{\"supportedVersions\":[\"" REV_2026_07_28 "\",\"" REV_2025_11_25 "\"],"
 	    "\"capabilities\":{\"tools\":{}},\"_meta\":{\"io.modelcontextprotocol/serverInfo\":" SERVER_INFO "},"
 	    "\"resultType\":\"complete\"}");
 }

@@ -1,0 +1,33 @@
+// sandbox-mcp-client: drive an MCP server's tools by script, on the real
+// @modelcontextprotocol/sdk client over stdio.
+//   node sandbox-mcp-client.mjs NODE_MODULES SCRIPT.json COMMAND [ARG]...
+// SCRIPT is a JSON array of steps: {"list": true} prints the tool names;
+// {"call": NAME, "args": {...}} prints one line {"tool", "isError", "data",
+// "text"} (or {"tool", "error": CODE} when the call is refused at the
+// protocol level). COMMAND runs with an explicit environment: PATH, HOME.
+const [nm, script, command, ...args] = process.argv.slice(2);
+const sdk = nm + '/@modelcontextprotocol/sdk/dist/esm';
+const { Client } = await import(sdk + '/client/index.js');
+const { StdioClientTransport } = await import(sdk + '/client/stdio.js');
+const fs = await import('node:fs');
+
+const steps = JSON.parse(fs.readFileSync(script, 'utf8'));
+const client = new Client({ name: 'corral-test', version: '1' }, { capabilities: {} });
+const env = { PATH: process.env.PATH, HOME: process.env.HOME };
+await client.connect(new StdioClientTransport({ command, args, env, stderr: 'inherit' }));
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+out({ server: client.getServerVersion()?.name });
+for (const s of steps) {
+	if (s.list) {
+		const r = await client.listTools();
+		out({ tools: r.tools.map((t) => t.name) });
+		continue;
+	}
+	try {
+		const r = await client.callTool({ name: s.call, arguments: s.args || {} });
+		out({ tool: s.call, isError: !!r.isError, data: r.structuredContent ?? null, text: r.content?.[0]?.text });
+	} catch (e) {
+		out({ tool: s.call, error: e.code ?? String(e) });
+	}
+}
+await client.close();

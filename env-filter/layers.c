@@ -1,9 +1,11 @@
 /* The layer model and the NAME=VALUE line parser (see layers.h). */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "layers.h"
+#include "num.h"
 #include "secret.h"
 
 /* Never passed, whoever asks: each lets a variable run code, redirect
@@ -57,6 +59,7 @@ ef_strerror(enum ef_code code)
 	case EF_E_MANY: return "more than 1024 entries";
 	case EF_E_DENIED: return "never passes";
 	case EF_E_PINNED: return "pinned twice";
+	case EF_E_VALUE: return "not a port number from 1 to 65535";
 	}
 	return "unknown error";
 }
@@ -279,6 +282,39 @@ ef_set(struct ef_env *env, const char *kv, enum ef_layer layer, struct ef_err *e
 		return 0;
 	}
 	return put(env, &nv, err);
+}
+
+int
+ef_proxy(struct ef_env *env, const char *port, struct ef_err *err)
+{
+	static const char *const names[] = { "HTTP_PROXY", "HTTPS_PROXY", "http_proxy",
+		"https_proxy", "NO_PROXY", "no_proxy" };
+	static char kv[6][48];
+	struct ef_var nv = { 0 };
+	size_t i;
+	int p;
+
+	if (num_parse_int(port, 1, 65535, &p) != 0)
+		return fail(err, EF_E_VALUE, 0);
+	for (i = 0; i < 6; i++) {
+		if (i < 4)
+			snprintf(kv[i], sizeof kv[i], "%s=http://127.0.0.1:%d", names[i], p);
+		else
+			snprintf(kv[i], sizeof kv[i], "%s=", names[i]);
+		nv.kv = kv[i];
+		nv.nlen = strlen(names[i]);
+		nv.layer = EF_PIN;
+		if (find(env->pin, env->npin, kv[i], nv.nlen)) {
+			fail(err, EF_E_PINNED, 0);
+			err->name = kv[i];
+			err->nlen = nv.nlen;
+			return -1;
+		}
+		if (env->npin == EF_MAX_VARS)
+			return fail(err, EF_E_MANY, 0);
+		env->pin[env->npin++] = nv;	/* past the never-pass table: ours */
+	}
+	return 0;
 }
 
 int

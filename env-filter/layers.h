@@ -29,6 +29,7 @@ enum ef_code {
 	EF_E_MANY,	/* over EF_MAX_VARS */
 	EF_E_DENIED,	/* a never-pass name */
 	EF_E_PINNED,	/* the same name pinned twice */
+	EF_E_VALUE,	/* --proxy: not a port number */
 };
 
 struct ef_err {
@@ -90,6 +91,10 @@ int ef_baseline(struct ef_env *env, char *const caller[], struct ef_err *err);
 int ef_keep(struct ef_env *env, char *const caller[], const char *name, struct ef_err *err);
 /* -s and -p: kv is "NAME=VALUE". */
 int ef_set(struct ef_env *env, const char *kv, enum ef_layer layer, struct ef_err *err);
+/* --proxy PORT: pin the proxy variables (which no other layer may set) to
+ * http://127.0.0.1:PORT, NO_PROXY and no_proxy to nothing. PORT must be a
+ * number from 1 to 65535 (EF_E_VALUE otherwise). */
+int ef_proxy(struct ef_env *env, const char *port, struct ef_err *err);
 /* -f and -F: lines of NAME=VALUE; empty lines and lines starting with '#'
  * are skipped. buf must hold len bytes plus one more, which may be written:
  * line ends are overwritten with NUL in place. */

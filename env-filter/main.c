@@ -20,7 +20,7 @@ extern char **environ;
 
 static const char usage[] =
     "env-filter [--baseline] [-k NAME] [-s NAME=VALUE] [-f FILE] [-F FD] "
-    "[-p NAME=VALUE] [--explain | --print0] [--] PROG [ARG...]";
+    "[-p NAME=VALUE] [--proxy PORT] [--explain | --print0] [--] PROG [ARG...]";
 
 static const char help[] =
     "\n\nBuild a fresh environment from layers, then exec PROG with exactly it.\n"
@@ -34,20 +34,24 @@ static const char help[] =
     "  -f, --file FILE       NAME=VALUE lines from FILE (yours, mode 0600 or stricter)\n"
     "  -F, --fd FD           NAME=VALUE lines from descriptor FD (closed after)\n"
     "  -p, --pin NAME=VALUE  set NAME, over every other layer\n"
+    "      --proxy PORT      pin HTTP_PROXY, HTTPS_PROXY, http_proxy, https_proxy\n"
+    "                        to http://127.0.0.1:PORT and NO_PROXY, no_proxy empty\n"
     "      --explain         print each name and the layer that set it; no exec\n"
     "      --print0          print the environment NUL-separated; no exec\n"
     "  -h, --help            this help\n"
     "      --version         print the version\n"
     "\n"
     "Values kept from the caller that look like secrets are dropped with a\n"
-    "warning. Loader, proxy and other code-injecting variables never pass.\n"
+    "warning. Loader, proxy and other code-injecting variables never pass\n"
+    "(but --proxy's, which name only a loopback port).\n"
     "Exit: PROG's status; 125 env-filter failed; 126 PROG not executable;\n"
     "127 PROG not found.\n";
 
-enum { OPT_BASELINE = 256, OPT_EXPLAIN, OPT_PRINT0, OPT_VERSION };
+enum { OPT_BASELINE = 256, OPT_EXPLAIN, OPT_PRINT0, OPT_VERSION, OPT_PROXY };
 
 static const struct option longopts[] = {
 	{ "baseline", no_argument, NULL, OPT_BASELINE },
+	{ "proxy", required_argument, NULL, OPT_PROXY },
 	{ "keep", required_argument, NULL, 'k' },
 	{ "set", required_argument, NULL, 's' },
 	{ "file", required_argument, NULL, 'f' },
@@ -255,6 +259,10 @@ main(int argc, char *argv[])
 		case 'p':
 			if (ef_set(env, optarg, c == 's' ? EF_SET : EF_PIN, &err) < 0)
 				return layer_fail(c == 's' ? "-s" : "-p", 0, &err);
+			break;
+		case OPT_PROXY:
+			if (ef_proxy(env, optarg, &err) < 0)
+				return layer_fail("--proxy", 0, &err);
 			break;
 		case 'f':
 			if (read_file(optarg, &kept, &buf, &len) < 0)

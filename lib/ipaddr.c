@@ -1,9 +1,10 @@
-/* ipaddr: see ipaddr.h. */
+/* ipaddr: see ipaddr.h (all pure but ip_is_local). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "ipaddr.h"
 
@@ -127,4 +128,39 @@ ip_format(const struct ipdest *d, char *buf, size_t n)
 {
 	if (inet_ntop(d->family, d->a, buf, (socklen_t)n) == NULL && n > 0)
 		snprintf(buf, n, "?");
+}
+
+int
+ip_is_local(const struct ipdest *d)
+{
+	struct sockaddr_storage ss, me;
+	socklen_t sl, ml = sizeof me;
+	int s, r = 0;
+
+	memset(&ss, 0, sizeof ss);
+	if (d->family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(9);
+		memcpy(&s4->sin_addr, d->a, 4);
+		sl = sizeof *s4;
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(9);
+		memcpy(&s6->sin6_addr, d->a, 16);
+		sl = sizeof *s6;
+	}
+	s = socket(d->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return 1;	/* unsure: judged as loopback, the stricter rule */
+	if (connect(s, (struct sockaddr *)&ss, sl) == 0 &&
+	    getsockname(s, (struct sockaddr *)&me, &ml) == 0) {
+		if (d->family == AF_INET)
+			r = memcmp(&((struct sockaddr_in *)&me)->sin_addr, d->a, 4) == 0;
+		else
+			r = memcmp(&((struct sockaddr_in6 *)&me)->sin6_addr, d->a, 16) == 0;
+	}
+	close(s);
+	return r;
 }

@@ -90,44 +90,6 @@ sb_ipb_init(struct sb_ipb *b, const struct sb_policy *p)
 	return 0;
 }
 
-/* Is the destination one of this machine's own addresses? A UDP connect
- * sends nothing; for a local destination the kernel picks the same address
- * as the source. */
-static int
-is_local(const struct ipdest *d)
-{
-	struct sockaddr_storage ss, me;
-	socklen_t sl, ml = sizeof me;
-	int s, r = 0;
-
-	memset(&ss, 0, sizeof ss);
-	if (d->family == AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(9);
-		memcpy(&s4->sin_addr, d->a, 4);
-		sl = sizeof *s4;
-	} else {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(9);
-		memcpy(&s6->sin6_addr, d->a, 16);
-		sl = sizeof *s6;
-	}
-	s = socket(d->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return 1;	/* unsure: judge it as loopback, the stricter rule */
-	if (connect(s, (struct sockaddr *)&ss, sl) == 0 &&
-	    getsockname(s, (struct sockaddr *)&me, &ml) == 0) {
-		if (d->family == AF_INET)
-			r = memcmp(&((struct sockaddr_in *)&me)->sin_addr, d->a, 4) == 0;
-		else
-			r = memcmp(&((struct sockaddr_in6 *)&me)->sin6_addr, d->a, 16) == 0;
-	}
-	close(s);
-	return r;
-}
-
 static int
 in_ports(const uint16_t *v, size_t n, uint16_t port)
 {
@@ -173,7 +135,7 @@ decide(struct sb_ipb *b, int type, const struct ipdest *d)
 
 	if (!p->ipfilter)
 		goto ports;
-	if ((c == IPC_PUBLIC || c == IPC_PRIVATE) && is_local(d))
+	if ((c == IPC_PUBLIC || c == IPC_PRIVATE) && ip_is_local(d))
 		c = IPC_LOOPBACK;
 	switch (c) {
 	case IPC_METADATA:

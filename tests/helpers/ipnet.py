@@ -15,6 +15,8 @@
 #   tfo-connect HOST PORT  TCP_FASTOPEN_CONNECT, connect, send
 #   mptcp HOST PORT      socket(IPPROTO_MPTCP)
 #   fd-pass              sendmsg SCM_RIGHTS over a socketpair
+#   via PORT HOST HPORT  CONNECT HOST:HPORT through the proxy on 127.0.0.1:PORT;
+#                        "STATUS:first line after" (the tunnel's or the reason)
 #   serve ADDR PORT...   (outside) TCP listeners answering "NAME\n" where
 #                        NAME is ADDR; prints "ready" once all are bound
 import errno, os, select, socket, sys
@@ -97,6 +99,16 @@ def main(a):
         msg, fds, _, _ = socket.recv_fds(y, 10, 1)
         os.write(fds[0], b'p')
         return 'ok:' + os.read(r, 1).decode()
+    if op == 'via':
+        s = mk(socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(20)
+        s.connect(('127.0.0.1', int(a[1])))
+        s.sendall(('CONNECT %s:%s HTTP/1.1\r\nHost: %s:%s\r\n\r\n' % (a[2], a[3], a[2], a[3])).encode())
+        f = s.makefile('rb')
+        st = f.readline().split()[1].decode()
+        while f.readline() not in (b'\r\n', b''):
+            pass
+        return st + ':' + f.readline().decode().strip()
     if op == 'serve':
         ls = {}
         for i in range(1, len(a), 2):

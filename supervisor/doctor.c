@@ -49,7 +49,14 @@ tlist(FILE *f, const char *what, const struct argv *a)
 static const char *
 netname(const struct policy *p)
 {
-	return p->net == NET_OPEN ? "open" : p->net == NET_NONE ? "none" : "ports";
+	switch (p->net) {
+	case NET_OPEN: return "open";
+	case NET_NONE: return "none";
+	case NET_PORTS: return "ports";
+	case NET_ALLOW: return "allow";
+	case NET_UNFILTERED: break;
+	}
+	return "open-unfiltered";
 }
 
 int
@@ -176,7 +183,12 @@ cmd_doctor(int argc, char **argv, char **envp)
 		printf("  %-22s %s/attempt-ID-AGENT-NONCE/{home,config,tmp}, removed afterwards\n",
 		    "private home and tmp", pl.store);
 		printf("  %-22s HOME TMPDIR XDG_CONFIG_HOME XDG_CACHE_HOME XDG_DATA_HOME XDG_STATE_HOME\n", "pinned");
-		printf("  %-22s %s; IPC scoping %s\n", "network", netname(&pol), pol.scope ? "on" : "off");
+		printf("  %-22s %s%s; IPC scoping %s\n", "network", netname(&pol),
+		    pol.net == NET_OPEN || pol.net == NET_PORTS ? " (no cloud metadata, no outside loopback service)" :
+		    pol.net == NET_ALLOW ? " (only the listed names, through corral's egress-proxy)" : "",
+		    pol.scope ? "on" : "off");
+		if (pol.net == NET_UNFILTERED)
+			printf("  warning: \"network\": \"open-unfiltered\": the agent reaches cloud metadata and every loopback service\n");
 		printf("  %-22s %s\n", "user namespaces", pol.userns ? "allowed" : "refused");
 		if (pol.userns)
 			printf("  warning: %s\n", POLICY_USERNS_WARNING);

@@ -99,6 +99,23 @@ explain_print(FILE *f, const struct plan *pl0)
 		}
 		av_free(&a);
 	}
+	if (r == 0 && pl.pol->net == NET_ALLOW) {
+		/* the domain allowlist: egress-proxy (its URL on its stdout) */
+		char q[PATH_MAX * 4 + 16], qq[PATH_MAX * 4 + 16];
+		snprintf(pl.egress_port, sizeof pl.egress_port, "\001EGRESS_PORT\002");
+		snprintf(q, sizeof q, "%s/egress.url", pl.attempt_dir);
+		fprintf(f, "# the domain allowlist: egress-proxy, outside the boundary\n");
+		if (step_egress(&pl, &a) < 0 || line(f, "", &a, " </dev/null > ") < 0 ||
+		    sh_quote(q, 1, qq, sizeof qq) < 0)
+			r = -1;
+		else
+			fprintf(f, "%s &\nEGRESS_PORT=$(until grep -q http %s; do sleep 0.1; done; sed 's|^http://127.0.0.1:||' %s)\n",
+			    qq, qq, qq);
+		av_free(&a);
+	}
+	if (r == 0 && pl.pol->net == NET_UNFILTERED)
+		fprintf(f, "# warning: \"network\": \"open-unfiltered\": the agent reaches cloud metadata\n"
+		    "# (169.254.169.254) and every loopback service of this machine\n");
 	if (r == 0 && step_chain(&pl, &a, &ci, &xi) == 0) {
 		/* one step per line; each "--" ends the step before it */
 		if (put(f, &a, 0, ci - 1, 1) < 0)

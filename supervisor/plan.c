@@ -173,6 +173,7 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 		av_push(a, "-p");
 		av_pushf(a, "%s=%s%s", plan_mcp_pin.name, pl->attempt_dir, plan_mcp_pin.sub);
 	}
+	plan_net_env(pl, a);	/* the egress proxy's variables: netplan.c */
 	av_push(a, "--");
 
 	/* confine: what the policy grants, the workspace, the attempt's
@@ -203,28 +204,7 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 	av_push(a, "-W");
 	av_pushf(a, "%s/tmp", pl->attempt_dir);
 	grants(a, "-W", &pl->fullsetup);
-	switch (p->net) {
-	case NET_OPEN:
-		break;
-	case NET_NONE:
-		av_push(a, "--no-network");
-		break;
-	case NET_PORTS:
-		for (i = 0; i < p->connect.n; i++) {
-			av_push(a, "--connect");
-			av_pushf(a, "%u", p->connect.v[i]);
-		}
-		/* the MCP proxies' loopback ports */
-		for (i = 0; i < p->nmcp; i++) {
-			av_push(a, "--connect");
-			av_push(a, pl->mcp_port[i]);
-		}
-		for (i = 0; i < p->bind.n; i++) {
-			av_push(a, "--bind");
-			av_pushf(a, "%u", p->bind.v[i]);
-		}
-		break;
-	}
+	plan_net_confine(pl, a);	/* network rules: netplan.c */
 	if (!p->scope)
 		av_push(a, "--no-scope");
 	if (p->userns)

@@ -27,6 +27,7 @@ struct plan {
 	char path[PATH_MAX];		/* the child's PATH: the granted PATH directories ("" keeps the caller's) */
 	struct argv fullsetup;		/* folders home-stage --full-setup named (read-write) */
 	char mcp_port[POLICY_MAX_MCP][32]; /* each proxy's loopback port (SHVAR in explain) */
+	char egress_port[32];		/* NET_ALLOW: egress-proxy's loopback port (SHVAR in explain) */
 	char *const *cmd;		/* the program and its arguments */
 	const char *attempt;		/* attempt id (SHVAR in explain) */
 	const char *attempt_dir;	/* its directory (SHVAR in explain) */
@@ -55,6 +56,13 @@ int step_finish(const struct plan *pl, struct argv *a);
 /* mcp-proxy for the policy's server i: a loopback endpoint with the
  * attempt's token file, the tool allowlist, the upstream. */
 int step_mcp(const struct plan *pl, size_t i, struct argv *a);
+/* netplan.c: the network part of confine's rules (policy "network"), the
+ * env-filter option that pins the proxy variables (NET_ALLOW), and
+ * egress-proxy's argv (NET_ALLOW; decisions appended to the attempt's
+ * audit log, STORE/audit/ATTEMPT.jsonl). */
+void plan_net_confine(const struct plan *pl, struct argv *a);
+void plan_net_env(const struct plan *pl, struct argv *a);
+int step_egress(const struct plan *pl, struct argv *a);
 int step_end(const struct plan *pl, const char *status, const char *platform, const char *tier,
     struct argv *a);
 

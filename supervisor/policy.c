@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostname.h"
 #include "json.h"
 #include "policy.h"
 #include "profile.h"
@@ -284,31 +285,91 @@ walk(struct pctx *c, int k, const char *what, const char *const keys[], member_f
 	return 0;
 }
 
-static const char *const net_keys[] = { "connect", "bind", NULL };
+/* "network": "open" | "none" | "open-unfiltered", or an object with at
+ * most one of "connect" (+ "bind"), "allow" and "mode", and the address
+ * keys "deny_private" and "allow_loopback" (not under "none"). */
+static const char *const net_keys[] = { "connect", "bind", "allow", "mode", "deny_private",
+	"allow_loopback", NULL };
+
+struct netparse {
+	struct policy *p;
+	int connect, bind, allow, mode;		/* token of each key, 0 if absent */
+};
+
+static int
+net_mode_name(struct pctx *c, int k, enum net_mode *m)
+{
+	if (json_eq(c->js, &c->t[k], "open"))
+		return *m = NET_OPEN, 0;
+	if (json_eq(c->js, &c->t[k], "none"))
+		return *m = NET_NONE, 0;
+	if (json_eq(c->js, &c->t[k], "open-unfiltered"))
+		return *m = NET_UNFILTERED, 0;
+	return fail(c, k, "\"network\" must be \"open\", \"none\", \"open-unfiltered\", "
+	    "{\"connect\": [...]} or {\"allow\": [...]}");
+}
 
 static int
 net_member(struct pctx *c, int w, int v, void *arg)
 {
-	struct policy *p = arg;
+	struct netparse *np = arg;
+	struct policy *p = np->p;
+	char out[HOST_MAX];
+	size_t i;
 
-	return get_ports(c, v, net_keys[w], w == 0 ? &p->connect : &p->bind);
+	switch (w) {
+	case 0: np->connect = v; return get_ports(c, v, net_keys[w], &p->connect);
+	case 1: np->bind = v; return get_ports(c, v, net_keys[w], &p->bind);
+	case 2:
+		np->allow = v;
+		if (get_list(c, v, "network.allow", IT_ARG, &p->allow) < 0)
+			return -1;
+		for (i = 0; i < p->allow.n; i++) {
+			if (host_normalize(p->allow.v[i], strlen(p->allow.v[i]), 1, out) == HOST_BAD)
+				return fail(c, v, "\"network.allow\": \"%s\" is not a host name, \"*.NAME\" or an IP address",
+				    p->allow.v[i]);
+		}
+		return 0;
+	case 3:
+		np->mode = v;
+		if (c->t[v].type != JSMN_STRING)
+			return fail(c, v, "\"network.mode\" must be a string, not %s", tname(&c->t[v], c->js));
+		return net_mode_name(c, v, &p->net);
+	case 4: return get_bool(c, v, "network.deny_private", &p->deny_private);
+	case 5: return get_ports(c, v, "network.allow_loopback", &p->allow_loopback);
+	}
+	return 0;
 }
 
 static int
 get_network(struct pctx *c, int k, struct policy *p)
 {
-	if (c->t[k].type == JSMN_STRING) {
-		if (json_eq(c->js, &c->t[k], "open"))
-			return p->net = NET_OPEN, p->connect.n = p->bind.n = 0, 0;
-		if (json_eq(c->js, &c->t[k], "none"))
-			return p->net = NET_NONE, p->connect.n = p->bind.n = 0, 0;
-		return fail(c, k, "\"network\" must be \"open\", \"none\" or {\"connect\": [...], \"bind\": [...]}");
-	}
+	struct netparse np = { .p = p };
+
+	p->connect.n = p->bind.n = p->allow_loopback.n = 0;
+	p->deny_private = 0;
+	list_free(&p->allow);
+	if (c->t[k].type == JSMN_STRING)
+		return net_mode_name(c, k, &p->net);
 	if (c->t[k].type != JSMN_OBJECT)
 		return fail(c, k, "\"network\" must be \"open\", \"none\" or an object, not %s", tname(&c->t[k], c->js));
-	p->net = NET_PORTS;
-	p->connect.n = p->bind.n = 0;
-	return walk(c, k, "\"network\"", net_keys, net_member, p);
+	p->net = NET_OPEN;
+	if (walk(c, k, "\"network\"", net_keys, net_member, &np) < 0)
+		return -1;
+	if (!!np.connect + !!np.allow + !!np.mode > 1)
+		return fail(c, k, "\"network\" takes one of \"connect\", \"allow\" and \"mode\"");
+	if (np.bind && !np.connect)
+		return fail(c, np.bind, "\"network.bind\" needs \"connect\" (a list of ports, maybe empty)");
+	if (np.connect)
+		p->net = NET_PORTS;
+	if (np.allow) {
+		if (p->allow.n == 0)
+			return fail(c, np.allow, "\"network.allow\" is empty: use \"network\": \"none\"");
+		p->net = NET_ALLOW;
+	}
+	if (p->net == NET_NONE && (p->deny_private || p->allow_loopback.n))
+		return fail(c, np.mode, "\"network\" \"none\" takes no \"deny_private\" or \"allow_loopback\"");
+	return 0;
 }
 
 static const char *const env_keys[] = { "keep", "set", "files", NULL };
@@ -572,6 +633,7 @@ policy_free(struct policy *p)
 	list_free(&p->read);
 	list_free(&p->exec);
 	list_free(&p->write);
+	list_free(&p->allow);
 	list_free(&p->env_keep);
 	list_free(&p->env_set);
 	list_free(&p->env_files);

@@ -13,7 +13,10 @@
 enum { POLICY_MAX_LEN = 1 << 20, POLICY_MAX_TOKENS = 16384, POLICY_MAX_PORTS = 64,
 	POLICY_MAX_ITEMS = 256, POLICY_MAX_MCP = 16 };
 
-enum net_mode { NET_OPEN, NET_NONE, NET_PORTS };
+/* open: address rules (no metadata, no outside loopback service); ports:
+ * the same plus TCP ports; allow: only corral's HTTP proxy, which allows
+ * the listed names; unfiltered: the network as it is (a warning). */
+enum net_mode { NET_OPEN, NET_NONE, NET_PORTS, NET_ALLOW, NET_UNFILTERED };
 
 struct strlist {
 	char **v;
@@ -43,6 +46,9 @@ struct policy {
 	int proc;			/* /proc read-only */
 	enum net_mode net;
 	struct portlist connect, bind;	/* NET_PORTS */
+	struct strlist allow;		/* NET_ALLOW: names, "*.NAME", IP literals */
+	struct portlist allow_loopback;	/* outside loopback services the agent may reach */
+	int deny_private;		/* RFC 1918, CGNAT, ULA refused too */
 	int scope;			/* IPC scoping (signals, abstract sockets) */
 	int userns;			/* new user namespaces allowed (confine --userns) */
 	struct strlist env_keep;	/* names kept from the caller, past the baseline */

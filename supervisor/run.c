@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "execenv.h"
 #include "fdio.h"
+#include "egress.h"
 #include "mcp.h"
 #include "denyreport.h"
 #include "msg.h"
@@ -134,6 +135,7 @@ reap_leftovers(pid_t pgid)
 struct runstate {
 	struct mcpset mcp;
 	struct denials den;		/* the boundary's refusals, from audit */
+	struct egressproc eg;		/* egress-proxy (network allow) */
 	struct plan pl;
 	struct policy pol;
 	struct audit au;
@@ -155,6 +157,7 @@ close_attempt(struct runstate *s, int status)
 	int ws, ok = 1;
 
 	mcp_stop(&s->mcp);
+	egress_stop(&s->eg);
 	/* take-back and the record's end are independent: side by side */
 	if (s->have_dir && (step_finish(&s->pl, &fa) < 0 || spawn_start(fa.v, s->senv, SPAWN_CAPTURE, &fin) < 0)) {
 		msg_warn_sys("unable to run home-stage finish");
@@ -569,6 +572,7 @@ run_wait(struct runstate *s, pid_t pid, int tty)
 	if (tty)
 		tty_take();
 	mcp_stop(&s->mcp);
+	egress_stop(&s->eg);
 	reap_leftovers(pid);
 	audit_start(&s->au, "wait");
 	audit_int(&s->au, "status", wait_code(ws));
@@ -642,7 +646,8 @@ cmd_run(int argc, char **argv, char **envp)
 		return interrupted(&s);
 	r = run_stage(&s);
 	reap_collect(&s.reap);
-	if (r < 0 || mcp_start(&s.mcp, &s.pl, &s.au, envp) < 0)
+	if (r < 0 || mcp_start(&s.mcp, &s.pl, &s.au, envp) < 0 ||
+	    egress_start(&s.eg, &s.pl, &s.au, envp) < 0)
 		return fail_run(&s);
 	if ((pid = run_chain(&s, envp, &tty)) < 0)
 		return fail_run(&s);

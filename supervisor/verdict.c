@@ -1,7 +1,10 @@
 /* verdict: the rules of a run's boundary, in the order that decides. */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "hostname.h"
+#include "ipaddr.h"
 #include "path.h"
 #include "verdict.h"
 
@@ -137,6 +140,58 @@ verdict_path(const struct plan *pl, const char *real, struct verdict *v)
 	suggest(pl, real, v);
 }
 
+/* The address rules (confine --filter-ip): a literal's class decides
+ * before any port does. 1 when they settled v. */
+static int
+address_rules(const struct plan *pl, const char *host, unsigned port, struct verdict *v)
+{
+	const struct policy *p = pl->pol;
+	uint8_t a[16];
+	int af = strchr(host, ':') ? AF_INET6 : AF_INET;
+	enum ip_class c;
+	size_t i;
+
+	if (p->net == NET_UNFILTERED || p->net == NET_NONE || inet_pton(af, host, a) != 1)
+		return 0;
+	c = ip_class_of(af, a);
+	if (c == IPC_METADATA || c == IPC_LINKLOCAL) {
+		set(v, ACC_NONE, c == IPC_METADATA ? "cloud metadata: never reachable (confine --filter-ip)" :
+		    "link-local: never reachable (confine --filter-ip)");
+		v->never = 1;
+		snprintf(v->grant, sizeof v->grant, "\"network\": \"open-unfiltered\" (not advised)");
+		return 1;
+	}
+	if (c == IPC_LOOPBACK) {
+		for (i = 0; i < p->allow_loopback.n; i++)
+			if (p->allow_loopback.v[i] == port)
+				return set(v, ACC_WRITE, "\"network\": {\"allow_loopback\": [...]} lists the port"), 1;
+		set(v, ACC_NONE, "loopback: only the agent's own servers and \"allow_loopback\" ports");
+		snprintf(v->grant, sizeof v->grant, "\"network\": {\"allow_loopback\": [%u]}", port);
+		return 1;
+	}
+	if (c == IPC_PRIVATE && p->deny_private) {
+		set(v, ACC_NONE, "\"network\": {\"deny_private\": true}");
+		snprintf(v->grant, sizeof v->grant, "\"network\": {\"deny_private\": false}");
+		return 1;
+	}
+	return 0;
+}
+
+static void
+allowlist(const struct plan *pl, const char *host, struct verdict *v)
+{
+	const struct policy *p = pl->pol;
+	char h[HOST_MAX], pat[HOST_MAX];
+
+	if (host_normalize(host, strlen(host), 0, h) != HOST_BAD)
+		for (size_t i = 0; i < p->allow.n; i++)
+			if (host_normalize(p->allow.v[i], strlen(p->allow.v[i]), 1, pat) != HOST_BAD &&
+			    host_match(pat, h))
+				return set(v, ACC_WRITE, "\"network\": {\"allow\": [...]} lists it (through egress-proxy)");
+	set(v, ACC_NONE, "\"network\": {\"allow\": [...]} does not list it");
+	snprintf(v->grant, sizeof v->grant, "\"network\": {\"allow\": [\"%s\"]}", h);
+}
+
 void
 verdict_connect(const struct plan *pl, const char *host, unsigned port, struct verdict *v)
 {
@@ -144,8 +199,15 @@ verdict_connect(const struct plan *pl, const char *host, unsigned port, struct v
 
 	memset(v, 0, sizeof *v);
 	v->net = 1;
-	(void)host;
+	if (address_rules(pl, host, port, v))
+		return;
 	switch (p->net) {
+	case NET_UNFILTERED:
+		set(v, ACC_WRITE, "\"network\": \"open-unfiltered\"");
+		return;
+	case NET_ALLOW:
+		allowlist(pl, host, v);
+		return;
 	case NET_OPEN:
 		set(v, ACC_WRITE, "\"network\": \"open\"");
 		return;

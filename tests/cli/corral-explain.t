@@ -49,7 +49,7 @@ run $E "$C" explain -w "$TMP/ws" --no-network -- true
 like "$out" " --no-network " "--no-network reaches confine"
 printf '{"network": {"connect": [443, 80]}, "scope": false, "minimum_tier": "fs"}' > "$TMP/n.json"
 run $E "$C" explain -p "$TMP/n.json" -w "$TMP/ws" -- true
-like "$out" " --connect 443 --connect 80 --no-scope " "ports and no scope"
+like "$out" " --connect 443 --connect 80 --filter-ip --no-scope " "ports and no scope (and the address rules)"
 like "$out" "probe --require fs\\+net" "ports raise the tier to fs+net"
 
 # the agent: inferred from a known command, else -a

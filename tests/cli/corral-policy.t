@@ -56,7 +56,7 @@ mkdir "$TMP/ws"
 printf '{"network": "closed"}' > "$TMP/broken.json"
 run "$C" run -p "$TMP/broken.json" -w "$TMP/ws" -- /bin/sh -c "touch $TMP/ran"
 is "$rc" 125 "run with a broken policy: 125"
-is "$err" "corral: fatal: policy $TMP/broken.json:1:13: \"network\" must be \"open\", \"none\" or {\"connect\": [...], \"bind\": [...]}
+is "$err" "corral: fatal: policy $TMP/broken.json:1:13: \"network\" must be \"open\", \"none\", \"open-unfiltered\", {\"connect\": [...]} or {\"allow\": [...]}
 corral: hint: check it with: corral policy check $TMP/broken.json" "run names the position and hints"
 ok "$([ ! -e "$TMP/ran" ]; echo $?)" "nothing ran"
 run "$C" explain -p "$TMP/broken.json" -w "$TMP/ws" -- /bin/true

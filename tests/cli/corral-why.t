@@ -55,8 +55,14 @@ for who in root nobody; do
 	like "$out" "$H/proj/data/x: read-write: \"write\" in the policy: $H/proj/data$" "$who: policy write"
 
 	# network modes
+	run Yw --connect 198.51.100.10:443
+	is "$rc:$out" "0:198.51.100.10:443: allowed: \"network\": \"open\"" "$who: network open"
 	run Yw --connect 127.0.0.1:5432
-	is "$rc:$out" "0:127.0.0.1:5432: allowed: \"network\": \"open\"" "$who: network open"
+	is "$rc:$out" "1:127.0.0.1:5432: denied: loopback: only the agent's own servers and \"allow_loopback\" ports
+  to grant it: \"network\": {\"allow_loopback\": [5432]} in a policy file (corral run -p FILE; corral policy check FILE)" \
+	    "$who: network open: an outside loopback service is not"
+	run Yw --connect 169.254.169.254:80
+	like "$rc:$out" "^1:169.254.169.254:80: denied: cloud metadata: never reachable" "$who: network open: metadata never"
 	printf '{"network": "none"}\n' > "$CFG/none.json"
 	printf '{"network": {"connect": [443]}}\n' > "$CFG/ports.json"
 	[ $who = nobody ] && chown nobody "$CFG/none.json" "$CFG/ports.json"

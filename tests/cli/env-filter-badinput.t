@@ -132,6 +132,6 @@ run env -i "$EF" --file
 is "$rc:$err" "125:env-filter: usage: option --file needs an argument
 env-filter: hint: env-filter --help" "--file without its argument"
 run env -i "$EF" -s A=1
-is "$rc:$err" "125:env-filter: usage: env-filter [--baseline] [-k NAME] [-s NAME=VALUE] [-f FILE] [-F FD] [-p NAME=VALUE] [--explain | --print0] [--] PROG [ARG...]" "no PROG"
+is "$rc:$err" "125:env-filter: usage: env-filter [--baseline] [-k NAME] [-s NAME=VALUE] [-f FILE] [-F FD] [-p NAME=VALUE] [--proxy PORT] [--explain | --print0] [--] PROG [ARG...]" "no PROG"
 
 done_testing

@@ -139,7 +139,7 @@ ok $? "--print0: NAME=VALUE, NUL-terminated"
 
 run "$EF" --help
 is "$rc" 0 "--help exits 0"
-like "$out" "^usage: env-filter \[--baseline\] \[-k NAME\] \[-s NAME=VALUE\] \[-f FILE\] \[-F FD\] \[-p NAME=VALUE\] \[--explain \| --print0\] \[--\] PROG \[ARG\.\.\.\]" "--help starts with the synopsis"
+like "$out" "^usage: env-filter \[--baseline\] \[-k NAME\] \[-s NAME=VALUE\] \[-f FILE\] \[-F FD\] \[-p NAME=VALUE\] \[--proxy PORT\] \[--explain \| --print0\] \[--\] PROG \[ARG\.\.\.\]" "--help starts with the synopsis"
 run "$EF" -h
 is "$rc" 0 "-h exits 0"
 run "$EF" --version

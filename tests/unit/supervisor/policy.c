@@ -76,6 +76,21 @@ main(void)
 	ok(strcmp(P.agent, "claude") == 0 && P.full_setup && strcmp(P.min_tier, "fs+net") == 0, "agent, full_setup, tier");
 	ok(P.nmcp == 2 && P.mcp[0].command.n == 2 && P.mcp[1].url && P.mcp[1].tools.n == 2 &&
 	    strcmp(P.mcp[1].credential_file, "~/.gh-token") == 0, "mcp servers");
+	is_int(parse("{\"network\": {\"allow\": [\"a.test\", \"*.b.test\", \"198.51.100.1\", \"b\xc3\xbc.test\"], "
+	    "\"deny_private\": true, \"allow_loopback\": [5432]}}"), 0, "network allow");
+	ok(P.net == NET_ALLOW && P.allow.n == 4 && P.deny_private && P.allow_loopback.n == 1 &&
+	    P.allow_loopback.v[0] == 5432, "allow, deny_private, allow_loopback");
+	is_int(parse("{\"network\": \"open-unfiltered\"}"), 0, "open-unfiltered");
+	ok(P.net == NET_UNFILTERED && P.allow.n == 0 && !P.deny_private, "... replaces what was there");
+	is_int(parse("{\"network\": {\"mode\": \"open-unfiltered\", \"allow_loopback\": [1]}}"), 0, "mode in the object");
+	ok(P.net == NET_UNFILTERED && P.allow_loopback.n == 1, "... with allow_loopback");
+	is_int(parse("{\"network\": {\"deny_private\": true}}"), 0, "an object without a mode: open");
+	ok(P.net == NET_OPEN && P.deny_private, "... with deny_private");
+	is_int(parse("{\"network\": {\"connect\": [], \"allow\": [\"a\"]}}"), -1, "connect and allow: refused");
+	is_int(parse("{\"network\": {\"allow\": [\"*\"]}}"), -1, "a bare * is not a name");
+	is_int(parse("{\"network\": {\"allow\": [\"a\"], \"mode\": \"open\"}}"), -1, "allow and mode: refused");
+	is_int(parse("{\"network\": \"closed\"}"), -1, "an unknown mode");
+	is_int(parse("{\"network\": {\"mode\": \"none\", \"deny_private\": true}}"), -1, "none with deny_private");
 	is_int(parse("{\"agent\": null}"), 0, "agent null: inferred");
 	is_int(parse("{}"), 0, "an empty object is a policy");
 

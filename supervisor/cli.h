@@ -42,5 +42,7 @@ void usage_run(int fd);
 #include <stdio.h>
 /* The script corral explain prints (tests call it). */
 int explain_print(FILE *f, const struct plan *pl);
+/* tool: the plan's notes (install trees, toolchains, PATH left out), one per line after pre. */
+void notes_print(FILE *f, const char *pre, const struct plan *pl);
 
 #endif

@@ -159,6 +159,7 @@ cmd_doctor(int argc, char **argv, char **envp)
 		printf("\"scope\":%s,", pol.scope ? "true" : "false");
 		printf("\"userns\":%s,", pol.userns ? "true" : "false");
 		jstr(stdout, "minimum_tier", plan_tier(&pl), 1);
+		jlist(stdout, "notes", &pl.notes, 1);	/* tool: install trees, toolchains, PATH left out */
 		jstr(stdout, "home_unreachable", pl.home, 0);
 		printf("}}\n");
 	} else {
@@ -202,8 +203,12 @@ cmd_doctor(int argc, char **argv, char **envp)
 		}
 		for (char *l = warn, *e; *l && (e = strchr(l, '\n')); l = e + 1) {
 			*e = '\0';
-			printf("  note: %s\n", l);
+			if (strncmp(l, "PATH directory ", 15) != 0 || strstr(l, "your home") == NULL)
+				printf("  note: %s\n", l);	/* the home's are among the notes below */
 		}
+		if (pl.notes.n)
+			printf("\ninstall trees and toolchains in the home:\n");
+		notes_print(stdout, "  ", &pl);	/* tool */
 		printf("\nthis machine %s\n", code == 0 ? "proves the boundary: corral run will start" :
 		    "does not prove the boundary: corral run will refuse to start");
 	}

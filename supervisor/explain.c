@@ -31,6 +31,19 @@ line(FILE *f, const char *pre, const struct argv *a, const char *post)
 	return 0;
 }
 
+/* One line per note, control characters shown as '?' (a path may hold a
+ * newline: it must not end the comment). */
+void
+notes_print(FILE *f, const char *pre, const struct plan *pl)
+{
+	for (size_t i = 0; i < pl->notes.n; i++) {
+		fputs(pre, f);
+		for (const char *s = pl->notes.v[i]; *s; s++)
+			fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+		fputc('\n', f);
+	}
+}
+
 int
 explain_print(FILE *f, const struct plan *pl0)
 {
@@ -46,6 +59,7 @@ explain_print(FILE *f, const struct plan *pl0)
 	    "# Secrets are passed by file and never appear here.\n");
 	if (pl.pol->userns)
 		fprintf(f, "# warning: %s\n", POLICY_USERNS_WARNING);
+	notes_print(f, "# ", &pl);	/* tool: install trees and toolchains granted, PATH left out */
 	if (step_probe(&pl, &a) < 0 || line(f, "eval \"$(", &a, ")\" || exit 125\n") < 0)
 		r = -1;
 	av_free(&a);

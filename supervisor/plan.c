@@ -27,6 +27,8 @@ plan_free(struct plan *pl)
 	av_free(&pl->ex);
 	av_free(&pl->wr);
 	av_free(&pl->fullsetup);
+	av_free(&pl->notes);
+	av_free(&pl->tcenv);
 }
 
 static int
@@ -152,6 +154,11 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 		/* only directories the agent can reach; the policy may override */
 		av_push(a, "-s");
 		av_pushf(a, "PATH=%s", pl->path);
+	}
+	for (i = 0; i < pl->tcenv.n; i++) {
+		/* a toolchain's data directory (homepath.c); the policy may override */
+		av_push(a, "-s");
+		av_push(a, pl->tcenv.v[i]);
 	}
 	for (i = 0; i < p->env_keep.n; i++) {
 		av_push(a, "-k");

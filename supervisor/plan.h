@@ -31,6 +31,10 @@ struct plan {
 	char *const *cmd;		/* the program and its arguments */
 	const char *attempt;		/* attempt id (SHVAR in explain) */
 	const char *attempt_dir;	/* its directory (SHVAR in explain) */
+	/* tool (installtree.c, homepath.c): the command's install tree and the
+	 * toolchains in the home */
+	struct argv notes;		/* "granted: ..." / "left out: ..." for explain and doctor */
+	struct argv tcenv;		/* NAME=VALUE a toolchain entry sets (RUSTUP_HOME, ...) */
 };
 
 /* The variables pinned in the child, each relative to the attempt directory. */

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "execenv.h"
+#include "homepath.h"
+#include "installtree.h"
 #include "linkwalk.h"
 #include "path.h"
 #include "profile.h"
@@ -210,6 +212,19 @@ agent_known(const char *name)
 	return loaded && prof_name_ok(name) && profiles_find(&ps, name) != NULL;
 }
 
+/* The PATH the agent will have: the policy's "env.set" PATH, else the
+ * granted PATH directories, else the caller's. */
+static const char *
+agent_path(const struct plan *pl, const struct policy *pol, char *const envp[])
+{
+	for (size_t i = 0; i < pol->env_set.n; i++)
+		if (strncmp(pol->env_set.v[i], "PATH=", 5) == 0)
+			return pol->env_set.v[i] + 5;
+	if (pl->path[0])
+		return pl->path;
+	return env_get(envp, "PATH");
+}
+
 int
 plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
     char *const *cmd, char *why, size_t whyn, char *hint, size_t hintn,
@@ -325,13 +340,12 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 				snprintf(lk, sizeof lk, "PATH directory %.*s is reached through a symbolic link in %.100s: not granted",
 				    PATH_MAX / 2, line, msgb + PATH_MAX);
 				addwarn(warn, warnn, lk);
-			} else if (pl->home[0] && (path_within(pl->home, buf) || path_within(buf, pl->home))) {
-				snprintf(msgb, sizeof msgb, "PATH directory %.*s is in (or holds) your home: not granted",
-				    PATH_MAX, buf);
-				addwarn(warn, warnn, msgb);
+			} else if (pl->home[0] && (path_within(pl->home, buf) || path_within(buf, pl->home)) &&
+			    homepath_grant(pl, line, buf, warn, warnn) <= 0) {
+				;	/* tool (homepath.c): left out, the warning names the policy line */
 			} else {
-				if (!has(&pl->ex, buf))
-					av_push(&pl->ex, buf);
+				if (!has(&pl->ex, buf) && !(pl->home[0] && path_within(buf, pl->home)))
+					av_push(&pl->ex, buf);	/* in the home: what its toolchain entry granted */
 				/* the child's PATH keeps the caller's spelling and order */
 				size_t pn = strlen(pl->path);
 				if (pn + strlen(line) + 2 < sizeof pl->path && !in_path(pl->path, line)) {
@@ -344,6 +358,9 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 				break;
 		}
 	}
+	/* tool (installtree.c): the command's own install tree, and its interpreter's */
+	if (cmd && cmd[0] && installtree_grant(pl, agent_path(pl, pol, envp), cmd[0], &pl->notes) < 0)
+		return say(why, whyn, "out of memory");
 	if (pl->ex.err || pl->rd.err || pl->wr.err)
 		return say(why, whyn, "out of memory");
 	/* a grant inside a grant that gives as much says nothing more */

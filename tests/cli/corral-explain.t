@@ -110,7 +110,8 @@ like "$out" " -W $TMP/wt " "git_protect false: a plain grant"
 # PATH directories inside the home are left out, and said so
 mkdir -p "$H/bin"
 run env -i HOME=$H PATH=$H/bin:/usr/bin:/bin XDG_STATE_HOME=$TMP/state "$C" explain -w "$TMP/ws" -- true
-like "$err" "warning: PATH directory $H/bin is in \\(or holds\\) your home: not granted" "a PATH directory in the home: left out, with a warning"
+like "$err" "warning: PATH directory $H/bin is in your home and no toolchain entry matches it: not granted; to grant it: \"exec\": \\[\"~/bin\"\\]" "a PATH directory in the home: left out, with a warning and the policy line"
+like "$out" "^# left out: PATH directory $H/bin is in your home" "explain names it in the script too"
 like "$out" "-s PATH=/usr/bin:/bin " "the child's PATH lists only granted directories"
 
 run "$C" explain

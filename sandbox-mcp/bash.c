@@ -34,6 +34,7 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	struct sess ss;
 	size_t cmdn;
 	int64_t usage, max = s->cfg.max_workspace_mb << 20;
+	uint64_t fp1 = SESS_FP_INIT;
 	int made, rc = -1;
 
 	if (arg_blob(a, "command", 1, BASH_CMD_MAX, &cmd, &cmdn, err, errn) < 0 ||
@@ -69,7 +70,16 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	stream(out, "stderr", &r.err, r.err_bytes);
 	run_res_free(&r);
 	/* a workspace grown over its bound goes back to the last checkpoint */
-	usage = sess_usage(ss.wsfd);
+	usage = sess_scan(ss.wsfd, &fp1);
+	if (usage >= 0 && ckpt_fp_same(&ss, fp1) && ckpt_head_fast(&ss, id) == 0) {
+		/* nothing changed (same names, inodes, sizes and times): no git */
+		jw_key(out, "checkpoint_id");
+		jw_str(out, id);
+		jw_key(out, "new_checkpoint");
+		jw_bool(out, 0);
+		rc = 0;
+		goto out;
+	}
 	if (usage > max) {
 		char e2[SBX_ERR_MAX];
 		if (ckpt_head(s, &ss, id, e2, sizeof e2) == 0)

@@ -7,10 +7,12 @@
 
 #include "args.h"
 #include "ckpt.h"
+#include "fdio.h"
 #include "git.h"
 #include "wspath.h"
 
 static int head(struct sbx *s, struct sess *ss, char *id, char *err, size_t errn);
+static void fp_record(struct sess *ss);
 
 int
 ckpt_label_ok(const char *l)
@@ -139,6 +141,7 @@ ckpt_commit(struct sbx *s, struct sess *ss, const char *msg, char *id, int *made
 			return -1;
 		if (strcmp(pt, tree) == 0) {
 			strcpy(id, parent);
+			fp_record(ss);
 			return 0;
 		}
 	} else {
@@ -161,6 +164,7 @@ ckpt_commit(struct sbx *s, struct sess *ss, const char *msg, char *id, int *made
 		return run_res_free(&r), -1;
 	run_res_free(&r);
 	*made = 1;
+	fp_record(ss);
 	prune(s, ss);
 	return 0;
 }
@@ -173,6 +177,7 @@ ckpt_checkout(struct sbx *s, struct sess *ss, const char *id, char *err, size_t 
 	struct run_res r;
 
 	unlock_stale(ss);
+	unlinkat(ss->dirfd, "fp", 0);
 	/* the index first holds every file there is, so read-tree -u removes
 	 * what the checkpoint does not have */
 	if (git_run(s, ss, add, NULL, 0, 0, &r, err, errn) < 0)
@@ -213,6 +218,56 @@ ckpt_resolve(struct sbx *s, struct sess *ss, const char *id, const char *label, 
 		if (rc < 0)
 			return sbx_err(err, errn, "no checkpoint %s in session %s", id && *id ? id : label, ss->id);
 	}
+	return 0;
+}
+
+/* The workspace as the checkpoint just made (or found equal) saw it. */
+static void
+fp_record(struct sess *ss)
+{
+	uint64_t fp = SESS_FP_INIT;
+	char b[32];
+
+	if (sess_scan(ss->wsfd, &fp) < 0) {
+		unlinkat(ss->dirfd, "fp", 0);
+		return;
+	}
+	snprintf(b, sizeof b, "%016llx\n", (unsigned long long)fp);
+	if (file_replace_atomic(ss->dirfd, "fp", b, strlen(b), 0600) < 0)
+		unlinkat(ss->dirfd, "fp", 0);
+}
+
+int
+ckpt_fp_same(struct sess *ss, uint64_t fp)
+{
+	char *buf, want[32];
+	size_t len;
+	int same;
+
+	if (file_read_bounded(ss->dirfd, "fp", 64, &buf, &len) < 0)
+		return 0;
+	snprintf(want, sizeof want, "%016llx\n", (unsigned long long)fp);
+	same = strcmp(buf, want) == 0;
+	free(buf);
+	return same;
+}
+
+int
+ckpt_head_fast(struct sess *ss, char *id)
+{
+	char *buf;
+	size_t len;
+
+	if (file_read_bounded(ss->dirfd, "history.git/refs/heads/main", 128, &buf, &len) < 0)
+		return -1;
+	while (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	if (!hex_ok(buf, 40, 64)) {
+		free(buf);
+		return -1;
+	}
+	memcpy(id, buf, len + 1);
+	free(buf);
 	return 0;
 }
 

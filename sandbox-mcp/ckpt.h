@@ -4,6 +4,7 @@
 #ifndef SBX_CKPT_H
 #define SBX_CKPT_H
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sess.h"
 
@@ -22,6 +23,11 @@ int ckpt_resolve(struct sbx *s, struct sess *ss, const char *id, const char *lab
     char *err, size_t errn);
 /* The latest checkpoint's id. */
 int ckpt_head(struct sbx *s, struct sess *ss, char *id, char *err, size_t errn);
+/* The latest checkpoint read from refs/heads/main directly (no git); -1
+ * when that file is not there (packed) or malformed. */
+int ckpt_head_fast(struct sess *ss, char *id);
+/* 1 when fp is the workspace fingerprint recorded at the last checkpoint. */
+int ckpt_fp_same(struct sess *ss, uint64_t fp);
 /* How many checkpoints (history length as shown). */
 long ckpt_count(struct sbx *s, struct sess *ss);
 /* 1 when label is a valid checkpoint label ([A-Za-z0-9._-], 1-64, not

@@ -367,8 +367,17 @@ fail:
 	}
 }
 
+static void
+fnv(uint64_t *h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		*h = (*h ^ c[i]) * 0x100000001b3ULL;
+}
+
 int64_t
-sess_usage(int wsfd)
+sess_scan(int wsfd, uint64_t *fp)
 {
 	int fd = openat(wsfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct dirent *de;
@@ -386,11 +395,20 @@ sess_usage(int wsfd)
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
+		if (fp) {
+			/* any write changes ctime; any entry made or removed, its directory's */
+			fnv(fp, de->d_name, strlen(de->d_name) + 1);
+			fnv(fp, &st.st_ino, sizeof st.st_ino);
+			fnv(fp, &st.st_mode, sizeof st.st_mode);
+			fnv(fp, &st.st_size, sizeof st.st_size);
+			fnv(fp, &st.st_mtim, sizeof st.st_mtim);
+			fnv(fp, &st.st_ctim, sizeof st.st_ctim);
+		}
 		if (S_ISREG(st.st_mode)) {
 			total += st.st_size;
 		} else if (S_ISDIR(st.st_mode)) {
 			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			int64_t u = sub >= 0 ? sess_usage(sub) : 0;
+			int64_t u = sub >= 0 ? sess_scan(sub, fp) : 0;
 			if (sub >= 0)
 				close(sub);
 			if (u > 0)
@@ -399,6 +417,12 @@ sess_usage(int wsfd)
 	}
 	closedir(d);
 	return total;
+}
+
+int64_t
+sess_usage(int wsfd)
+{
+	return sess_scan(wsfd, NULL);
 }
 
 int

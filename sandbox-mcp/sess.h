@@ -42,6 +42,11 @@ int sess_reap(struct sbx *s);
 /* Bytes the workspace takes (regular files' sizes), walking by descriptor
  * without following symlinks; -1 on error. */
 int64_t sess_usage(int wsfd);
+/* The same, folding every entry's name, inode, mode, size, mtime and ctime
+ * into *fp (FNV-1a, start it at SESS_FP_INIT): equal to the one recorded
+ * at the last checkpoint when nothing changed since, so no git is needed. */
+#define SESS_FP_INIT 14695981039346656037ULL
+int64_t sess_scan(int wsfd, uint64_t *fp);
 
 /* session tools */
 tool_fn tool_create_session, tool_session_switch, tool_session_list, tool_session_close,

@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "ckpt.h"
+#include "copy.h"
+#include "wspath.h"
 #include "fdio.h"
 #include "mounts.h"
 #include "path.h"
@@ -61,4 +64,162 @@ mounts_env(const struct sess *ss, struct argv *env)
 	if (fstatat(ss->wsfd, ".packages/npm/node_modules", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
 		av_pushf(env, "NODE_PATH=%s/.packages/npm/node_modules", ss->ws);
 	return env->err ? -1 : 0;
+}
+
+struct mctx {
+	const struct sbx *s;
+	struct buf list;	/* overlay paths, one a line */
+};
+
+static int
+is_overlay(void *ctx, const char *name)
+{
+	const struct mctx *m = ctx;
+
+	for (int i = 0; i < m->s->cfg.mount_overlay_paths.n; i++)
+		if (strcmp(m->s->cfg.mount_overlay_paths.v[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+overlay(void *ctx, int parentfd, const char *name)
+{
+	struct mctx *m = ctx;
+	char link[64], dir[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof link, "/proc/self/fd/%d", parentfd);
+	if ((n = readlink(link, dir, sizeof dir - 1)) <= 0)
+		return;
+	dir[n] = '\0';
+	buf_adds(&m->list, dir);
+	buf_adds(&m->list, "/");
+	buf_adds(&m->list, name);
+	buf_adds(&m->list, "\n");
+}
+
+/* 1 when the newline-separated list has the line l (n bytes). */
+static int
+has_line(const char *list, size_t len, const char *l, size_t n)
+{
+	for (size_t i = 0; i < len; ) {
+		size_t e = i;
+		while (e < len && list[e] != '\n')
+			e++;
+		if (e - i == n && memcmp(list + i, l, n) == 0)
+			return 1;
+		i = e + 1;
+	}
+	return 0;
+}
+
+/* Add the overlay lines of add to the session's record (no duplicates). */
+static int
+record(struct sess *ss, const struct buf *add)
+{
+	struct buf all = { 0 };
+	char *old = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (file_read_bounded(ss->dirfd, "overlays", 1 << 20, &old, &len) < 0 && errno != ENOENT)
+		return -1;
+	if (old)
+		buf_add(&all, old, len);
+	for (const char *p = add->p ? add->p : ""; *p; ) {
+		size_t l = strcspn(p, "\n");
+		if (!has_line(all.p ? all.p : "", all.len, p, l)) {
+			buf_add(&all, p, l);
+			buf_adds(&all, "\n");
+		}
+		p += l + (p[l] == '\n');
+	}
+	rc = file_replace_atomic(ss->dirfd, "overlays", all.p ? all.p : "", all.len, 0600);
+	free(old);
+	buf_free(&all);
+	return rc;
+}
+
+int
+tool_session_mount(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	char path[PATH_MAX], real[PATH_MAX], dir[PATH_MAX], id[CKPT_ID_MAX];
+	struct mctx m = { s, { 0 } };
+	struct copy_opt o = { .fmode = 0644, .is_overlay = is_overlay, .overlay = overlay, .ctx = &m };
+	struct sess ss;
+	struct stat st;
+	const char *base;
+	int pfd, rc = -1, made;
+	int64_t usage;
+
+	if (arg_str(a, "path", 1, path, sizeof path, err, errn) < 0)
+		return -1;
+	if (path[0] != '/')
+		return sbx_err(err, errn, "path %s: give the host path, absolute", path);
+	if (s->cfg.mount_allowlist.n == 0)
+		return sbx_err(err, errn, "mount_allowlist is empty: nothing can be mounted (set it in %s)", s->cfgpath);
+	if (realpath(path, real) == NULL)
+		return sbx_err(err, errn, "%s: %s", path, strerror(errno));
+	if (!mount_allowed(s, real))
+		return sbx_err(err, errn, "%s is not under a mount_allowlist entry: refused", real);
+	if ((s->home[0] && path_within(s->home, real)) || path_within(real, s->store) || path_within(s->store, real))
+		return sbx_err(err, errn, "%s would expose the home or the store: refused", real);
+	if (strcmp(real, "/") == 0 || lstat(real, &st) < 0)
+		return sbx_err(err, errn, "%s: refused", real);
+	if (sess_pick(s, a, &ss, err, errn) < 0)
+		return -1;
+	base = strrchr(real, '/') + 1;
+	if (S_ISDIR(st.st_mode) && is_overlay(&m, base)) {
+		buf_adds(&m.list, real);
+		buf_adds(&m.list, "\n");
+		o.files = 0;
+	} else {
+		snprintf(dir, sizeof dir, "%.*s", (int)(base - real - 1 > 0 ? base - real - 1 : 1), real);
+		usage = sess_usage(ss.wsfd);
+		o.budget = (s->cfg.max_workspace_mb << 20) - (usage > 0 ? usage : 0);
+		if ((pfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+			sbx_err(err, errn, "%s: %s", dir, strerror(errno));
+			goto out;
+		}
+		if (copy_at(pfd, base, ss.wsfd, base, &o) < 0) {
+			int e = errno;
+			close(pfd);
+			sbx_err(err, errn, "%s: %s", real, e == EFBIG ? "the copy would take the workspace over max_workspace_mb" :
+			    strerror(e));
+			goto out;
+		}
+		close(pfd);
+	}
+	if (m.list.len && record(&ss, &m.list) < 0) {
+		sbx_err(err, errn, "session %s: unable to record the overlays", ss.id);
+		goto out;
+	}
+	jw_key(out, "path");
+	jw_str(out, real);
+	jw_key(out, "copied_to");
+	if (o.files || !(S_ISDIR(st.st_mode) && is_overlay(&m, base))) jw_str(out, base); else jw_null(out);
+	jw_key(out, "files");
+	jw_int(out, o.files);
+	jw_key(out, "bytes");
+	jw_int(out, o.bytes);
+	jw_key(out, "symlinks_skipped");
+	jw_int(out, o.links_skipped);
+	jw_key(out, "overlays");
+	jw_open(out, '[');
+	for (const char *p = m.list.p ? m.list.p : ""; *p; ) {
+		size_t l = strcspn(p, "\n");
+		jw_strn(out, p, l);
+		p += l + (p[l] == '\n');
+	}
+	jw_close(out, ']');
+	if (ckpt_commit(s, &ss, "session_mount", id, &made, err, errn) < 0)
+		goto out;
+	jw_key(out, "checkpoint_id");
+	jw_str(out, id);
+	rc = 0;
+out:
+	buf_free(&m.list);
+	sess_release(&ss);
+	return rc;
 }

@@ -9,7 +9,7 @@
 #include "snap.h"
 #include "tools.h"
 
-tool_fn tool_get_config;
+tool_fn tool_get_config, tool_session_export;
 
 #define SID "\"session_id\":{\"type\":\"string\",\"description\":\"a session id (default: the current session)\"}"
 #define STR(n, d) "\"" n "\":{\"type\":\"string\",\"description\":\"" d "\"}"
@@ -51,6 +51,11 @@ const struct tool tools[] = {
 	{ "session_label", "Label the session.", STR("label", "the label") "," SID, "[\"label\"]", tool_session_label },
 	{ "session_checkpoint_label", "Label a checkpoint (default: the latest).",
 	    STR("checkpoint_id", "checkpoint id") "," STR("label", "the label") "," SID, "[\"label\"]", tool_session_checkpoint_label },
+	{ "session_mount", "Copy a host file or directory from under a mount_allowlist entry into the workspace; directories named in mount_overlay_paths are made readable in place (read-only) instead.",
+	    STR("path", "an absolute host path under a mount_allowlist entry") "," SID, "[\"path\"]", tool_session_mount },
+	{ "session_export", "Copy workspace files (keys: workspace paths; default all) out to output_dir beneath export_root, never through a symlink.",
+	    STR("output_dir", "beneath export_root (relative to it, or absolute)") "," STRS("keys", "workspace paths to export") "," SID,
+	    "[\"output_dir\"]", tool_session_export },
 	{ "session_snapshot", "Write the session to one snapshot file under snapshots_dir.", SID, "[]", tool_session_snapshot },
 	{ "list_snapshots", "The snapshots under snapshots_dir.", "", "[]", tool_list_snapshots },
 	{ "session_restore", "A new session from a snapshot (a file name list_snapshots gives), made current.",

@@ -12,7 +12,9 @@ SBX=$CORRAL_BIN/sandbox-mcp
 ST=$TMP/store CFG=$TMP/cfg.json
 export HOME=$TMP/home
 mkdir -p "$HOME"
-echo '{"max_sessions": 4}' > "$CFG"
+mkdir -p "$TMP/exp" "$TMP/host"
+echo hosted > "$TMP/host/h.txt"
+echo "{\"max_sessions\": 4, \"export_root\": \"$TMP/exp\", \"mount_allowlist\": [\"$TMP/host\"]}" > "$CFG"
 
 # 1. the SDK client drives every tool
 cat > "$TMP/script" <<'JSON'
@@ -30,6 +32,8 @@ cat > "$TMP/script" <<'JSON'
  {"call": "session_rollback", "args": {"checkpoint_label": "upper"}},
  {"call": "session_read_file", "args": {"path": "up.txt"}},
  {"call": "session_label", "args": {"label": "sdk2"}},
+ {"call": "session_mount", "args": {"path": "HOST/h.txt"}},
+ {"call": "session_export", "args": {"output_dir": "out", "keys": ["h.txt", "up.txt"]}},
  {"call": "get_session_state"},
  {"call": "session_snapshot"},
  {"call": "list_snapshots"},
@@ -39,6 +43,7 @@ cat > "$TMP/script" <<'JSON'
  {"call": "session_read_file", "args": {"path": "../../etc/passwd"}},
  {"call": "no_such_tool"}]
 JSON
+sed -i "s|HOST|$TMP/host|" "$TMP/script"
 run node "$CLIENT" "$NM" "$TMP/script" "$SBX" --store "$ST" --config "$CFG"
 is "$rc" 0 'sdk: the script completes'
 printf '%s\n' "$out" > "$TMP/o"
@@ -58,6 +63,8 @@ like "$(r session_delete_files)" '"deleted":true' 'sdk: delete_files'
 like "$(r session_rollback)" '"rolled_back_to"' 'sdk: rollback'
 like "$(r session_read_file 2)" '"content":"HELLO\\n"' 'sdk: the rolled back file is back'
 like "$(r session_label)" '"label":"sdk2"' 'sdk: session_label'
+like "$(r session_mount)" '"copied_to":"h.txt"' 'sdk: session_mount'
+is "$(cat "$TMP/exp/out/h.txt")$(cat "$TMP/exp/out/up.txt")" "hostedHELLO" 'sdk: session_export'
 like "$(r get_session_state)" '"checkpoints":[0-9]' 'sdk: get_session_state'
 like "$(r session_snapshot)" '"snapshot":"[0-9a-f]{16}-.*\.bundle"' 'sdk: snapshot'
 like "$(r list_snapshots)" '"snapshots":\[\{"snapshot"' 'sdk: list_snapshots'
@@ -70,7 +77,7 @@ like "$(r no_such_tool)" '"error":-32602' 'sdk: an unknown tool is a protocol er
 # 2. the Inspector CLI
 run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/list
 is "$rc" 0 'inspector: tools/list'
-is "$(printf '%s\n' "$out" | grep -c '^      "name": ')" 20 'inspector: twenty tools'
+is "$(printf '%s\n' "$out" | grep -c '^      "name": ')" 22 'inspector: every tool (22)'
 run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name create_session --tool-arg label=insp
 like "$out" '\\"label\\":\\"insp\\"' 'inspector: create_session'
 run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name session_bash --tool-arg 'command=echo from-inspector'

@@ -1,0 +1,122 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "copy.h"
+#include "fdio.h"
+#include "rnd.h"
+
+static int
+copy_file(int in, const struct stat *st, int dfd, const char *dname, struct copy_opt *o)
+{
+	char tmp[32], buf[65536];
+	int out, e;
+	ssize_t n;
+
+	if (st->st_size > o->budget)
+		return errno = EFBIG, -1;
+	memcpy(tmp, ".sbx-", 5);
+	rnd_hex(tmp + 5, 8);
+	if ((out = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, o->fmode)) < 0)
+		return -1;
+	while ((n = read(in, buf, sizeof buf)) > 0) {
+		if (n > o->budget) {
+			errno = EFBIG;
+			goto fail;
+		}
+		o->budget -= n;
+		o->bytes += n;
+		if (fd_write_all(out, buf, (size_t)n) < 0)
+			goto fail;
+	}
+	if (n < 0 || fsync(out) < 0 || close(out) < 0) {
+		out = -1;
+		goto fail;
+	}
+	if (renameat(dfd, tmp, dfd, dname) < 0) {
+		out = -1;
+		goto fail;
+	}
+	o->files++;
+	return 0;
+fail:
+	e = errno;
+	if (out >= 0)
+		close(out);
+	unlinkat(dfd, tmp, 0);
+	return errno = e, -1;
+}
+
+int
+copy_at(int sfd, const char *sname, int dfd, const char *dname, struct copy_opt *o)
+{
+	struct stat st;
+	int fd, nd, rc = 0;
+	DIR *d;
+	struct dirent *de;
+
+	fd = openat(sfd, sname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			o->links_skipped++;
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (S_ISREG(st.st_mode)) {
+		fcntl(fd, F_SETFL, 0);
+		rc = copy_file(fd, &st, dfd, dname, o);
+		close(fd);
+		return rc;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		close(fd);
+		o->others_skipped++;
+		return 0;
+	}
+	if (mkdirat(dfd, dname, 0755) < 0 && errno != EEXIST) {
+		close(fd);
+		return -1;
+	}
+	if ((nd = openat(dfd, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    (d = fdopendir(fd)) == NULL) {
+		int e = errno;
+		if (nd >= 0)
+			close(nd);
+		close(fd);
+		return errno = e, -1;
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		struct stat cs;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &cs, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISLNK(cs.st_mode)) {
+			o->links_skipped++;
+			continue;
+		}
+		if (S_ISDIR(cs.st_mode) && o->is_overlay && o->is_overlay(o->ctx, de->d_name)) {
+			o->overlay(o->ctx, dirfd(d), de->d_name);
+			continue;
+		}
+		if (!S_ISDIR(cs.st_mode) && !S_ISREG(cs.st_mode)) {
+			o->others_skipped++;
+			continue;
+		}
+		rc = copy_at(dirfd(d), de->d_name, nd, de->d_name, o);
+	}
+	{
+		int e = errno;
+		closedir(d);
+		close(nd);
+		errno = e;
+	}
+	return rc;
+}

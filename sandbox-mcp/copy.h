@@ -1,0 +1,26 @@
+/* copy: copy a file or a tree between directory descriptors without ever
+ * following a symbolic link (links are skipped and counted), each file
+ * through a temporary name and a rename, within a byte budget. I/O. */
+#ifndef SBX_COPY_H
+#define SBX_COPY_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct copy_opt {
+	int64_t budget;			/* bytes left; a file that would exceed it stops the copy */
+	mode_t fmode;			/* mode of the files made (0644) */
+	/* a directory named this way is not copied but handed to skip_dir
+	 * (source fd of its parent, its name); NULL: none */
+	int (*is_overlay)(void *ctx, const char *name);
+	void (*overlay)(void *ctx, int parentfd, const char *name);
+	void *ctx;
+	/* what happened */
+	int64_t bytes;
+	long files, links_skipped, others_skipped;
+};
+
+/* Copy sfd/sname (a regular file or a directory) to dfd/dname. -1 with
+ * errno (EFBIG: the budget; ELOOP: sname itself is a symlink). */
+int copy_at(int sfd, const char *sname, int dfd, const char *dname, struct copy_opt *o);
+
+#endif

@@ -19,7 +19,7 @@ static const char usage_text[] =
 "usage: confine [-r PATH] [-x PATH] [-w PATH] [-W PATH] [-o] [-f FILE] [--dev]\n"
 "               [--connect PORT] [--bind PORT] [--no-network] [--no-scope]\n"
 "               [--filter-ip] [--loopback PORT] [--deny-private] [--no-remote]\n"
-"               [--unix PATH] [--keep-fd N] [--git-protect DIR] [--userns]\n"
+"               [--unix PATH] [--keep-fd N] [--mount[-ro] SRC:DST] [--userns]\n"
 "               [--] PROG [ARG...]\n"
 "       confine -h | --help | --version\n"
 "\n"
@@ -41,7 +41,8 @@ static const char usage_text[] =
 "      --no-remote       no destination but loopback (with --loopback: a proxy)\n"
 "      --unix PATH       allow connect() to this pathname unix socket\n"
 "      --keep-fd N       keep inherited descriptor N open\n"
-"      --git-protect DIR workspace DIR writable, its .git not (see confine(1))\n"
+"      --mount SRC:DST   bind SRC over DST in a private mount namespace\n"
+"      --mount-ro SRC:DST  the same, read-only\n"
 "      --userns          allow new user namespaces (refused by default)\n"
 "  -h, --help            this text\n"
 "      --version         print the version\n"
@@ -49,8 +50,8 @@ static const char usage_text[] =
 "Exit status: 125 confine failed or refused, 126 PROG not executable,\n"
 "127 PROG not found, otherwise PROG's.\n";
 
-enum { O_DEV = 256, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_GIT, O_VERSION,
-	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS };
+enum { O_DEV = 256, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_VERSION,
+	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS, O_MOUNT, O_MOUNTRO };
 
 static int
 load_file(struct sb_policy *p, const char *path)
@@ -90,12 +91,13 @@ main(int argc, char *argv[], char *envp[])
 		{ "no-scope", no_argument, NULL, O_NOSCOPE },
 		{ "unix", required_argument, NULL, O_UNIX },
 		{ "keep-fd", required_argument, NULL, O_KEEPFD },
-		{ "git-protect", required_argument, NULL, O_GIT },
 		{ "filter-ip", no_argument, NULL, O_FILTERIP },
 		{ "loopback", required_argument, NULL, O_LOOPBACK },
 		{ "deny-private", no_argument, NULL, O_DENYPRIV },
 		{ "no-remote", no_argument, NULL, O_NOREMOTE },
 		{ "userns", no_argument, NULL, O_USERNS },
+		{ "mount", required_argument, NULL, O_MOUNT },
+		{ "mount-ro", required_argument, NULL, O_MOUNTRO },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -131,12 +133,13 @@ main(int argc, char *argv[], char *envp[])
 		case O_NOSCOPE: word = "no-scope"; break;
 		case O_UNIX: word = "unix"; arg = optarg; break;
 		case O_KEEPFD: word = "keep-fd"; arg = optarg; break;
-		case O_GIT: word = "git-protect"; arg = optarg; break;
 		case O_FILTERIP: word = "filter-ip"; break;
 		case O_LOOPBACK: word = "loopback"; arg = optarg; break;
 		case O_DENYPRIV: word = "deny-private"; break;
 		case O_NOREMOTE: word = "no-remote"; break;
 		case O_USERNS: word = "userns"; break;
+		case O_MOUNT: word = "mount"; arg = optarg; break;
+		case O_MOUNTRO: word = "mount-ro"; arg = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return msg_stdout_done() == 0 ? 0 : EXIT_CHAIN_FAIL;

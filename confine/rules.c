@@ -10,7 +10,7 @@ static int
 known(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
-		"keep-fd", "git-protect", "dev", "no-network", "no-scope",
+		"keep-fd", "mount", "mount-ro", "dev", "no-network", "no-scope",
 		"filter-ip", "loopback", "deny-private", "no-remote", "userns", NULL };
 	size_t i;
 
@@ -24,7 +24,7 @@ static int
 takes_arg(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
-		"keep-fd", "git-protect", "loopback", NULL };
+		"keep-fd", "mount", "mount-ro", "loopback", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
@@ -175,12 +175,18 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 		p->keep_fd[p->nkeep++] = n;
 		return 0;
 	}
-	if (strcmp(word, "git-protect") == 0) {
-		if (p->ngit >= SB_MAX_GIT) {
-			*why = "too many git-protect rules";
+	if (strcmp(word, "mount") == 0 || strcmp(word, "mount-ro") == 0) {
+		const char *c = strchr(arg, ':');
+		if (arg[0] != '/' || c == NULL || c[1] != '/' || strchr(c + 1, ':') != NULL) {
+			*why = "want SRC:DST, both absolute, no other ':'";
 			return -1;
 		}
-		p->git_protect[p->ngit++] = arg;
+		if (p->nmount >= SB_MAX_MOUNT) {
+			*why = "too many mount rules";
+			return -1;
+		}
+		p->mount_ro[p->nmount] = word[5] == '-';
+		p->mount[p->nmount++] = arg;
 		return 0;
 	}
 	*why = "unknown word";

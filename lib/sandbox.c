@@ -201,7 +201,7 @@ sb_check(const struct sb_policy *p, struct sb_error *e)
 		    "boot a kernel with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list",
 		    "Landlock is not available (filesystem rules need Landlock ABI 1; this kernel has ABI 0)");
 	if (p->npath > SB_MAX_PATHS || p->nconnect > SB_MAX_PORTS || p->nbind > SB_MAX_PORTS ||
-	    p->nunix > SB_MAX_UNIX || p->nkeep > SB_MAX_KEEPFD || p->ngit > SB_MAX_GIT)
+	    p->nunix > SB_MAX_UNIX || p->nkeep > SB_MAX_KEEPFD || p->nmount > SB_MAX_MOUNT)
 		return sb_fail(e, SB_E_POLICY, EINVAL, NULL, "policy lists exceed their bounds");
 	if (p->net != SB_NET_PORTS && (p->nconnect || p->nbind))
 		return sb_fail(e, SB_E_POLICY, EINVAL, NULL,
@@ -396,24 +396,16 @@ int
 sb_apply(const struct sb_policy *p, struct sb_error *e)
 {
 	static const struct rlimit zero;
-	/* 24 KB, used by git protection only: not on the stack, where every
-	 * page would be touched (stack-clash probes) on each call, a page
-	 * fault apiece in a freshly forked child. */
-	static struct sb_extra x;
 	int keep[SB_MAX_KEEPFD + 4];
-	size_t nkeep, i;
+	size_t nkeep;
 	int rfd, notify_sock = -1;
 
 	if (sb_check(p, e) != 0)
 		return -1;
-	x.n = 0;	/* only path[0 .. n) is ever read */
-	for (i = 0; i < p->ngit; i++)
-		if (sb_git_conflicts(p, p->git_protect[i], e) != 0)
-			return -1;
-	for (i = 0; i < p->ngit; i++)
-		if (sb_git_prepare(p->git_protect[i], &x, e) != 0)
-			return -1;
-	rfd = build_ruleset(p, &x, e->abi, e);
+	/* binds first: the ruleset's rules then name what the process sees */
+	if (sb_mount_apply(p, e) != 0)
+		return -1;
+	rfd = build_ruleset(p, NULL, e->abi, e);
 	if (rfd < 0)
 		return -1;
 	if (p->nunix > 0 || p->ipfilter) {

@@ -126,8 +126,8 @@ enum sb_net {
 #define SB_MAX_PORTS 64
 #define SB_MAX_UNIX 32
 #define SB_MAX_KEEPFD 32
-#define SB_MAX_GIT 8
 #define SB_MAX_LOOPBACK 64
+#define SB_MAX_MOUNT 8
 
 struct sb_policy {
 	struct sb_path path[SB_MAX_PATHS];
@@ -148,9 +148,6 @@ struct sb_policy {
 	size_t nkeep;
 	int dev;			/* 1: grant the usable devices (null, zero, full,
 					   random, urandom, tty, ptmx, pts) with ioctl */
-	const char *git_protect[SB_MAX_GIT];	/* repositories whose .git stays
-						   protected (see confine(1)) */
-	size_t ngit;
 	/* IP destinations decided by the broker (lib/sandbox_ip.c): metadata
 	 * and link-local never; loopback (and this machine's own addresses)
 	 * only to ports the boundary's own processes listen on or bound, to
@@ -163,6 +160,11 @@ struct sb_policy {
 	size_t nloopback;
 	int userns;			/* 1: new user namespaces allowed (default 0:
 					   refused, see the seccomp table above) */
+	const char *mount[SB_MAX_MOUNT];	/* "SRC:DST": bind SRC over DST in a
+					   private mount namespace, before the
+					   ruleset (lib/sandbox_mount.c) */
+	int mount_ro[SB_MAX_MOUNT];	/* 1: that bind is read-only */
+	size_t nmount;
 };
 
 /* Failure codes of sb_apply (sb_error.code). */

@@ -5,7 +5,7 @@
 
 #define SB_MAX_EXTRA 1024
 
-/* Rules sb_apply adds on top of the policy (git protection). */
+/* Rules added on top of the policy (none today: build_ruleset takes NULL). */
 struct sb_extra {
 	struct sb_path path[SB_MAX_EXTRA];
 	size_t n;
@@ -14,6 +14,10 @@ struct sb_extra {
 /* Fill *e and return -1 (errno = err, or EPERM). */
 int sb_fail(struct sb_error *e, enum sb_code code, int err, const char *hint,
     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* The binds of p->mount, in a private mount namespace (a user namespace
+ * too when unprivileged); a refusal where none can be had. */
+int sb_mount_apply(const struct sb_policy *p, struct sb_error *e);
 
 /* seccomp: can the filter this policy needs be installed here? */
 int sb_seccomp_check(const struct sb_policy *p, struct sb_error *e);
@@ -62,10 +66,5 @@ int sb_peek(int pid, uint64_t src, void *dst, size_t n);
 /* A pidfd of the caller's process (thread ids too), -1 with errno. */
 int sb_caller_pidfd(int pid);
 
-/* git protection for the repository at dir: prepares it and appends the
- * rules to *x. */
-int sb_git_prepare(const char *dir, struct sb_extra *x, struct sb_error *e);
-/* Refuse a policy whose write grants cover dir/.git. */
-int sb_git_conflicts(const struct sb_policy *p, const char *dir, struct sb_error *e);
 
 #endif

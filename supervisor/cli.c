@@ -17,7 +17,8 @@
 void
 usage_run(int fd)
 {
-	fprintf(fd == 1 ? stdout : stderr, "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network] [--] CMD [ARG...]\n");
+	fprintf(fd == 1 ? stdout : stderr, "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network]\n"
+	    "                  [--worktree | --in-place] [--from-head] [--] CMD [ARG...]\n");
 }
 
 int
@@ -29,12 +30,16 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "full-setup", no_argument, NULL, 'F' },
 		{ "no-network", no_argument, NULL, 'N' },
+		{ "worktree", no_argument, NULL, 'T' },
+		{ "in-place", no_argument, NULL, 'I' },
+		{ "from-head", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
 
 	memset(o, 0, sizeof *o);
+	o->git = -1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:a:w:h", lo, NULL)) != -1) {
@@ -44,6 +49,9 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 		case 'w': o->workspace = optarg; break;
 		case 'F': o->full_setup = 1; break;
 		case 'N': o->no_network = 1; break;
+		case 'T': o->git = GIT_WORKTREE; break;
+		case 'I': o->git = GIT_INPLACE; break;
+		case 'H': o->from_head = 1; break;
 		case 'h':
 			usage_run(1);
 			return msg_stdout_done() == 0 ? 1 : -1;
@@ -157,6 +165,8 @@ policy_load_from(const struct runopts *o, struct policy *p, struct polsrc *src)
 	}
 	if (o->full_setup)
 		p->full_setup = 1;
+	if (o->git >= 0)
+		p->git = (enum git_mode)o->git;
 	if (o->no_network) {
 		p->net = NET_NONE;
 		p->connect.n = p->bind.n = 0;
@@ -175,6 +185,7 @@ plan_load(const struct runopts *o, char *const envp[], struct policy *pol, struc
 	memset(&src, 0, sizeof src);
 	if (policy_load_from(o, pol, &src) < 0)
 		return -1;
+	pl->gw.from_head = o->from_head;
 	if (plan_resolve(pl, pol, envp, o->cmd, why, sizeof why, hint, sizeof hint, warn, sizeof warn) < 0) {
 		/* an untrusted policy is refused as such, whatever else it asks */
 		if (trustpol_check(&src, pl) < 0)

@@ -9,11 +9,13 @@ struct runopts {
 	const char *agent;		/* -a */
 	const char *workspace;		/* -w */
 	int full_setup, no_network;
+	int git;			/* --worktree / --in-place: enum git_mode; -1: the policy's */
+	int from_head;			/* --from-head */
 	char **cmd;
 };
 
 /* Parse [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network]
- * [--] CMD... Returns 0, 1 when --help was printed, -1 on a usage error
+ * [--worktree | --in-place] [--from-head] [--] CMD... Returns 0, 1 when --help was printed, -1 on a usage error
  * (already reported). */
 int runopts_parse(int argc, char **argv, struct runopts *o);
 /* The default, the file over it, then the options. -1: reported (the

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gitstep.h"
 #include "execenv.h"
 #include "json.h"
 #include "denials.h"
@@ -149,7 +150,7 @@ cmd_doctor(int argc, char **argv, char **envp)
 			jstr(stdout, "workspace_refused", pl.ws_why, 1);
 		else
 			jstr(stdout, "workspace", pl.workspace, 1);
-		printf("\"git_protect\":%s,", pol.git_protect ? "true" : "false");
+		jstr(stdout, "git", gitstep_mode(&pl), 1);
 		jlist(stdout, "exec", &pl.ex, 1);
 		jlist(stdout, "read", &pl.rd, 1);
 		printf("\"proc\":%s,\"devices\":%s,", pol.proc ? "true" : "false", pol.devices ? "true" : "false");
@@ -171,8 +172,13 @@ cmd_doctor(int argc, char **argv, char **envp)
 		if (pl.ws_why[0])
 			printf("  %-22s refused here: %s\n", "workspace", pl.ws_why);
 		else
-			printf("  %-22s %s%s\n", "workspace (read-write)", pl.workspace,
-			    pol.git_protect && pl.git ? ", .git hooks and config protected" : "");
+			printf("  %-22s %s\n", "workspace (read-write)", pl.workspace);
+		if (pl.git)
+			printf("  %-22s %s%s\n", "git", gitstep_mode(&pl),
+			    pol.git == GIT_OFF ? " -- WARNING: the agent writes your real .git (its hooks and config run when you use git)" :
+			    pol.git == GIT_WORKTREE ? ": the agent works in a checkout of its own; its work comes back on a branch" :
+			    gitstep_ns_ok() ? ": your checkout over a private repository (a mount namespace works here)" :
+			    " -- refused here: no mount namespace; use worktree");
 		tlist(stdout, "read + execute", &pl.ex);
 		tlist(stdout, "read", &pl.rd);
 		if (pol.proc)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gitstep.h"
 #include "mcp.h"
 #include "msg.h"
 
@@ -130,6 +131,8 @@ explain_print(FILE *f, const struct plan *pl0)
 	if (r == 0 && pl.pol->net == NET_UNFILTERED)
 		fprintf(f, "# warning: \"network\": \"open-unfiltered\": the agent reaches cloud metadata\n"
 		    "# (169.254.169.254) and every loopback service of this machine\n");
+	if (r == 0)
+		gitstep_explain(f, &pl, 0);
 	if (r == 0 && step_chain(&pl, &a, &ci, &xi) == 0) {
 		/* one step per line; each "--" ends the step before it */
 		if (put(f, &a, 0, ci - 1, 1) < 0)
@@ -141,6 +144,7 @@ explain_print(FILE *f, const struct plan *pl0)
 		if (r == 0 && put(f, &a, xi, a.n, 0) < 0)
 			r = -1;
 		fputs("\nSTATUS=$?\n", f);
+		gitstep_explain(f, &pl, 1);
 	} else {
 		r = -1;
 	}

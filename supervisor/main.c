@@ -12,8 +12,10 @@ static void
 usage(int fd)
 {
 	fprintf(fd == 1 ? stdout : stderr,
-	    "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network] [--] CMD [ARG...]\n"
-	    "       corral explain [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network] [--] CMD [ARG...]\n"
+	    "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network]\n"
+	    "                  [--worktree | --in-place] [--from-head] [--] CMD [ARG...]\n"
+	    "       corral explain [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network]\n"
+	    "                  [--worktree | --in-place] [--from-head] [--] CMD [ARG...]\n"
 	    "       corral doctor [-p POLICY] [--json]\n"
 	    "       corral policy check FILE\n"
 	    "       corral policy approve FILE\n"

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gitstep.h"
 #include "plan.h"
 
 const struct pin plan_pins[] = {
@@ -29,6 +30,7 @@ plan_free(struct plan *pl)
 	av_free(&pl->fullsetup);
 	av_free(&pl->notes);
 	av_free(&pl->tcenv);
+	gitws_free(&pl->gw);
 }
 
 static int
@@ -181,6 +183,7 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 		av_pushf(a, "%s=%s%s", plan_mcp_pin.name, pl->attempt_dir, plan_mcp_pin.sub);
 	}
 	plan_net_env(pl, a);	/* the egress proxy's variables: netplan.c */
+	gitstep_pins(pl, a);
 	av_push(a, "--");
 
 	/* confine: what the policy grants, the workspace, the attempt's
@@ -197,13 +200,7 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 		av_push(a, "--dev");
 	}
 	grants(a, "-w", &pl->wr);
-	if (p->git_protect && pl->git) {
-		av_push(a, "--git-protect");
-		av_push(a, pl->workspace);
-	} else {
-		av_push(a, "-W");
-		av_push(a, pl->workspace);
-	}
+	gitstep_grants(pl, a);
 	av_push(a, "-W");
 	av_pushf(a, "%s/home", pl->attempt_dir);
 	av_push(a, "-W");

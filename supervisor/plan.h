@@ -5,6 +5,7 @@
 #include <limits.h>
 
 #include "argv.h"
+#include "gitws.h"
 #include "policy.h"
 
 struct plan {
@@ -15,7 +16,10 @@ struct plan {
 	char workspace[PATH_MAX];	/* absolute, symlinks resolved */
 	int ws_lenient;			/* doctor: a refused workspace is noted, not fatal */
 	char ws_why[PATH_MAX + 128];	/* why it was refused */
-	int git;			/* the workspace holds .git: protect it */
+	int git;			/* the workspace holds .git */
+	struct gitws gw;		/* its attempt repository (pol->git != GIT_OFF) */
+	char agent_ws[PATH_MAX];	/* where the agent works (the workspace, or
+					   the attempt's checkout; set by corral run) */
 	char agent[65];			/* profile name, or "none" */
 	int signin;			/* stage the agent's sign-in */
 	/* No sign-in to stage (agent "none", or none stored): home-stage

@@ -14,7 +14,7 @@ const char policy_default_json[] =
 "{\n"
 "  \"version\": 1,\n"
 "  \"workspace\": \".\",\n"
-"  \"git_protect\": true,\n"
+"  \"git\": \"worktree\",\n"
 "  \"read\": [],\n"
 "  \"exec\": [\"/usr\", \"/bin\", \"/lib*\", \"/sbin\", \"/etc\"],\n"
 "  \"path_exec\": true,\n"
@@ -494,7 +494,7 @@ get_mcp(struct pctx *c, int k, struct policy *p)
 static const char *const top_keys[] = {
 	"version", "workspace", "git_protect", "read", "exec", "write", "path_exec",
 	"devices", "proc", "network", "scope", "env", "agent", "full_setup",
-	"minimum_tier", "mcp", "userns", NULL
+	"minimum_tier", "mcp", "userns", "git", NULL
 };
 
 static int
@@ -522,7 +522,14 @@ top_member(struct pctx *c, int w, int v, void *arg)
 		free(p->workspace);
 		p->workspace = s;
 		return 0;
-	case 2: return get_bool(c, v, key, &p->git_protect);
+	case 2: {
+		int on = 1;
+		if (get_bool(c, v, key, &on) < 0)
+			return -1;
+		if (!on)
+			p->git = GIT_OFF;	/* the old key: false handed over the real .git */
+		return 0;
+	}
 	case 3: return get_list(c, v, key, IT_PATH, &p->read);
 	case 4: return get_list(c, v, key, IT_PATH, &p->exec);
 	case 5: return get_list(c, v, key, IT_PATH, &p->write);
@@ -562,6 +569,21 @@ top_member(struct pctx *c, int w, int v, void *arg)
 		return 0;
 	case 15: return get_mcp(c, v, p);
 	case 16: return get_bool(c, v, key, &p->userns);
+	case 17:
+		if (get_str(c, v, key, 16, &s) < 0)
+			return -1;
+		if (strcmp(s, "worktree") == 0)
+			p->git = GIT_WORKTREE;
+		else if (strcmp(s, "in-place") == 0)
+			p->git = GIT_INPLACE;
+		else if (strcmp(s, "off") == 0)
+			p->git = GIT_OFF;
+		else {
+			free(s);
+			return fail(c, v, "\"git\" must be \"worktree\", \"in-place\" or \"off\"");
+		}
+		free(s);
+		return 0;
 	}
 	return 0;
 }

@@ -17,6 +17,9 @@ enum { POLICY_MAX_LEN = 1 << 20, POLICY_MAX_TOKENS = 16384, POLICY_MAX_PORTS = 6
  * the same plus TCP ports; allow: only corral's HTTP proxy, which allows
  * the listed names; unfiltered: the network as it is (a warning). */
 enum net_mode { NET_OPEN, NET_NONE, NET_PORTS, NET_ALLOW, NET_UNFILTERED };
+/* a git workspace: the agent's own checkout, the user's checkout over a
+ * private repository, or the real .git (see corral(1)) */
+enum git_mode { GIT_WORKTREE, GIT_INPLACE, GIT_OFF };
 
 struct strlist {
 	char **v;
@@ -39,7 +42,7 @@ struct mcp_server {
 
 struct policy {
 	char *workspace;		/* NULL: the current directory */
-	int git_protect;		/* workspace .git hooks and config protected */
+	enum git_mode git;		/* "git"; the old "git_protect": false is GIT_OFF */
 	struct strlist read, exec, write; /* "~/x" is under the real home; a '*' in the last component globs */
 	int path_exec;			/* every directory on PATH: read + execute */
 	int devices;			/* the usable devices in /dev */

@@ -16,6 +16,7 @@
 #include "linkwalk.h"
 #include "path.h"
 #include "profile.h"
+#include "gitstep.h"
 #include "resolve.h"
 
 
@@ -285,17 +286,12 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 		return say(hint, hintn, "use \"network\": {\"connect\": []} (the proxies' ports are added), or drop \"mcp\"");
 	}
 
-	/* git protection applies to a workspace that is a repository's top */
+	/* a workspace that is a repository's top gets an attempt repository */
 	{
 		char gitp[PATH_MAX + 8];
 		snprintf(gitp, sizeof gitp, "%s/.git", pl->workspace);
 		pl->git = pl->workspace[0] && lstat(gitp, &st) == 0;
-		if (pl->git && pol->git_protect && !S_ISDIR(st.st_mode)) {
-			/* a gitfile points elsewhere: writable in the workspace,
-			 * it could be redirected to hooks of the agent's making */
-			say(why, whyn, "workspace %s is a linked git worktree (.git is not a directory): its git files cannot be protected",
-			    pl->workspace);
-			say(hint, hintn, "run from the main worktree, or set \"git_protect\": false in a policy (the agent could then redirect .git)");
+		if (pl->git && gitws_plan(pl, pol, why, whyn, hint, hintn) < 0) {
 			if (!pl->ws_lenient)
 				return -1;
 			snprintf(pl->ws_why, sizeof pl->ws_why, "%s", why);

@@ -18,6 +18,7 @@
 #include "execenv.h"
 #include "fdio.h"
 #include "egress.h"
+#include "gitstep.h"
 #include "mcp.h"
 #include "denyreport.h"
 #include "msg.h"
@@ -215,6 +216,7 @@ reap_collect(struct spawned *rp)
 static int
 fail_run(struct runstate *s)
 {
+	gitstep_discard(&s->pl);	/* set up, never used */
 	close_attempt(s, EXIT_CHAIN_FAIL);
 	return EXIT_CHAIN_FAIL;
 }
@@ -492,7 +494,7 @@ audit_chain(struct runstate *s, const struct argv *a, size_t ci, size_t xi)
  * default dispositions, dead with corral; env-filter builds the agent's
  * environment from ours: it is the filter, so it is given ours. */
 static void
-chain_child(const struct argv *a, char *const envp[], pid_t self)
+chain_child(const struct argv *a, char *const envp[], pid_t self, const char *dir)
 {
 	sigset_t none;
 	struct sigaction dfl;
@@ -509,6 +511,10 @@ chain_child(const struct argv *a, char *const envp[], pid_t self)
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (getppid() != self)	/* corral died before the signal was armed */
 		_exit(EXIT_CHAIN_FAIL);
+	if (dir[0] && chdir(dir) < 0) {	/* the agent's own checkout (gitstep.c) */
+		msg_fatal_sys("unable to enter %s", dir);
+		_exit(EXIT_CHAIN_FAIL);
+	}
 	execve(a->v[0], a->v, envp);
 	msg_fatal_sys("unable to execute %s", a->v[0]);
 	_exit(exec_status(errno));
@@ -530,7 +536,7 @@ run_chain(struct runstate *s, char *const envp[], int *tty)
 	(void)denials_open(&s->den);	/* where audit can be read */
 	pid = fork();
 	if (pid == 0)
-		chain_child(&a, envp, self);
+		chain_child(&a, envp, self, s->pl.agent_ws);
 	av_free(&a);
 	if (pid < 0)
 		return msg_fatal_sys("unable to fork the chain"), -1;
@@ -608,6 +614,7 @@ static int
 interrupted(struct runstate *s)
 {
 	reap_collect(&s->reap);
+	gitstep_discard(&s->pl);
 	if (s->have_attempt)
 		close_attempt(s, 128 + pending_sig);
 	return 128 + pending_sig;
@@ -646,7 +653,8 @@ cmd_run(int argc, char **argv, char **envp)
 		return interrupted(&s);
 	r = run_stage(&s);
 	reap_collect(&s.reap);
-	if (r < 0 || mcp_start(&s.mcp, &s.pl, &s.au, envp) < 0 ||
+	if (r < 0 || gitstep_begin(&s.pl, s.attempt) < 0 ||
+	    mcp_start(&s.mcp, &s.pl, &s.au, envp) < 0 ||
 	    egress_start(&s.eg, &s.pl, &s.au, envp) < 0)
 		return fail_run(&s);
 	if ((pid = run_chain(&s, envp, &tty)) < 0)
@@ -655,6 +663,8 @@ cmd_run(int argc, char **argv, char **envp)
 		return interrupted(&s);
 	code = wait_code(run_wait(&s, pid, tty));
 	run_denials(&s, pid, code);
+	/* every process of the attempt has ended: its git work, as data */
+	gitstep_end(&s.pl, s.attempt);
 
 	/* 7, 8. take back, close */
 	close_attempt(&s, code);

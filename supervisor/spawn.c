@@ -34,6 +34,7 @@ struct kid {
 	char *const *argv, *const *envp;
 	int flags, wfd;
 	pid_t parent;
+	int rfd;	/* stdin (-1: /dev/null) */
 };
 
 static int
@@ -55,8 +56,10 @@ kid_main(void *arg)
 	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (nul < 0 || dup2(nul, 0) < 0)
+	if (k->rfd >= 0) {
+		if (dup2(k->rfd, 0) < 0)
+			_exit(125);
+	} else if ((nul = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 || dup2(nul, 0) < 0)
 		_exit(125);
 	if ((k->flags & SPAWN_CAPTURE) && dup2(k->wfd, 1) < 0)
 		_exit(125);
@@ -70,12 +73,12 @@ kid_main(void *arg)
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
-int
-spawn_start(char *const argv[], char *const envp[], int flags, struct spawned *sp)
+static int
+start(char *const argv[], char *const envp[], int flags, int in, int out, struct spawned *sp)
 {
 	static char stack[64 * 1024] __attribute__((aligned(16)));
-	struct kid k = { argv, envp, flags, -1, getpid() };
-	int capture = flags & SPAWN_CAPTURE;
+	struct kid k = { argv, envp, flags | (out >= 0 ? SPAWN_CAPTURE : 0), out, getpid(), in };
+	int capture = out < 0 && (flags & SPAWN_CAPTURE);
 	sigset_t all, old;
 	int p[2] = { -1, -1 }, e;
 	pid_t pid;
@@ -84,7 +87,8 @@ spawn_start(char *const argv[], char *const envp[], int flags, struct spawned *s
 	sp->out = -1;
 	if (capture && pipe2(p, O_CLOEXEC) < 0)
 		return -1;
-	k.wfd = p[1];
+	if (capture)
+		k.wfd = p[1];
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	if (SPAWN_FORK) {
@@ -107,6 +111,18 @@ spawn_start(char *const argv[], char *const envp[], int flags, struct spawned *s
 	}
 	sp->pid = pid;
 	return 0;
+}
+
+int
+spawn_start(char *const argv[], char *const envp[], int flags, struct spawned *sp)
+{
+	return start(argv, envp, flags, -1, -1, sp);
+}
+
+int
+spawn_start_io(char *const argv[], char *const envp[], int in, int out, struct spawned *sp)
+{
+	return start(argv, envp, 0, in, out, sp);
 }
 
 int

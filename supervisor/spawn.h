@@ -26,6 +26,9 @@ enum {
 };
 int spawn_start(char *const argv[], char *const envp[], int flags, struct spawned *sp);
 int spawn_collect(struct spawned *sp, char *out, size_t outn);
+/* Start with stdin from in (-1: /dev/null) and stdout to out (-1: shared);
+ * sp->out stays -1. */
+int spawn_start_io(char *const argv[], char *const envp[], int in, int out, struct spawned *sp);
 
 
 #endif

@@ -41,10 +41,19 @@ sed -n '/env-filter/,/^STATUS/p' "$TMP/x.sh" | sed '$d' > "$TMP/chain.sh"
 run env -i HOME=$H PATH=/usr/bin:/bin ATTEMPT_DIR=$A sh "$TMP/chain.sh"
 is "$rc:$out" "0:it's|a b|\$HOME||x\"y|" "the chain, run by hand, passes every argument untouched"
 
-# git protection only where there is a repository
+# a repository's top: the agent's own checkout, the real objects read-only
 git -C "$TMP/ws" init -q
 run $E "$C" explain -w "$TMP/ws" -- true
-like "$out" "--git-protect $TMP/ws " "a repository's top: --git-protect"
+like "$out" " -W '$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/work' -r $TMP/ws/.git/objects " "worktree: the attempt's checkout and the real objects"
+unlike "$out" " -W $TMP/ws " "worktree: the real workspace is not granted"
+like "$out" "^cd '?$TMP/state/corral/git/'?\"\\\$ATTEMPT\"'?/work'? " "worktree: the chain runs in the checkout"
+like "$out" "^#   git --git-dir=$TMP/ws/.git pack-objects --revs --stdout .* index-pack --stdin --strict" "explain prints the import"
+run $E "$C" explain --in-place -w "$TMP/ws" -- true
+like "$out" " --mount-ro '$TMP/ws/.git/objects:$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/real-objects' --mount '$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/repo:$TMP/ws/.git' -W $TMP/ws " "in-place: the attempt repository over .git, the workspace"
+printf '{"git": "off"}' > "$TMP/off.json"
+run $E "$C" explain -p "$TMP/off.json" -w "$TMP/ws" -- true
+like "$out" " -W $TMP/ws " "git off: the real workspace, .git and all"
+like "$out" "^# WARNING: .git.: .off.: the agent writes the real $TMP/ws/.git" "git off: a warning"
 run $E "$C" explain -w "$TMP/ws" --no-network -- true
 like "$out" " --no-network " "--no-network reaches confine"
 printf '{"network": {"connect": [443, 80]}, "scope": false, "minimum_tier": "fs"}' > "$TMP/n.json"
@@ -96,16 +105,24 @@ like "$rc:$err" "^1:corral: fatal: policy \"read\" grants /nonexistent-corral: N
 run $E "$C" explain -w "$TMP/nope" -- true
 like "$rc:$err" "^1:corral: fatal: workspace $TMP/nope: No such file or directory" "a missing workspace: refused"
 
-# a linked worktree's .git is a file that could be redirected: refused
+# a .git file that names no git directory: refused
 mkdir -p "$TMP/wt"
 echo "gitdir: $TMP/elsewhere" > "$TMP/wt/.git"
 run $E "$C" explain -w "$TMP/wt" -- true
-is "$rc:$err" "1:corral: fatal: workspace $TMP/wt is a linked git worktree (.git is not a directory): its git files cannot be protected
-corral: hint: run from the main worktree, or set \"git_protect\": false in a policy (the agent could then redirect .git)" "a linked worktree: refused, with a hint"
+is "$rc:$err" "1:corral: fatal: $TMP/wt/.git does not name a git directory
+corral: hint: repair the repository (git fsck), or pass -w with a directory that is not one" "a broken gitfile: refused, with a hint"
 printf '{"git_protect": false}' > "$TMP/ng.json"
 run $E "$C" explain -p "$TMP/ng.json" -w "$TMP/wt" -- true
-is "$rc" 0 "git_protect false: accepted"
-like "$out" " -W $TMP/wt " "git_protect false: a plain grant"
+is "$rc" 0 "the old \"git_protect\": false is \"git\": \"off\""
+like "$out" " -W $TMP/wt " "... a plain grant"
+# a real linked worktree: worktree mode reads its common directory
+git -C "$TMP/ws" -c user.name=u -c user.email=u@x commit -q --allow-empty -m init
+git -C "$TMP/ws" worktree add -q "$TMP/lwt" 2>/dev/null
+run $E "$C" explain -w "$TMP/lwt" -- true
+like "$out" " -r $TMP/ws/.git/objects " "a linked worktree: worktree mode, the common objects"
+run $E "$C" explain --in-place -w "$TMP/lwt" -- true
+is "$rc:$err" "1:corral: fatal: --in-place needs the main worktree: $TMP/lwt/.git is a file (a linked worktree)
+corral: hint: use --worktree (the default), which works from a linked worktree too" "a linked worktree: in-place refused, with a hint"
 
 # PATH directories inside the home are left out, and said so
 mkdir -p "$H/bin"
@@ -119,7 +136,7 @@ is "$rc" 2 "explain without a command: usage"
 run "$C" explain --bogus -- true
 is "$rc" 2 "an unknown option: usage"
 run "$C" --help
-like "$out" "^usage: corral run \\[-p POLICY\\] \\[-a AGENT\\] \\[-w WORKSPACE\\] \\[--full-setup\\] \\[--no-network\\] \\[--\\] CMD" "--help"
+like "$out" "^ +\\[--worktree \\| --in-place\\] \\[--from-head\\] \\[--\\] CMD" "--help"
 run "$C" --version
 like "$out" "^corral [0-9]+\\.[0-9]+\\.[0-9]+$" "--version"
 run "$C" frobnicate

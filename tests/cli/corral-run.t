@@ -51,12 +51,17 @@ suite() {	# suite WHO: everything, as WHO (root or nobody)
 	[ "$who" = nobody ] && chown -R nobody:nogroup "$W"
 	run R -- sh -c 'make -s check && echo "int extra;" > src/extra.c && git add -A && git commit -qm "agent: add extra" && git log -1 --format="%an <%ae> %s"'
 	is "$rc:$out" "0:Agent Tester <agent@example.com> agent: add extra" "$who: cc, make, the test and git commit work in the workspace"
-	is "$(git -c safe.directory='*' -C "$W" log --format=%s | head -1)" "agent: add extra" "$who: the commit is in the repository"
-	run R -- sh -c 'echo "#!/bin/sh" > .git/hooks/pre-commit; echo rc1=$?; git config core.hooksPath /tmp >/dev/null 2>&1; echo rc2=$?; echo x >> .git/config; echo rc3=$?'
-	like "$out" "rc1=[1-9]" "$who: planting a git hook fails"
-	like "$out" "rc2=[1-9]" "$who: git config core.hooksPath fails"
-	like "$out" "rc3=[1-9]" "$who: appending to .git/config fails"
+	is "$(git -c safe.directory='*' -C "$W" log --format=%s | head -1)" "init" "$who: the real branch is untouched"
+	is "$(git -c safe.directory='*' -C "$W" log --format=%s --branches='corral/*' | head -1)" "agent: add extra" "$who: the commit came back on a corral/ branch"
+	like "$err" "corral: git: worktree: the agent works in $ST/git/[0-9a-f]{32}/work" "$who: the start line names the mode and the checkout"
+	like "$err" "corral: git: branch corral/[0-9a-f]{8}: 1 commit, 2 files changed.*merge: git merge corral/" "$who: the end line names the branch, commits, files, how to merge"
+	run R -- sh -c 'echo "#!/bin/sh" > .git/hooks/pre-commit; echo rc1=$?; git config core.hooksPath /tmp >/dev/null 2>&1; echo rc2=$?; echo x >> .git/config; echo rc3=$?; echo x >> '"$W"'/.git/config; echo rc4=$?'
+	is "$(echo $out | cut -d" " -f1-3)" "rc1=0 rc2=0 rc3=0" "$who: the agent's own repository takes hooks and config"
+	like "$out" "rc4=[1-9]" "$who: the real .git/config is out of reach"
 	ok "$([ ! -e "$W/.git/hooks/pre-commit" ] && ! grep -q hooksPath "$W/.git/config"; echo $?)" "$who: .git untouched"
+	is "$(ls "$ST/git" | wc -l)" 0 "$who: no attempt repository lingers"
+	# the rest of this file: a plain directory, written live
+	rm -rf "$W/.git"
 
 	# secrets of the invoking user, the runner's environment, the store
 	printf 'OTHER-CREDENTIAL-%s' "$who" | $AS env -i HOME=$H "$SS" put other

@@ -44,14 +44,17 @@ main(void)
 	is_int(p.connect[0], 443, "connect 443");
 	is_int(p.bind[0], 8080, "bind 8080");
 
-	is_int(parse("no-network\nno-scope\ndev\nkeep-fd 9\nunix /run/s.sock\ngit-protect /ws\n",
+	is_int(parse("no-network\nno-scope\ndev\nkeep-fd 9\nunix /run/s.sock\nmount-ro /a:/b\n",
 	    &line, &why), 0, "bare words and the rest");
 	is_int(p.net, SB_NET_NONE, "no-network");
 	is_int(p.scope, 0, "no-scope");
 	is_int(p.dev, 1, "dev");
 	is_int(p.keep_fd[0], 9, "keep-fd");
 	is_str(p.unix_path[0], "/run/s.sock", "unix");
-	is_str(p.git_protect[0], "/ws", "git-protect");
+	ok(p.nmount == 1 && strcmp(p.mount[0], "/a:/b") == 0 && p.mount_ro[0], "mount-ro");
+	is_int(parse("mount a:/b\n", &line, &why), -1, "mount: a relative source");
+	is_int(parse("mount /a\n", &line, &why), -1, "mount: no destination");
+	is_int(parse("mount /a:/b:/c\n", &line, &why), -1, "mount: a third path");
 
 	is_int(parse("loopback 8080\nloopback 8080\ndeny-private\nno-remote\n", &line, &why), 0,
 	    "address words");

@@ -66,6 +66,7 @@ main(void)
 	strcpy(pl.path, "/usr/bin:/bin");
 	pl.signin = 1;
 	pl.git = 1;
+	av_push(&pl.gw.objects, "/src/proj/.git/objects");
 	av_push(&pl.ex, "/usr");
 	av_push(&pl.ex, "/etc");
 	pl.cmd = cmd;
@@ -81,7 +82,8 @@ main(void)
 	    " -p XDG_CONFIG_HOME=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/config"
 	    " -p XDG_CACHE_HOME=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/home/.cache"
 	    " -p XDG_DATA_HOME=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/home/.local/share"
-	    " -p XDG_STATE_HOME=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/home/.local/state --",
+	    " -p XDG_STATE_HOME=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/home/.local/state"
+	    " -p PWD=/home/u/.local/state/corral/git/0123abcd/work --",
 	    "env-filter layers: baseline, PATH, pins");
 	is_str(a.v[ci], "/opt/corral/libexec/corral/confine", "confine by absolute path");
 	is_str(a.v[xi - 1], "--", "confine's rules end with --");
@@ -92,7 +94,8 @@ main(void)
 		ok(strstr(c, " -x /usr -x /etc ") != NULL, "system trees read+exec");
 		ok(strstr(c, " -r /proc ") != NULL, "/proc read-only");
 		ok(strstr(c, " --dev ") != NULL, "usable devices");
-		ok(strstr(c, " --git-protect /src/proj ") != NULL, "workspace with git protection");
+		ok(strstr(c, " -W /home/u/.local/state/corral/git/0123abcd/work -r /src/proj/.git/objects ") != NULL &&
+		    strstr(c, " -W /src/proj ") == NULL, "git worktree: the attempt's checkout, the real objects read-only, not the workspace");
 		ok(strstr(c, " -W /home/u/.local/state/corral/attempt-0123abcd-claude-ff/home ") != NULL, "attempt home writable");
 		ok(strstr(c, "/tmp ") != NULL && strstr(c, "/config ") != NULL, "attempt tmp and config writable");
 		ok(strstr(c, "--no-network") == NULL && strstr(c, "--no-scope") == NULL, "network open, scoping on");
@@ -103,13 +106,13 @@ main(void)
 	/* network none, ports, no scope, no git protection, policy env */
 	pol.net = NET_NONE;
 	pol.scope = 0;
-	pol.git_protect = 0;
+	pol.git = GIT_OFF;
 	is_int(step_chain(&pl, &a, &ci, &xi), 0, "chain builds (variant)");
 	{
 		char *c = join(&a, ci, xi);
 		ok(strstr(c, " --no-network ") != NULL, "--no-network");
 		ok(strstr(c, " --no-scope ") != NULL, "--no-scope");
-		ok(strstr(c, " -W /src/proj ") != NULL && strstr(c, "--git-protect") == NULL, "plain workspace grant");
+		ok(strstr(c, " -W /src/proj ") != NULL && strstr(c, "/git/0123abcd") == NULL, "git off: a plain workspace grant");
 	}
 	av_free(&a);
 	pol.net = NET_PORTS;
@@ -126,7 +129,7 @@ main(void)
 	is_str(plan_tier(&pl), "fs+net", "ports need fs+net");
 	pol.scope = 1;
 	is_str(plan_tier(&pl), "full", "scoping needs full");
-	pol.git_protect = 1;
+	pol.git = GIT_WORKTREE;
 	pl.git = 0;
 	is_int(step_chain(&pl, &a, &ci, &xi), 0, "chain builds (no repository)");
 	ok(strstr(join(&a, ci, xi), " -W /src/proj ") != NULL, "a workspace without .git: a plain grant");
@@ -171,5 +174,6 @@ main(void)
 
 	plan_free(&pl);
 	policy_free(&pol);
+	av_free(&pl.gw.objects);
 	return done_testing();
 }

@@ -37,7 +37,7 @@ main(void)
 	/* the embedded default */
 	is_int(policy_default(&d, &de), 0, "the embedded default parses");
 	is_str(d.workspace, ".", "default workspace: the current directory");
-	ok(d.git_protect && d.path_exec && d.devices && d.proc && d.scope, "default: git protection, PATH, devices, /proc, scoping");
+	ok(d.git == GIT_WORKTREE && d.path_exec && d.devices && d.proc && d.scope, "default: git worktree, PATH, devices, /proc, scoping");
 	is_int(d.net, NET_OPEN, "default network: open");
 	ok(!d.userns, "default: no new user namespaces");
 	is_int(d.exec.n, 5, "default exec: five system trees");
@@ -54,7 +54,7 @@ main(void)
 	}
 	is_int(d.net, NET_NONE, "network none");
 	ok(d.exec.n == 1 && strcmp(d.exec.v[0], "/opt/tool") == 0, "exec replaced, not appended");
-	ok(d.git_protect && d.proc, "absent keys keep the default");
+	ok(d.git == GIT_WORKTREE && d.proc, "absent keys keep the default");
 	policy_free(&d);
 
 	/* every key */
@@ -68,7 +68,7 @@ main(void)
 	    "         \"gh\": {\"url\": \"https://mcp.example/mcp\", \"tools\": [\"a\", \"b\"], \"credential_file\": \"~/.gh-token\"}}}"),
 	    0, "every key parses");
 	is_str(P.workspace, "/w", "workspace");
-	ok(!P.git_protect && !P.path_exec && !P.devices && !P.proc && !P.scope, "booleans");
+	ok(P.git == GIT_OFF && !P.path_exec && !P.devices && !P.proc && !P.scope, "booleans");
 	ok(P.read.n == 2 && strcmp(P.read.v[1], "~/notes") == 0, "read");
 	ok(P.net == NET_PORTS && P.connect.n == 2 && P.connect.v[1] == 80 && P.bind.n == 1 && P.bind.v[0] == 8080, "ports");
 	ok(P.env_set.n == 2 && strcmp(P.env_set.v[1], "B_2=x y") == 0, "env.set as NAME=VALUE");
@@ -104,6 +104,11 @@ main(void)
 	bad("{\"read\": \"/usr\"}", 1, 10, "\"read\" must be an array of strings, not a string");
 	bad("{\"read\": [\"/a\",\n 7]}", 2, 2, "\"read\" entries must be strings, not a number");
 	bad("{\"git_protect\": \"yes\"}", 1, 17, "\"git_protect\" must be a boolean, not a string");
+	bad("{\"git\": \"shared\"}", 1, 9, "\"git\" must be \"worktree\", \"in-place\" or \"off\"");
+	is_int(parse("{\"git\": \"in-place\"}"), 0, "git in-place");
+	is_int(P.git, GIT_INPLACE, "... parsed");
+	is_int(parse("{\"git\": \"off\"}"), 0, "git off");
+	is_int(P.git, GIT_OFF, "... parsed");
 	bad("{\"scope\": 1}", 1, 11, "\"scope\" must be a boolean, not a number");
 	bad("{\"userns\": \"yes\"}", 1, 12, "\"userns\" must be a boolean, not a string");
 	bad("{\"network\": \"closed\"}", 1, 13, "\"network\" must be \"open\", \"none\"");

@@ -1,0 +1,502 @@
+/* gitimport: the agent's work into the real repository, as data.
+ *
+ * The attempt repository is hostile input: git never runs with its config,
+ * hooks, index or worktree pointers. Its HEAD and refs are read here as
+ * bytes and checked (ref name and object id syntax; regular files only,
+ * opened without following or blocking); its loose objects and packs are
+ * copied as bytes into a directory of ours, each pack re-indexed by git
+ * index-pack; then git, run in the REAL repository with that directory as
+ * an object source only, packs what the agent's HEAD reaches and index-pack
+ * --strict checks every object on the way in. The files the agent left
+ * (committed or not) become one more commit, made from a fresh index (our
+ * copy of the starting one) once nested repositories and special files
+ * have been moved aside. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fdio.h"
+#include "gitref.h"
+#include "gitrun.h"
+#include "gitws.h"
+#include "rmtree.h"
+
+#define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+static int __attribute__((format(printf, 3, 4)))
+say(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A loose ref file at rdir/ref, every directory opened without following.
+ * 0: read into *buf; -1 with errno (ENOENT: no loose ref). */
+static int
+read_loose(int rdir, const char *ref, char **buf, size_t *len)
+{
+	char p[GITREF_NAME_MAX + 1], *c = p, *sl;
+	int fd = dup(rdir), nd, r;
+
+	snprintf(p, sizeof p, "%s", ref);
+	while (fd >= 0 && (sl = strchr(c, '/')) != NULL) {
+		*sl = '\0';
+		nd = openat(fd, c, OPEN_DIR);
+		close(fd);
+		fd = nd;
+		c = sl + 1;
+	}
+	if (fd < 0)
+		return -1;
+	r = file_read_bounded(fd, c, 4096, buf, len);
+	nd = errno;
+	close(fd);
+	return errno = nd, r;
+}
+
+/* The commit the attempt's HEAD names, into tip ("" when unborn). -1 with
+ * why: malformed or unreadable (nothing of it is trusted then). */
+static int
+read_tip(const struct gitws *g, int rdir, char *tip, char *why, size_t whyn)
+{
+	char ref[GITREF_NAME_MAX + 1], *buf = NULL;
+	size_t len;
+	int kind;
+
+	tip[0] = '\0';
+	if (file_read_bounded(rdir, "HEAD", 4096, &buf, &len) < 0)
+		return say(why, whyn, "its HEAD is unreadable (%s)", strerror(errno));
+	kind = gitref_parse(buf, len, g->hexlen, ref, tip);
+	free(buf);
+	for (int depth = 0; kind == 1; depth++) {
+		if (depth == 5)
+			return say(why, whyn, "its HEAD is a chain of symbolic refs");
+		if (read_loose(rdir, ref, &buf, &len) == 0) {
+			kind = gitref_parse(buf, len, g->hexlen, ref, tip);
+			free(buf);
+			continue;
+		}
+		if (errno != ENOENT)
+			return say(why, whyn, "%s is not a regular ref file (%s)", ref, strerror(errno));
+		if (file_read_bounded(rdir, "packed-refs", 256 << 20, &buf, &len) < 0) {
+			if (errno == ENOENT)
+				return 0;	/* unborn */
+			return say(why, whyn, "its packed-refs is unreadable (%s)", strerror(errno));
+		}
+		kind = gitref_packed_find(buf, len, ref, g->hexlen, tip);
+		free(buf);
+		if (kind == 1)
+			return tip[0] = '\0', 0;	/* unborn */
+	}
+	if (kind < 0)
+		return say(why, whyn, "its HEAD or a ref it names is malformed");
+	return 0;
+}
+
+static int
+is_hex(const char *s, size_t n)
+{
+	return strlen(s) == n && strspn(s, "0123456789abcdef") == n;
+}
+
+/* Index one of the agent's packs into q (index-pack checks every object
+ * and writes a fresh .idx; the agent's own .idx is never read). */
+static int
+index_pack(const struct gitws *g, int pfd, const char *name, const char *q)
+{
+	const char *const ip[] = { "index-pack", "--stdin", NULL };
+	struct gitcall gc = { g->git, g->gitdir, NULL, NULL, q, NULL };
+	struct stat st;
+	int fd, code;
+
+	fd = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		close(fd);
+		return errno = EINVAL, -1;
+	}
+	code = gitrun(&gc, ip, fd, -1, NULL, NULL, 0);
+	close(fd);
+	return code == 0 ? 0 : (errno = EPROTO, -1);
+}
+
+/* The attempt's objects, as bytes, into q (STORE/git/ATTEMPT/objects):
+ * loose objects named as git names them, packs re-indexed. Anything else
+ * (FIFOs, symlinks, alternates, the agent's .idx files) is skipped. */
+static int
+copy_objects(const struct gitws *g, int rdir, int afd, const char *q, int *skipped)
+{
+	struct dirent *de, *fe;
+	DIR *d, *s;
+	int ofd, qfd, sub, qsub;
+
+	if (mkdirat(afd, "objects", 0700) < 0 || (qfd = openat(afd, "objects", OPEN_DIR)) < 0)
+		return -1;
+	if (mkdirat(qfd, "pack", 0700) < 0 || (ofd = openat(rdir, "objects", OPEN_DIR)) < 0 ||
+	    (d = fdopendir(ofd)) == NULL) {
+		close(qfd);
+		return errno == ENOENT ? 0 : -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, "pack") == 0) {
+			if ((sub = openat(dirfd(d), "pack", OPEN_DIR)) < 0 || (s = fdopendir(sub)) == NULL) {
+				(*skipped)++;
+				continue;
+			}
+			while ((fe = readdir(s)) != NULL) {
+				size_t n = strlen(fe->d_name);
+				if (n > 10 && strncmp(fe->d_name, "pack-", 5) == 0 &&
+				    strcmp(fe->d_name + n - 5, ".pack") == 0 &&
+				    index_pack(g, dirfd(s), fe->d_name, q) < 0)
+					(*skipped)++;
+			}
+			closedir(s);
+			continue;
+		}
+		if (!is_hex(de->d_name, 2))
+			continue;
+		if ((sub = openat(dirfd(d), de->d_name, OPEN_DIR)) < 0 || (s = fdopendir(sub)) == NULL) {
+			(*skipped)++;
+			continue;
+		}
+		qsub = -1;
+		while ((fe = readdir(s)) != NULL) {
+			if (!is_hex(fe->d_name, g->hexlen - 2))
+				continue;
+			if (qsub < 0 && ((mkdirat(qfd, de->d_name, 0700) < 0 && errno != EEXIST) ||
+			    (qsub = openat(qfd, de->d_name, OPEN_DIR)) < 0))
+				break;
+			if (gitws_copy(dirfd(s), fe->d_name, qsub, fe->d_name, 1ULL << 32) < 0)
+				(*skipped)++;
+		}
+		if (qsub >= 0)
+			close(qsub);
+		closedir(s);
+	}
+	closedir(d);
+	close(qfd);
+	return 0;
+}
+
+/* git pack-objects (the real repository, q as an object source) piped
+ * into git index-pack --strict (the real repository alone): what tip
+ * reaches and start does not, checked object by object. */
+static int
+bring_objects(const struct gitws *g, const char *q, const char *tip, char *why, size_t whyn)
+{
+	const char *const po[] = { "pack-objects", "--revs", "--stdout", "-q", NULL };
+	const char *const ip[] = { "index-pack", "--stdin", "--strict", NULL };
+	struct gitcall src = { g->git, g->gitdir, NULL, NULL, NULL, q };
+	struct gitcall dst = { g->git, g->gitdir, NULL, NULL, NULL, NULL };
+	char revs[160];
+	int in[2], mid[2], a, b, ca, cb;
+
+	snprintf(revs, sizeof revs, "%s\n%s%s%s", tip, g->start[0] ? "^" : "", g->start,
+	    g->start[0] ? "\n" : "");
+	if (pipe2(in, O_CLOEXEC) < 0)
+		return say(why, whyn, "pipe: %s", strerror(errno));
+	if (pipe2(mid, O_CLOEXEC) < 0) {
+		close(in[0]), close(in[1]);
+		return say(why, whyn, "pipe: %s", strerror(errno));
+	}
+	a = gitrun_start(&src, po, in[0], mid[1]);
+	close(in[0]);
+	close(mid[1]);
+	b = a < 0 ? -1 : gitrun_start(&dst, ip, mid[0], -1);
+	close(mid[0]);
+	if (a >= 0)
+		(void)fd_write_all(in[1], revs, strlen(revs));	/* a few lines: the pipe holds them */
+	close(in[1]);
+	ca = a < 0 ? -1 : gitrun_wait(a);
+	cb = b < 0 ? -1 : gitrun_wait(b);
+	if (ca != 0 || cb != 0)
+		return say(why, whyn, "its objects did not pass git pack-objects (status %d) and index-pack --strict (status %d)",
+		    ca, cb);
+	return 0;
+}
+
+struct qctx {
+	int afd, qfd, inplace, n;
+	struct timespec since;
+	FILE *list;
+};
+
+static int
+changed(const struct qctx *c, const struct stat *st)
+{
+	return !c->inplace || st->st_ctim.tv_sec >= c->since.tv_sec;
+}
+
+/* Move dfd/name aside into the quarantine directory (numbered). */
+static int
+move_aside(struct qctx *c, int dfd, const char *name, const char *path)
+{
+	char n[16];
+
+	if (c->qfd < 0) {
+		if ((mkdirat(c->afd, "quarantine", 0700) < 0 && errno != EEXIST) ||
+		    (c->qfd = openat(c->afd, "quarantine", OPEN_DIR)) < 0)
+			return -1;
+		int lf = openat(c->qfd, "LIST", O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+		c->list = lf < 0 ? NULL : fdopen(lf, "a");
+	}
+	snprintf(n, sizeof n, "%d", ++c->n);
+	if (renameat(dfd, name, c->qfd, n) < 0)
+		return -1;
+	if (c->list)
+		fprintf(c->list, "%s\t%s\n", n, path);
+	return 0;
+}
+
+/* Walk the agent's tree without following anything: a nested repository
+ * (any .git below the top) and anything neither a file, a symlink nor a
+ * directory (a FIFO git would block on) is moved aside. */
+static int
+quarantine(struct qctx *c, int dfd, const char *path, int depth)
+{
+	char sub[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int fd, r = 0;
+
+	if ((fd = dup(dfd)) < 0 || (d = fdopendir(fd)) == NULL)
+		return -1;
+	while (r == 0 && (de = readdir(d)) != NULL) {
+		const char *nm = de->d_name;
+		if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0)
+			continue;
+		if (depth == 0 && strcmp(nm, ".git") == 0)
+			continue;	/* the attempt repository itself */
+		if (de->d_type == DT_REG || de->d_type == DT_LNK) {
+			if (strcasecmp(nm, ".git") != 0)
+				continue;
+		}
+		if (fstatat(dirfd(d), nm, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if ((size_t)snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "/" : "", nm) >= sizeof sub) {
+			r = move_aside(c, dirfd(d), nm, path);
+			continue;
+		}
+		if (strcasecmp(nm, ".git") == 0 ||
+		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode))) {
+			if (changed(c, &st))
+				r = move_aside(c, dirfd(d), nm, sub);
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		if (depth >= 200) {
+			r = move_aside(c, dirfd(d), nm, sub);
+			continue;
+		}
+		fd = openat(dirfd(d), nm, OPEN_DIR);
+		if (fd < 0)
+			continue;	/* unreadable: git add --ignore-errors skips it too */
+		r = quarantine(c, fd, sub, depth + 1);
+		close(fd);
+	}
+	closedir(d);
+	return r;
+}
+
+/* The files the agent left over the starting index: a tree. */
+static int
+files_tree(const struct gitws *g, int afd, const char *tip, char *tree, char *why, size_t whyn)
+{
+	char idx[PATH_MAX + 16], *out = NULL;
+	const char *const rtm[] = { "read-tree", "-m", "-i", g->start, tip, NULL };
+	const char *const rt[] = { "read-tree", tip, NULL };
+	const char *const add[] = { "add", "-A", "--ignore-errors", NULL };
+	const char *const wt[] = { "write-tree", NULL };
+	struct gitcall gc = { g->git, g->gitdir, g->work, idx, NULL, NULL };
+	size_t len;
+	int code;
+
+	snprintf(idx, sizeof idx, "%s/import.index", g->dir);
+	(void)unlinkat(afd, "import.index", 0);
+	if (gitws_copy(afd, "base.index", afd, "import.index", ~0ULL) < 0 && errno != ENOENT)
+		return say(why, whyn, "unable to copy %s/base.index: %s", g->dir, strerror(errno));
+	if (tip[0] && strcmp(tip, g->start) != 0) {
+		/* carry the starting stat information over where it still holds */
+		if (!g->start[0] || gitrun(&gc, rtm, -1, -1, NULL, NULL, 0) != 0) {
+			(void)unlinkat(afd, "import.index", 0);
+			if ((code = gitrun(&gc, rt, -1, -1, NULL, NULL, 0)) != 0)
+				return say(why, whyn, "git read-tree %s failed (status %d)", tip, code);
+		}
+	}
+	if ((code = gitrun(&gc, add, -1, -1, NULL, NULL, 0)) != 0 && code != 1)
+		return say(why, whyn, "git add -A over %s failed (status %d)", g->work, code);
+	code = gitrun(&gc, wt, -1, -1, &out, &len, 4096);
+	if (code != 0 || len < g->hexlen || !gitref_oid_ok(out, g->hexlen, g->hexlen)) {
+		free(out);
+		return say(why, whyn, "git write-tree failed (status %d)", code);
+	}
+	memcpy(tree, out, g->hexlen);
+	tree[g->hexlen] = '\0';
+	free(out);
+	return 0;
+}
+
+/* one line of output: an object id */
+static int
+run_oid(const struct gitws *g, const struct gitcall *gc, const char *const *args, char *oid)
+{
+	char *out = NULL;
+	size_t len;
+	int code = gitrun(gc, args, -1, -1, &out, &len, 4096);
+
+	if (code != 0 || len < g->hexlen || !gitref_oid_ok(out, g->hexlen, g->hexlen)) {
+		free(out);
+		return -1;
+	}
+	memcpy(oid, out, g->hexlen);
+	oid[g->hexlen] = '\0';
+	free(out);
+	return 0;
+}
+
+static void
+summarize(const struct gitws *g, struct gitws_result *res)
+{
+	struct gitcall gc = { g->git, g->gitdir, NULL, NULL, NULL, NULL };
+	char neg[80], *out = NULL;
+	const char *const rl[] = { "rev-list", "--count", res->commit, g->start[0] ? neg : NULL, NULL };
+	const char *const ds[] = { "diff-tree", "--shortstat", "-r", g->start[0] ? g->start : "--root",
+		res->commit, NULL };
+	size_t len;
+
+	snprintf(neg, sizeof neg, "^%s", g->start);
+	if (gitrun(&gc, rl, -1, -1, &out, &len, 64) == 0)
+		res->commits = strtol(out, NULL, 10);
+	free(out);
+	out = NULL;
+	if (gitrun(&gc, ds, -1, -1, &out, &len, 4096) == 0) {
+		char *l = out + strspn(out, " \n");
+		if (!g->start[0])
+			l += strcspn(l, "\n"), l += strspn(l, " \n");	/* --root prints the commit */
+		snprintf(res->shortstat, sizeof res->shortstat, "%.*s", (int)strcspn(l, "\n"), l);
+	}
+	free(out);
+	if (!res->shortstat[0])
+		snprintf(res->shortstat, sizeof res->shortstat, "no files changed");
+}
+
+int
+gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, char *why, size_t whyn)
+{
+	struct gitcall gc = { g->git, g->gitdir, NULL, NULL, NULL, NULL };
+	char tip[GITREF_OID_MAX + 1], tree[GITREF_OID_MAX + 1], q[PATH_MAX + 16], spec[160];
+	char msg[160], c1[GITREF_OID_MAX + 4], c2[GITREF_OID_MAX + 4], ptip[GITREF_OID_MAX + 4];
+	struct qctx qc = { -1, -1, g->mode == GIT_INPLACE, 0, g->t0, NULL };
+	int afd, rdir, wfd, skipped = 0, r = -1;
+
+	memset(res, 0, sizeof *res);
+	if ((afd = open(g->dir, OPEN_DIR)) < 0)
+		return say(why, whyn, "%s: %s", g->dir, strerror(errno));
+	qc.afd = afd;
+	qc.since.tv_sec -= 1;	/* timestamps are coarser than the clock */
+	snprintf(q, sizeof q, "%s/objects", g->dir);
+	/* 1. the agent's HEAD, as data */
+	rdir = open(g->repo, OPEN_DIR);
+	if (rdir < 0)
+		snprintf(res->refused, sizeof res->refused, "the attempt repository is gone: its commits were not imported");
+	else if (read_tip(g, rdir, tip, msg, sizeof msg) < 0)
+		snprintf(res->refused, sizeof res->refused, "the attempt repository's %s: its commits were not imported", msg);
+	if (res->refused[0] || !tip[0])
+		snprintf(tip, sizeof tip, "%s", g->start);
+	/* 2. its objects, checked on the way in */
+	if (rdir >= 0 && tip[0] && strcmp(tip, g->start) != 0) {
+		if (copy_objects(g, rdir, afd, q, &skipped) < 0) {
+			say(why, whyn, "unable to copy the attempt's objects into %s: %s", q, strerror(errno));
+			goto out;
+		}
+		if (bring_objects(g, q, tip, msg, sizeof msg) < 0) {
+			say(why, whyn, "the attempt's commits were refused: %s", msg);
+			goto out;
+		}
+		snprintf(ptip, sizeof ptip, "%s^{commit}", tip);
+		const char *const rp[] = { "rev-parse", "--verify", "-q", ptip, NULL };
+		if (run_oid(g, &gc, rp, c1) < 0 || strcmp(c1, tip) != 0) {
+			say(why, whyn, "the attempt's HEAD %s is not a commit", tip);
+			goto out;
+		}
+	}
+	if (rdir >= 0)
+		close(rdir);
+	rdir = -1;
+	/* 3. the files it left: nested repositories and special files aside */
+	if ((wfd = open(g->work, OPEN_DIR)) < 0) {
+		say(why, whyn, "%s: %s", g->work, strerror(errno));
+		goto out;
+	}
+	r = quarantine(&qc, wfd, "", 0);
+	close(wfd);
+	if (qc.list)
+		fclose(qc.list);
+	if (qc.qfd >= 0)
+		close(qc.qfd);
+	if (r < 0) {
+		say(why, whyn, "unable to move nested repositories aside in %s: %s", g->work, strerror(errno));
+		goto out;
+	}
+	r = -1;
+	res->quarantined = qc.n;
+	if (qc.n)
+		snprintf(res->quarantine, sizeof res->quarantine, "%s/quarantine", g->dir);
+	if (files_tree(g, afd, tip, tree, why, whyn) < 0)
+		goto out;
+	snprintf(res->commit, sizeof res->commit, "%.64s", tip);
+	snprintf(ptip, sizeof ptip, "%s^{tree}", tip);
+	{
+		const char *const rpt[] = { "rev-parse", "--verify", "-q", ptip, NULL };
+		if (!tip[0] || run_oid(g, &gc, rpt, c2) < 0 || strcmp(c2, tree) != 0) {
+			const char *const ct[] = { "commit-tree", tree, "-m", msg, tip[0] ? "-p" : NULL, tip, NULL };
+			snprintf(msg, sizeof msg, "corral: the changes attempt %s left uncommitted", attempt);
+			if (run_oid(g, &gc, ct, c1) < 0) {
+				say(why, whyn, "git commit-tree failed");
+				goto out;
+			}
+			snprintf(res->commit, sizeof res->commit, "%.64s", c1);
+			res->uncommitted = 1;
+		}
+	}
+	if (!res->commit[0] || strcmp(res->commit, g->start) == 0) {
+		r = 0;		/* nothing to import */
+		goto done;
+	}
+	/* 4. the branch: a new ref, never an existing one */
+	snprintf(res->branch, sizeof res->branch, "refs/heads/corral/%.8s", attempt);
+	snprintf(spec, sizeof spec, "corral: attempt %s", attempt);
+	{
+		const char *const ur[] = { "update-ref", "-m", spec, res->branch, res->commit, "", NULL };
+		int code = gitrun(&gc, ur, -1, -1, NULL, NULL, 0);
+		if (code != 0) {
+			say(why, whyn, "git update-ref %s failed (status %d)", res->branch, code);
+			res->branch[0] = '\0';
+			goto out;
+		}
+	}
+	summarize(g, res);
+	r = 0;
+done:
+	if (res->quarantined == 0 && rmtree_at(AT_FDCWD, g->dir) < 0)
+		say(why, whyn, "unable to remove %s: %s", g->dir, strerror(errno));
+out:
+	if (rdir >= 0)
+		close(rdir);
+	close(afd);
+	return r;
+}

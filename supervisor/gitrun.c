@@ -1,0 +1,170 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "argv.h"
+#include "gitrun.h"
+#include "spawn.h"
+
+/* What could make git run a program or talk to someone: off. Hooks go to
+ * a path that cannot hold any. */
+const char *const gitrun_safe_cfg[] = {
+	"core.hooksPath=/dev/null", "core.fsmonitor=false", "core.pager=cat",
+	"core.sshCommand=false", "core.askPass=", "core.editor=false",
+	"core.alternateRefsCommand=", "core.untrackedCache=false", "core.splitIndex=false",
+	"credential.helper=", "diff.external=", "uploadpack.packObjectsHook=",
+	"protocol.allow=never", "submodule.recurse=false", "gc.auto=0",
+	"maintenance.auto=false", "index.skipHash=false", NULL
+};
+
+static const char *const fixed_env[] = {
+	"PATH=/usr/bin:/bin", "HOME=/nonexistent", "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1",
+	"GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0", "GIT_ATTR_NOSYSTEM=1",
+	"GIT_NO_REPLACE_OBJECTS=1", "GIT_PAGER=cat", "GIT_OPTIONAL_LOCKS=0",
+	"GIT_AUTHOR_NAME=corral", "GIT_AUTHOR_EMAIL=corral@localhost",
+	"GIT_COMMITTER_NAME=corral", "GIT_COMMITTER_EMAIL=corral@localhost", NULL
+};
+
+const char *
+gitrun_find(void)
+{
+	static const char *const where[] = { "/usr/bin/git", "/bin/git", "/usr/local/bin/git", NULL };
+
+	for (size_t i = 0; where[i]; i++)
+		if (access(where[i], X_OK) == 0)
+			return where[i];
+	return NULL;
+}
+
+static int
+build(const struct gitcall *g, const char *const args[], struct argv *av, struct argv *ev)
+{
+	av_push(av, g->bin);
+	if (g->work) {
+		av_push(av, "-C");
+		av_push(av, g->work);
+	}
+	for (size_t i = 0; gitrun_safe_cfg[i]; i++) {
+		av_push(av, "-c");
+		av_push(av, gitrun_safe_cfg[i]);
+	}
+	for (size_t i = 0; args[i]; i++)
+		av_push(av, args[i]);
+	for (size_t i = 0; fixed_env[i]; i++)
+		av_push(ev, fixed_env[i]);
+	av_pushf(ev, "GIT_DIR=%s", g->dir);
+	if (g->work)
+		av_pushf(ev, "GIT_WORK_TREE=%s", g->work);
+	if (g->index)
+		av_pushf(ev, "GIT_INDEX_FILE=%s", g->index);
+	if (g->objdir)
+		av_pushf(ev, "GIT_OBJECT_DIRECTORY=%s", g->objdir);
+	if (g->alt)
+		av_pushf(ev, "GIT_ALTERNATE_OBJECT_DIRECTORIES=%s", g->alt);
+	if (av->err || ev->err)
+		return errno = ENOMEM, -1;
+	return 0;
+}
+
+int
+gitrun_start(const struct gitcall *g, const char *const args[], int in, int out)
+{
+	struct argv av = { 0 }, ev = { 0 };
+	struct spawned sp = { -1, -1 };
+	int nul = -1, r, e;
+
+	if (build(g, args, &av, &ev) < 0) {
+		av_free(&av);
+		av_free(&ev);
+		return -1;
+	}
+	if (out < 0 && (nul = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+		r = -1;
+	else
+		r = spawn_start_io(av.v, ev.v, in, out >= 0 ? out : nul, &sp);
+	e = errno;
+	if (nul >= 0)
+		close(nul);
+	av_free(&av);
+	av_free(&ev);
+	return r < 0 ? (errno = e, -1) : sp.pid;
+}
+
+int
+gitrun_wait(int pid)
+{
+	int ws;
+
+	while (waitpid(pid, &ws, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(ws))
+		return WEXITSTATUS(ws);
+	return WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : 125;
+}
+
+int
+gitrun(const struct gitcall *g, const char *const args[], int in, int out,
+    char **cap, size_t *caplen, size_t capmax)
+{
+	int p[2] = { -1, -1 }, pid, big = 0, code;
+	size_t n = 0, sz = 0;
+	char *b = NULL, junk[4096];
+	ssize_t k;
+
+	if (out < 0 && cap != NULL) {
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return -1;
+		out = p[1];
+	}
+	pid = gitrun_start(g, args, in, out);
+	if (p[1] >= 0)
+		close(p[1]);
+	if (pid < 0) {
+		if (p[0] >= 0)
+			close(p[0]);
+		return -1;
+	}
+	while (p[0] >= 0) {
+		if (n + 4096 + 1 > sz && !big) {
+			size_t nsz = sz ? sz * 2 : 8192;
+			char *nb = nsz <= capmax + 8192 * 2 ? realloc(b, nsz) : NULL;
+			if (nb == NULL)
+				big = 1;
+			else
+				b = nb, sz = nsz;
+		}
+		k = big ? read(p[0], junk, sizeof junk) : read(p[0], b + n, sz - n - 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		if (!big) {
+			n += (size_t)k;
+			if (n > capmax)
+				big = 1;
+		}
+	}
+	if (p[0] >= 0)
+		close(p[0]);
+	code = gitrun_wait(pid);
+	if (cap == NULL)
+		return code;
+	if (big || b == NULL) {
+		free(b);
+		if (big)
+			return errno = EFBIG, -1;
+		if ((b = malloc(1)) == NULL)
+			return -1;
+	}
+	b[n] = '\0';
+	*cap = b;
+	if (caplen)
+		*caplen = n;
+	return code;
+}

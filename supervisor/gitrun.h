@@ -1,0 +1,39 @@
+/* gitrun: start git outside the boundary with an environment and
+ * configuration of corral's choosing. Every call gets the same fixed
+ * environment (no system or global config, no prompt, no replace refs, a
+ * fixed identity) and every command-valued setting forced off with -c,
+ * whatever the repository's config says. Never pointed at a repository the
+ * agent could write: the caller names GIT_DIR (and the rest) explicitly. */
+#ifndef CORRAL_GITRUN_H
+#define CORRAL_GITRUN_H
+#include <stddef.h>
+
+struct gitcall {
+	const char *bin;	/* absolute path of git */
+	const char *dir;	/* GIT_DIR */
+	const char *work;	/* GIT_WORK_TREE (NULL: none), also git's -C */
+	const char *index;	/* GIT_INDEX_FILE (NULL: git's own) */
+	const char *objdir;	/* GIT_OBJECT_DIRECTORY (NULL: git's own) */
+	const char *alt;	/* GIT_ALTERNATE_OBJECT_DIRECTORIES (NULL: none) */
+};
+
+/* The -c settings every call carries, NULL-terminated (explain prints them). */
+extern const char *const gitrun_safe_cfg[];
+
+/* Run git ARGS (NULL-terminated): stdin from in (-1: /dev/null), stdout to
+ * out (-1: capture into *cap, a malloc'd NUL-terminated buffer of at most
+ * capmax bytes, *caplen its length; cap NULL: /dev/null). Returns git's exit
+ * code (0..255, 128+N when killed), or -1 with errno when it could not
+ * start, or the output was larger than capmax (EFBIG). */
+int gitrun(const struct gitcall *g, const char *const args[], int in, int out,
+    char **cap, size_t *caplen, size_t capmax);
+
+/* Start git without waiting (stdin in, stdout out, as above but no capture):
+ * the pid, or -1. gitrun_wait: its exit code. */
+int gitrun_start(const struct gitcall *g, const char *const args[], int in, int out);
+int gitrun_wait(int pid);
+
+/* Find git: the first of /usr/bin/git, /bin/git, /usr/local/bin/git. */
+const char *gitrun_find(void);
+
+#endif

@@ -1,0 +1,238 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gitrun.h"
+#include "gitstep.h"
+#include "msg.h"
+#include "resolve.h"
+#include "rmtree.h"
+
+const char *
+gitstep_mode(const struct plan *pl)
+{
+	if (!pl->git)
+		return "none";
+	switch (pl->pol->git) {
+	case GIT_WORKTREE: return "worktree";
+	case GIT_INPLACE: return "in-place";
+	default: return "off";
+	}
+}
+
+int
+gitws_plan(struct plan *pl, const struct policy *pol, char *why, size_t whyn,
+    char *hint, size_t hintn)
+{
+	struct gitws *g = &pl->gw;
+
+	if (pol->git == GIT_OFF)
+		return 0;
+	g->mode = pol->git;
+	if ((g->git = gitrun_find()) == NULL) {
+		snprintf(why, whyn, "workspace %s is a git repository, and git is not in /usr/bin, /bin or /usr/local/bin: its attempt repository cannot be made",
+		    pl->workspace);
+		snprintf(hint, hintn, "install git");
+		return -1;
+	}
+	if (gitws_locate(g, pl->workspace, why, whyn) < 0) {
+		snprintf(hint, hintn, "repair the repository (git fsck), or pass -w with a directory that is not one");
+		return -1;
+	}
+	if (g->mode == GIT_INPLACE && g->linked) {
+		snprintf(why, whyn, "--in-place needs the main worktree: %s/.git is a file (a linked worktree)", pl->workspace);
+		snprintf(hint, hintn, "use --worktree (the default), which works from a linked worktree too");
+		return -1;
+	}
+	return 0;
+}
+
+int
+gitstep_ns_ok(void)
+{
+	pid_t pid = fork();
+	int ws;
+
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWNS) == 0 || unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 ? 0 : 1);
+	if (pid < 0)
+		return 0;
+	while (waitpid(pid, &ws, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	return WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
+}
+
+int
+gitstep_begin(struct plan *pl, const char *attempt)
+{
+	char why[PATH_MAX + 256], cwd[PATH_MAX];
+	struct gitws *g = &pl->gw;
+	size_t n;
+
+	snprintf(pl->agent_ws, sizeof pl->agent_ws, "%s", pl->workspace);
+	if (!pl->git)
+		return 0;
+	if (pl->pol->git == GIT_OFF) {
+		msg_warn("git: off: the agent works in %s with your real .git (hooks and config it writes run when you use git there)",
+		    pl->workspace);
+		return 0;
+	}
+	if (gitws_undo_protect(g, why, sizeof why) < 0)
+		msg_warn("%s", why);
+	if (g->mode == GIT_INPLACE && !gitstep_ns_ok()) {
+		msg_fatal("--in-place needs a private mount namespace, and this machine refuses one (user namespaces off, or a container): nothing was started");
+		msg_hint("use --worktree (the default): the agent gets a checkout of its own and needs no namespace");
+		return -1;
+	}
+	if (gitws_setup(g, pl->store, attempt, why, sizeof why) < 0) {
+		msg_fatal("git: %s", why);
+		return -1;
+	}
+	snprintf(pl->agent_ws, sizeof pl->agent_ws, "%s", g->work);
+	/* the agent starts where the user stands, in its own checkout */
+	if (g->mode == GIT_WORKTREE && getcwd(cwd, sizeof cwd) && path_within(cwd, pl->workspace) &&
+	    (n = strlen(pl->workspace)) < strlen(cwd) &&
+	    strlen(g->work) + strlen(cwd + n) < sizeof pl->agent_ws)
+		strcat(pl->agent_ws, cwd + n);
+	if (g->mode == GIT_WORKTREE)
+		msg_info("git: worktree: the agent works in %s, a checkout of its own from %s (%s); your repository stays read-only to it",
+		    g->work, g->from_head ? "HEAD" : "your current state", g->start[0] ? g->start : "unborn");
+	else
+		msg_info("git: in-place: the agent works in %s over a private repository; your .git stays read-only to it",
+		    g->work);
+	return 0;
+}
+
+int
+gitstep_end(struct plan *pl, const char *attempt)
+{
+	struct gitws_result r;
+	char why[PATH_MAX + 256];
+	const char *b;
+
+	if (!pl->git || pl->pol->git == GIT_OFF || !pl->gw.dir[0])
+		return 0;
+	if (gitws_import(&pl->gw, attempt, &r, why, sizeof why) < 0) {
+		msg_warn("git: the import failed: %s", why);
+		msg_hint("nothing is lost: the agent's checkout and repository stay in %s", pl->gw.dir);
+		return -1;
+	}
+	if (r.refused[0])
+		msg_warn("git: %s", r.refused);
+	if (r.quarantined)
+		msg_warn("git: %d nested repositories or special files were moved aside, not imported: %s (LIST names them)",
+		    r.quarantined, r.quarantine);
+	if (!r.branch[0]) {
+		msg_info("git: the agent changed nothing: no branch made");
+		return 0;
+	}
+	b = r.branch + strlen("refs/heads/");
+	msg_info("git: branch %s: %ld commit%s%s, %s; review: git log -p HEAD..%s; merge: git merge %s",
+	    b, r.commits, r.commits == 1 ? "" : "s", r.uncommitted ? " (the last holds what it left uncommitted)" : "",
+	    r.shortstat, b, b);
+	return 0;
+}
+
+void
+gitstep_discard(struct plan *pl)
+{
+	if (pl->gw.dir[0] && rmtree_at(AT_FDCWD, pl->gw.dir) == 0)
+		pl->gw.dir[0] = '\0';
+}
+
+void
+gitstep_grants(const struct plan *pl, struct argv *a)
+{
+	const struct gitws *g = &pl->gw;
+	size_t i = 0;
+
+	if (!pl->git || pl->pol->git == GIT_OFF) {
+		av_push(a, "-W");
+		av_push(a, pl->workspace);
+		return;
+	}
+	if (pl->pol->git == GIT_WORKTREE) {
+		av_push(a, "-W");
+		av_pushf(a, "%s/git/%s/work", pl->store, pl->attempt);
+	} else {
+		/* in-place: the attempt repository over WORKSPACE/.git, the
+		 * real objects (hidden under it) where its alternates point */
+		av_push(a, "--mount-ro");
+		av_pushf(a, "%s:%s/git/%s/real-objects", g->objects.v[0], pl->store, pl->attempt);
+		av_push(a, "--mount");
+		av_pushf(a, "%s/git/%s/repo:%s/.git", pl->store, pl->attempt, pl->workspace);
+		av_push(a, "-W");
+		av_push(a, pl->workspace);
+		av_push(a, "-r");
+		av_pushf(a, "%s/git/%s/real-objects", pl->store, pl->attempt);
+		i = 1;
+	}
+	/* the real objects, read-only: the attempt repository's alternates */
+	for (; i < g->objects.n; i++) {
+		av_push(a, "-r");
+		av_push(a, g->objects.v[i]);
+	}
+}
+
+void
+gitstep_pins(const struct plan *pl, struct argv *a)
+{
+	if (!pl->git || pl->pol->git != GIT_WORKTREE)
+		return;
+	av_push(a, "-p");
+	av_pushf(a, "PWD=%s/git/%s/work", pl->store, pl->attempt);
+}
+
+void
+gitstep_explain(FILE *f, const struct plan *pl, int phase)
+{
+	const struct gitws *g = &pl->gw;
+
+	if (!pl->git)
+		return;
+	if (pl->pol->git == GIT_OFF) {
+		if (phase == 0)
+			fprintf(f, "# WARNING: \"git\": \"off\": the agent writes the real %s/.git; hooks and config it plants run when you use git there\n",
+			    pl->workspace);
+		return;
+	}
+	if (phase == 0) {
+		fprintf(f, "# git (%s): corral run makes the attempt repository %s/git/$ATTEMPT/%s, outside the workspace:\n",
+		    gitstep_mode(pl), pl->store, g->mode == GIT_WORKTREE ? "work/.git" : "repo");
+		fprintf(f, "#   objects/info/alternates -> %s (read-only to the agent)\n", g->objects.v[0]);
+		fprintf(f, "#   packed-refs <- %s --git-dir=%s for-each-ref; HEAD <- %s/HEAD\n", g->git, g->gitdir, g->gitdir);
+		if (g->mode == GIT_WORKTREE && g->from_head)
+			fprintf(f, "#   checkout: git read-tree --reset -u HEAD (from HEAD)\n");
+		else if (g->mode == GIT_WORKTREE)
+			fprintf(f, "#   index <- %s/index; checkout: git checkout-index -a -f -u; then each path of\n"
+			    "#   git --git-dir=%s --work-tree=%s status --porcelain -z --untracked-files=all is copied over\n",
+			    g->gitdir, g->gitdir, pl->workspace);
+		else
+			fprintf(f, "#   index <- %s/index; confine lays it over %s/.git in a private mount namespace\n",
+			    g->gitdir, pl->workspace);
+		fprintf(f, "# every git corral runs: env -i with GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null, and -c");
+		for (size_t i = 0; gitrun_safe_cfg[i]; i++)
+			fprintf(f, " %s", gitrun_safe_cfg[i]);
+		fprintf(f, "\n");
+		if (g->mode == GIT_WORKTREE)
+			fprintf(f, "cd %s/git/\"$ATTEMPT\"/work || exit 125\n", pl->store);
+		return;
+	}
+	if (g->mode == GIT_WORKTREE)
+		fprintf(f, "cd - >/dev/null\n");
+	fprintf(f, "# git import, after every process of the attempt ended; git runs in %s only,\n"
+	    "# never with the attempt repository's config, hooks, index or worktree pointers:\n"
+	    "#   its HEAD and refs are read as data (names and ids checked, regular files only)\n"
+	    "#   its loose objects and packs are copied as bytes to %s/git/$ATTEMPT/objects (packs: git index-pack --stdin)\n"
+	    "#   git --git-dir=%s pack-objects --revs --stdout (that directory as an alternate) | git index-pack --stdin --strict\n"
+	    "#   nested repositories and special files in its tree are moved to %s/git/$ATTEMPT/quarantine\n"
+	    "#   GIT_INDEX_FILE=<copy of the starting index> git --work-tree=<its tree> read-tree -m START HEAD; add -A; write-tree; commit-tree\n"
+	    "#   git update-ref refs/heads/corral/<the first 8 characters of $ATTEMPT> RESULT \"\"   (a new branch only)\n",
+	    g->gitdir, pl->store, g->gitdir, pl->store);
+}

@@ -1,0 +1,32 @@
+/* gitstep: the git workspace's part of a corral run: planned, set up before
+ * the chain, its confine grants, imported after it (gitws.h does the work). */
+#ifndef CORRAL_GITSTEP_H
+#define CORRAL_GITSTEP_H
+#include <stdio.h>
+
+#include "plan.h"
+
+/* Resolve: find git and the repository; refuse what cannot work (-1, why
+ * and hint filled). Nothing for "git": "off". */
+int gitws_plan(struct plan *pl, const struct policy *pol, char *why, size_t whyn,
+    char *hint, size_t hinth);
+/* corral run, once the attempt id is known: set up, fill pl->agent_ws, say
+ * the mode in one line. -1: reported. */
+int gitstep_begin(struct plan *pl, const char *attempt);
+/* corral run, after every process of the attempt ended: import, say where
+ * the work is in one line. -1: reported (the attempt's directory stays). */
+int gitstep_end(struct plan *pl, const char *attempt);
+/* Remove a set-up attempt the chain never ran in. */
+void gitstep_discard(struct plan *pl);
+/* confine's grants for the workspace (step_chain). */
+void gitstep_grants(const struct plan *pl, struct argv *a);
+/* env-filter pins for the workspace (PWD in worktree mode). */
+void gitstep_pins(const struct plan *pl, struct argv *a);
+/* explain: the set-up (phase 0) or import (phase 1) as comments. */
+void gitstep_explain(FILE *f, const struct plan *pl, int phase);
+/* The mode in one word: worktree, in-place, off, or none (no repository). */
+const char *gitstep_mode(const struct plan *pl);
+/* 1 when a private mount namespace can be had here (in-place needs one). */
+int gitstep_ns_ok(void);
+
+#endif

@@ -1,0 +1,571 @@
+/* gitws: locate the real repository, undo the old --git-protect layout,
+ * set up the attempt repository and its checkout (see gitws.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fdio.h"
+#include "gitref.h"
+#include "gitrun.h"
+#include "gitws.h"
+#include "rmtree.h"
+
+#define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+static int __attribute__((format(printf, 3, 4)))
+say(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* path, relative to base unless absolute, resolved into out */
+static int
+resolve_at(const char *base, const char *path, char *out)
+{
+	char tmp[PATH_MAX * 2];
+
+	if (path[0] == '/')
+		snprintf(tmp, sizeof tmp, "%s", path);
+	else if ((size_t)snprintf(tmp, sizeof tmp, "%s/%s", base, path) >= PATH_MAX)
+		return errno = ENAMETOOLONG, -1;
+	return realpath(tmp, out) ? 0 : -1;
+}
+
+static void
+find_objects(struct gitws *g)
+{
+	char obj[PATH_MAX], real[PATH_MAX], *buf, *l, *e;
+	size_t len;
+
+	if ((size_t)snprintf(obj, sizeof obj, "%s/objects", g->common) >= sizeof obj - 20 ||
+	    realpath(obj, real) == NULL)
+		return;
+	av_push(&g->objects, real);
+	/* a repository borrowing objects (clone --shared, --reference) */
+	if (file_read_bounded(AT_FDCWD, strcat(obj, "/info/alternates"), 65536, &buf, &len) < 0)
+		return;
+	for (l = buf; *l; l = e) {
+		e = l + strcspn(l, "\n");
+		if (*e)
+			*e++ = '\0';
+		snprintf(obj, sizeof obj, "%s", g->objects.v[0]);
+		if (*l && *l != '#' && resolve_at(obj, l, real) == 0)
+			av_push(&g->objects, real);
+	}
+	free(buf);
+}
+
+int
+gitws_locate(struct gitws *g, const char *ws, char *why, size_t whyn)
+{
+	char p[PATH_MAX + 16], pointer[PATH_MAX], *buf;
+	struct stat st;
+	size_t len;
+	int r;
+
+	snprintf(g->ws, sizeof g->ws, "%s", ws);
+	snprintf(p, sizeof p, "%s/.git", ws);
+	if (lstat(p, &st) < 0)
+		return say(why, whyn, "%s: %s", p, strerror(errno));
+	if (S_ISREG(st.st_mode)) {
+		/* a linked worktree: "gitdir: PATH" */
+		if (file_read_bounded(AT_FDCWD, p, 4096, &buf, &len) < 0)
+			return say(why, whyn, "unable to read %s: %s", p, strerror(errno));
+		r = gitref_gitfile(buf, len, pointer, sizeof pointer);
+		free(buf);
+		if (r < 0 || resolve_at(ws, pointer, g->gitdir) < 0)
+			return say(why, whyn, "%s does not name a git directory", p);
+		g->linked = 1;
+	} else if (realpath(p, g->gitdir) == NULL || stat(g->gitdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		return say(why, whyn, "%s is not a git directory", p);
+	}
+	snprintf(p, sizeof p, "%s/commondir", g->gitdir);
+	if (file_read_bounded(AT_FDCWD, p, 4096, &buf, &len) == 0) {
+		while (len > 0 && buf[len - 1] == '\n')
+			buf[--len] = '\0';
+		r = len > 0 && len < sizeof pointer ? resolve_at(g->gitdir, buf, g->common) : -1;
+		free(buf);
+		if (r < 0)
+			return say(why, whyn, "%s does not name the common git directory", p);
+	} else {
+		snprintf(g->common, sizeof g->common, "%s", g->gitdir);
+	}
+	g->hexlen = 40;
+	snprintf(p, sizeof p, "%s/config", g->common);
+	if (file_read_bounded(AT_FDCWD, p, 1 << 20, &buf, &len) == 0) {
+		for (char *c = buf; *c; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				*c = (char)(*c - 'A' + 'a');
+		if (strstr(buf, "objectformat") && strstr(buf, "sha256"))
+			g->hexlen = 64;
+		free(buf);
+	}
+	find_objects(g);
+	if (g->objects.err || g->objects.n == 0)
+		return say(why, whyn, "%s/objects: not found", g->common);
+	return 0;
+}
+
+void
+gitws_free(struct gitws *g)
+{
+	av_free(&g->objects);
+}
+
+int
+gitws_undo_protect(const struct gitws *g, char *why, size_t whyn)
+{
+	char lnk[64];
+	struct stat st;
+	ssize_t n;
+	int d, r = 0;
+
+	if ((d = open(g->gitdir, OPEN_DIR)) < 0)
+		return say(why, whyn, "%s: %s", g->gitdir, strerror(errno));
+	if (fstatat(d, "index", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode) &&
+	    (n = readlinkat(d, "index", lnk, sizeof lnk - 1)) > 0 &&
+	    (lnk[n] = '\0', strcmp(lnk, "corral-index/index") == 0)) {
+		if (fstatat(d, "corral-index/index", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			r = renameat(d, "corral-index/index", d, "index");
+		else
+			r = unlinkat(d, "index", 0);
+		if (r < 0)
+			say(why, whyn, "unable to restore %s/index: %s", g->gitdir, strerror(errno));
+		else
+			(void)unlinkat(d, "corral-index", AT_REMOVEDIR);
+	}
+	close(d);
+	return r;
+}
+
+/* user.name and user.email of the repository's own config, for the
+ * agent's commits (its home's .gitconfig carries the global ones): plain
+ * values only, as "[user]" lines; "" when there are none. */
+static void
+user_lines(const struct gitws *g, char *out, size_t n)
+{
+	char p[PATH_MAX + 16], *buf, *l, *e;
+	size_t len, at = 0;
+	int in_user = 0;
+
+	out[0] = '\0';
+	if ((size_t)snprintf(p, sizeof p, "%s/config", g->common) >= sizeof p ||
+	    file_read_bounded(AT_FDCWD, p, 1 << 20, &buf, &len) < 0)
+		return;
+	for (l = buf; *l; l = e) {
+		e = l + strcspn(l, "\n");
+		if (*e)
+			*e++ = '\0';
+		l += strspn(l, " \t");
+		if (*l == '[') {
+			in_user = strncasecmp(l, "[user]", 6) == 0;
+			continue;
+		}
+		if (!in_user || (strncasecmp(l, "name", 4) != 0 && strncasecmp(l, "email", 5) != 0))
+			continue;
+		size_t k = l[0] == 'n' || l[0] == 'N' ? 4 : 5;
+		char *v = l + k + strspn(l + k, " \t");
+		if (*v != '=')
+			continue;
+		v++;
+		v += strspn(v, " \t");
+		if (*v == '\0' || strpbrk(v, "\"\\;#") != NULL)
+			continue;
+		for (char *c = v; *c; c++)
+			if ((unsigned char)*c < 0x20 && *c != '\t')
+				goto next;
+		if (at + strlen(v) + 16 < n)
+			at += (size_t)snprintf(out + at, n - at, "%s\t%.*s = %s\n", at ? "" : "[user]\n",
+			    (int)k, k == 4 ? "name" : "email", v);
+next:		;
+	}
+	free(buf);
+}
+
+static int
+write_new(int dfd, const char *name, const char *buf, size_t len)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -1;
+	if (fd_write_all(fd, buf, len) < 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+int
+gitws_copy(int sfd, const char *sname, int dfd, const char *dname, unsigned long long max)
+{
+	struct stat st;
+	char buf[65536];
+	ssize_t n;
+	int in, out, e;
+
+	in = openat(sfd, sname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode) || (unsigned long long)st.st_size > max) {
+		e = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+		close(in);
+		return errno = e, -1;
+	}
+	out = openat(dfd, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    st.st_mode & 0100 ? 0755 : 0644);
+	if (out < 0) {
+		e = errno;
+		close(in);
+		return errno = e, -1;
+	}
+	for (;;) {
+		n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0);
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP))
+			break;	/* fall back to read and write */
+		if (n <= 0)
+			goto done;
+	}
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		if (fd_write_all(out, buf, (size_t)n) < 0) {
+			n = -1;
+			break;
+		}
+done:
+	e = errno;
+	close(in);
+	if (close(out) < 0 && n == 0)
+		n = -1;
+	return n < 0 ? (errno = e, -1) : 0;
+}
+
+/* Open (making them) the parent directories of path under root; the last
+ * component's name into *base. The tree is ours: still, never follow. */
+static int
+open_parent(int root, char *path, const char **base)
+{
+	int fd = dup(root), nd;
+	char *c = path, *sl;
+
+	while (fd >= 0 && (sl = strchr(c, '/')) != NULL) {
+		*sl = '\0';
+		if (mkdirat(fd, c, 0755) < 0 && errno != EEXIST)
+			nd = -1;
+		else
+			nd = openat(fd, c, OPEN_DIR);
+		*sl = '/';
+		close(fd);
+		fd = nd;
+		c = sl + 1;
+	}
+	*base = c;
+	return fd;
+}
+
+/* A path git printed for the real workspace: relative, no "..", no .git. */
+static int
+path_ok(const char *p)
+{
+	const char *c = p;
+
+	if (*p == '\0' || *p == '/')
+		return 0;
+	for (;;) {
+		size_t n = strcspn(c, "/");
+		if (n == 0 || (n == 2 && memcmp(c, "..", 2) == 0) || (n == 1 && *c == '.') ||
+		    (n == 4 && strncasecmp(c, ".git", 4) == 0))
+			return 0;
+		if (c[n] == '\0')
+			return 1;
+		c += n + 1;
+	}
+}
+
+/* The user's current state over the checkout: each path git status named
+ * is copied from the workspace, or removed when it is gone there. */
+static int
+apply_status(struct gitws *g, int wsfd, int wfd, char *st, size_t len)
+{
+	char path[PATH_MAX], lnk[PATH_MAX];
+	struct stat sb;
+	const char *base;
+	size_t at = 0;
+	ssize_t n;
+	int pfd, r;
+
+	while (at + 3 < len) {
+		const char *e = st + at;
+		size_t l = strlen(e);
+
+		at += l + 1;
+		if (l < 4 || l - 3 >= sizeof path || !path_ok(e + 3))
+			continue;
+		memcpy(path, e + 3, l - 2);
+		if (path[l - 4] == '/')
+			continue;	/* a nested repository: not copied */
+		pfd = open_parent(wfd, path, &base);
+		if (pfd < 0)
+			return -1;
+		if (unlinkat(pfd, base, 0) < 0 && errno != ENOENT && errno != EISDIR) {
+			close(pfd);
+			return -1;
+		}
+		r = 0;
+		if (fstatat(wsfd, path, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (S_ISREG(sb.st_mode))
+				r = gitws_copy(wsfd, path, pfd, base, ~0ULL);
+			else if (S_ISLNK(sb.st_mode) &&
+			    (n = readlinkat(wsfd, path, lnk, sizeof lnk - 1)) >= 0)
+				r = (lnk[n] = '\0', symlinkat(lnk, pfd, base));
+		}
+		close(pfd);
+		if (r < 0)
+			return -1;
+	}
+	(void)g;
+	return 0;
+}
+
+/* HEAD, refs (one packed-refs file), config, alternates. */
+static int
+make_repo(struct gitws *g, int rfd, const char *alt, char *why, size_t whyn)
+{
+	static const char *const dirs[] = { "objects", "objects/info", "objects/pack", "refs",
+		"refs/heads", "refs/tags", "hooks", "info", NULL };
+	const char *const fer[] = { "for-each-ref", "--format=%(objectname) %(refname)", NULL };
+	struct gitcall gc = { g->git, g->gitdir, NULL, NULL, NULL, NULL };
+	char cfg[1024], user[600], ref[GITREF_NAME_MAX + 1], oid[GITREF_OID_MAX + 1], hp[PATH_MAX + 8];
+	char *refs = NULL, *head = NULL, *packed = NULL, *o = NULL;
+	size_t rlen, hlen, at, pn = 0;
+	int code, kind, r = -1, fd = -1;
+
+	for (size_t i = 0; dirs[i]; i++)
+		if (mkdirat(rfd, dirs[i], 0755) < 0)
+			return say(why, whyn, "unable to make the attempt repository: %s", strerror(errno));
+	user_lines(g, user, sizeof user);
+	snprintf(cfg, sizeof cfg, "[core]\n\trepositoryformatversion = %d\n\tfilemode = true\n"
+	    "\tbare = false\n\tlogallrefupdates = true\n%s%s", g->hexlen == 64,
+	    g->hexlen == 64 ? "[extensions]\n\tobjectformat = sha256\n" : "", user);
+	if (write_new(rfd, "config", cfg, strlen(cfg)) < 0 ||
+	    write_new(rfd, "objects/info/alternates", alt, strlen(alt)) < 0)
+		return say(why, whyn, "unable to write the attempt repository: %s", strerror(errno));
+	code = gitrun(&gc, fer, -1, -1, &refs, &rlen, 256 << 20);
+	if (code != 0) {
+		say(why, whyn, "git for-each-ref in %s failed (status %d)", g->gitdir, code);
+		goto out;
+	}
+	snprintf(hp, sizeof hp, "%s/HEAD", g->gitdir);
+	if (file_read_bounded(AT_FDCWD, hp, 4096, &head, &hlen) < 0 ||
+	    (kind = gitref_parse(head, hlen, g->hexlen, ref, oid)) < 0) {
+		say(why, whyn, "%s: not a HEAD git would read", hp);
+		goto out;
+	}
+	/* the refs, checked, as one packed-refs file; the start commit */
+	if ((packed = malloc(rlen + 1)) == NULL)
+		goto nomem;
+	g->start[0] = '\0';
+	if (kind == 0)
+		snprintf(g->start, sizeof g->start, "%s", oid);
+	for (at = 0; at < rlen; ) {
+		char *l = refs + at, *nl = memchr(l, '\n', rlen - at);
+		size_t n = nl ? (size_t)(nl - l) : rlen - at;
+		at += n + 1;
+		if (n < g->hexlen + 2 || l[g->hexlen] != ' ' || !gitref_oid_ok(l, g->hexlen, g->hexlen) ||
+		    !gitref_name_ok(l + g->hexlen + 1, n - g->hexlen - 1))
+			continue;
+		if (kind == 1 && strlen(ref) == n - g->hexlen - 1 &&
+		    memcmp(ref, l + g->hexlen + 1, n - g->hexlen - 1) == 0)
+			snprintf(g->start, sizeof g->start, "%.*s", (int)g->hexlen, l);
+		memcpy(packed + pn, l, n);
+		pn += n;
+		packed[pn++] = '\n';
+	}
+	if (write_new(rfd, "packed-refs", packed, pn) < 0)
+		goto sys;
+	if (kind == 1) {
+		if ((o = malloc(strlen(ref) + 8)) == NULL)
+			goto nomem;
+		sprintf(o, "ref: %s\n", ref);
+	} else {
+		if ((o = malloc(g->hexlen + 2)) == NULL)
+			goto nomem;
+		sprintf(o, "%s\n", oid);
+	}
+	if (write_new(rfd, "HEAD", o, strlen(o)) < 0)
+		goto sys;
+	r = 0;
+	goto out;
+nomem:
+	errno = ENOMEM;
+sys:
+	say(why, whyn, "unable to write the attempt repository: %s", strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	free(refs);
+	free(head);
+	free(packed);
+	free(o);
+	return r;
+}
+
+/* The real index (and a split index's shared part) into the attempt repository. */
+static int
+copy_index(const struct gitws *g, int rfd)
+{
+	struct dirent *de;
+	DIR *d;
+	int gfd, r = 0;
+
+	if ((gfd = open(g->gitdir, OPEN_DIR)) < 0)
+		return -1;
+	if (gitws_copy(gfd, "index", rfd, "index", ~0ULL) < 0 && errno != ENOENT)
+		r = -1;
+	if (r == 0 && (d = fdopendir(dup(gfd))) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			if (strncmp(de->d_name, "sharedindex.", 12) == 0 &&
+			    strspn(de->d_name + 12, "0123456789abcdef") == strlen(de->d_name + 12) &&
+			    gitws_copy(gfd, de->d_name, rfd, de->d_name, ~0ULL) < 0)
+				r = -1;
+		closedir(d);
+	}
+	close(gfd);
+	return r;
+}
+
+/* The checkout: the index's files (stat information kept, so git inside
+ * starts fast), then the user's tracked changes and untracked files. */
+static int
+checkout(struct gitws *g, int rfd, int wfd, char *why, size_t whyn)
+{
+	const char *const co[] = { "checkout-index", "-a", "-f", "-u", "-q", NULL };
+	const char *const rt[] = { "read-tree", "--reset", "-u", "HEAD", NULL };
+	const char *const stv[] = { "status", "--porcelain", "-z", "--untracked-files=all",
+		"--ignore-submodules=all", "--no-renames", NULL };
+	struct gitcall in = { g->git, g->repo, g->work, NULL, NULL, NULL };
+	struct gitcall real = { g->git, g->gitdir, g->ws, NULL, NULL, NULL };
+	char *st = NULL;
+	size_t stlen = 0;
+	int code, sc = 0, wsfd, r = -1;
+
+	if (g->from_head) {
+		if (!g->start[0])
+			return 0;	/* unborn: nothing to check out */
+		if ((code = gitrun(&in, rt, -1, -1, NULL, NULL, 0)) != 0)
+			return say(why, whyn, "git read-tree HEAD in the attempt repository failed (status %d)", code);
+		return 0;
+	}
+	if (copy_index(g, rfd) < 0)
+		return say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
+	if ((code = gitrun(&in, co, -1, -1, NULL, NULL, 0)) != 0)
+		return say(why, whyn, "git checkout-index in the attempt repository failed (status %d)", code);
+	sc = gitrun(&real, stv, -1, -1, &st, &stlen, 256 << 20);
+	if (sc != 0) {
+		free(st);
+		return say(why, whyn, "git status in %s failed (status %d)", g->ws, sc);
+	}
+	if ((wsfd = open(g->ws, OPEN_DIR)) < 0) {
+		say(why, whyn, "%s: %s", g->ws, strerror(errno));
+	} else {
+		r = apply_status(g, wsfd, wfd, st, stlen);
+		if (r < 0)
+			say(why, whyn, "unable to copy your changes into %s: %s", g->work, strerror(errno));
+		close(wsfd);
+	}
+	free(st);
+	return r;
+}
+
+int
+gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, size_t whyn)
+{
+	char alt[PATH_MAX * 4];
+	struct stat st;
+	int sfd = -1, gfd = -1, afd = -1, rfd = -1, wfd = -1, r = -1;
+	size_t n = 0;
+
+	snprintf(g->dir, sizeof g->dir, "%s/git/%s", store, attempt);
+	clock_gettime(CLOCK_REALTIME, &g->t0);
+	if ((sfd = open(store, OPEN_DIR)) < 0 ||
+	    ((mkdirat(sfd, "git", 0700) < 0 && errno != EEXIST)) ||
+	    (gfd = openat(sfd, "git", OPEN_DIR)) < 0 || fstat(gfd, &st) < 0)
+		return say(why, whyn, "unable to open %s/git: %s", store, strerror(errno)),
+		    sfd >= 0 ? close(sfd) : 0, -1;
+	close(sfd);
+	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+		close(gfd);
+		return say(why, whyn, "%s/git is not a private directory of ours", store);
+	}
+	if (mkdirat(gfd, attempt, 0700) < 0 || (afd = openat(gfd, attempt, OPEN_DIR)) < 0) {
+		say(why, whyn, "unable to make %s: %s", g->dir, strerror(errno));
+		close(gfd);
+		return -1;
+	}
+	alt[0] = '\0';
+	if (g->mode == GIT_WORKTREE) {
+		if ((size_t)snprintf(g->work, sizeof g->work, "%s/work", g->dir) >= sizeof g->work ||
+		    (size_t)snprintf(g->repo, sizeof g->repo, "%s/work/.git", g->dir) >= sizeof g->repo)
+			goto toolong;
+		if (mkdirat(afd, "work", 0755) < 0 || (wfd = openat(afd, "work", OPEN_DIR)) < 0 ||
+		    mkdirat(wfd, ".git", 0755) < 0 || (rfd = openat(wfd, ".git", OPEN_DIR)) < 0)
+			goto sys;
+		for (size_t i = 0; i < g->objects.n; i++)
+			n += (size_t)snprintf(alt + n, sizeof alt - n, "%s\n", g->objects.v[i]);
+	} else {
+		/* in-place: confine lays the repository over WORKSPACE/.git and
+		 * the real objects over real-objects, in its mount namespace */
+		snprintf(g->work, sizeof g->work, "%s", g->ws);
+		if ((size_t)snprintf(g->repo, sizeof g->repo, "%s/repo", g->dir) >= sizeof g->repo)
+			goto toolong;
+		if (mkdirat(afd, "repo", 0755) < 0 || (rfd = openat(afd, "repo", OPEN_DIR)) < 0 ||
+		    mkdirat(afd, "real-objects", 0755) < 0)
+			goto sys;
+		n = (size_t)snprintf(alt, sizeof alt, "%s/real-objects\n", g->dir);
+		for (size_t i = 1; i < g->objects.n; i++)
+			n += (size_t)snprintf(alt + n, sizeof alt - n, "%s\n", g->objects.v[i]);
+	}
+	if (n >= sizeof alt) {
+toolong:
+		errno = ENAMETOOLONG;
+		goto sys;
+	}
+	if (make_repo(g, rfd, alt, why, whyn) < 0)
+		goto out;
+	if (g->mode == GIT_WORKTREE) {
+		if (checkout(g, rfd, wfd, why, whyn) < 0)
+			goto out;
+	} else if (copy_index(g, rfd) < 0) {
+		say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
+		goto out;
+	}
+	/* the index as it was at the start, stat information and all, where
+	 * the agent cannot reach it: the import starts from it */
+	if (gitws_copy(rfd, "index", afd, "base.index", ~0ULL) < 0 && errno != ENOENT)
+		goto sys;
+	r = 0;
+	goto out;
+sys:
+	say(why, whyn, "unable to set up %s: %s", g->dir, strerror(errno));
+out:
+	if (rfd >= 0)
+		close(rfd);
+	if (wfd >= 0)
+		close(wfd);
+	if (afd >= 0)
+		close(afd);
+	if (r < 0 && rmtree_at(gfd, attempt) < 0)
+		r = -1;
+	close(gfd);
+	return r;
+}

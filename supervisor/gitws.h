@@ -1,0 +1,66 @@
+/* gitws: the attempt repository of a git workspace. The agent never writes
+ * the real repository: it gets a repository of its own (the real objects
+ * reached read-only through alternates, the real refs and HEAD, a copy of
+ * the index) and, in worktree mode, a checkout of its own, both under
+ * STORE/git/ATTEMPT. Its work comes back as data (gitimport.c). */
+#ifndef CORRAL_GITWS_H
+#define CORRAL_GITWS_H
+#include <limits.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "argv.h"
+#include "policy.h"
+
+struct gitws {
+	const char *git;	/* absolute path of git */
+	int mode;		/* enum git_mode */
+	int from_head;		/* worktree: start from HEAD, not the current state */
+	int linked;		/* the workspace is a linked worktree (.git is a file) */
+	char ws[PATH_MAX];	/* the real workspace: the repository's top */
+	char gitdir[PATH_MAX];	/* its git directory */
+	char common[PATH_MAX];	/* its common directory (objects, refs) */
+	size_t hexlen;		/* 40 (SHA-1) or 64 (SHA-256) */
+	struct argv objects;	/* the real object directories (alternates included) */
+	/* set by gitws_setup */
+	char dir[PATH_MAX];	/* STORE/git/ATTEMPT, never granted to the agent */
+	char work[PATH_MAX];	/* where the agent works */
+	char repo[PATH_MAX];	/* the attempt repository */
+	char start[65];		/* the commit HEAD named at the start ("": unborn) */
+	struct timespec t0;	/* when the attempt was set up */
+};
+
+/* Where the repository whose top is ws keeps its files; hexlen. Reads the
+ * user's .git as data; runs nothing. -1 with why filled. */
+int gitws_locate(struct gitws *g, const char *ws, char *why, size_t whyn);
+/* Undo the index symlink (.git/index -> corral-index/index) of the removed
+ * --git-protect layout, if this repository still has it. -1: why filled. */
+int gitws_undo_protect(const struct gitws *g, char *why, size_t whyn);
+/* Make the attempt repository and (worktree mode) its checkout under
+ * STORE/git/ATTEMPT. -1 with why filled; what was made is removed. */
+int gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, size_t whyn);
+void gitws_free(struct gitws *g);
+
+/* What an import did. */
+struct gitws_result {
+	char branch[128];	/* refs/heads/... made ("": nothing to import) */
+	char commit[65];
+	long commits;		/* start..commit */
+	char shortstat[256];	/* git diff --shortstat, start to commit */
+	int uncommitted;	/* 1: the agent's uncommitted changes became a commit */
+	int quarantined;	/* nested repositories and special files moved aside */
+	char quarantine[PATH_MAX + 16];	/* where they are */
+	char refused[256];	/* "": none; else what was not imported and why */
+};
+
+/* After every process of the attempt has ended: the agent's commits and
+ * files into the real repository as data, on refs/heads/corral/SHORT (SHORT:
+ * the attempt id's first 8 characters). 0 on success (g->dir removed), -1
+ * with why filled: g->dir stays, nothing is lost. */
+int gitws_import(struct gitws *g, const char *attempt, struct gitws_result *r, char *why, size_t whyn);
+
+/* Copy of a regular file (no symlink, FIFO or device) from sfd/sname to
+ * dfd/dname (created, mode 0644 or 0755). 0, or -1 with errno. */
+int gitws_copy(int sfd, const char *sname, int dfd, const char *dname, unsigned long long max);
+
+#endif

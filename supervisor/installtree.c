@@ -52,6 +52,9 @@ tree_root(const char *p)
 	for (size_t i = 0; i < nc; i++)
 		for (size_t t = 0; t < sizeof trees / sizeof trees[0]; t++) {
 			size_t k;
+			/* each starts with a plain name: a cheap test first */
+			if (strlen(trees[t][0]) != len[i] || memcmp(trees[t][0], comp[i], len[i]) != 0)
+				continue;
 			for (k = 0; k < 4 && trees[t][k]; k++) {
 				char c[NAME_MAX + 1];
 				if (i + k >= nc || len[i + k] > NAME_MAX)
@@ -146,7 +149,7 @@ clean(const char *in, char *out, size_t n)
 	return 0;
 }
 
-enum { MAXSPELL = 8 };
+enum { MAXSPELL = 4 };
 
 struct walk {
 	char real[PATH_MAX];		/* where it resolves */
@@ -270,23 +273,17 @@ policy_line(const struct plan *pl, const char *dir, char *out, size_t n)
 static int
 grant_path(struct gctx *g, const char *p, char *real, size_t realn)
 {
-	struct walk *w, *rw;
+	struct walk ws[2], *w = &ws[0], *rw = &ws[1];	/* on the stack: a malloc this size is an mmap */
 	int r, grants = 0;
 
-	if ((w = malloc(sizeof *w * 2)) == NULL)
-		return -1;
-	rw = w + 1;
 	r = walk(g->pl, p, w);
 	if (r == 1) {
 		av_pushf(g->notes, "left out: %s is reached through the symbolic link %s, which the agent can write: its target is not granted",
 		    w->spell[0], w->link);
-		free(w);
 		return 0;
 	}
-	if (r < 0) {
-		free(w);
+	if (r < 0)
 		return 0;	/* absent: the chain reports 127 */
-	}
 	snprintf(real, realn, "%s", w->real);
 	/* the final spelling is the real path */
 	if (w->n < MAXSPELL)
@@ -327,7 +324,6 @@ grant_path(struct gctx *g, const char *p, char *real, size_t realn)
 		av_pushf(g->notes, "left out: %s (%s) is in no granted directory; to grant it: %s",
 		    p, w->real, line);
 	}
-	free(w);
 	return 0;
 }
 

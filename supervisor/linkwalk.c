@@ -20,7 +20,10 @@ int
 boundary_writable(const struct plan *pl, const char *p, char *where, size_t n)
 {
 	size_t sl = strlen(pl->store);
-	struct profiles ps;
+	/* the embedded defaults never change: parse them once (tool: resolving
+	 * an install tree asks here for every link it meets) */
+	static struct profiles ps;
+	static int loaded;
 
 	if (pl->workspace[0] && path_within(p, pl->workspace))
 		return snprintf(where, n, "the workspace %s", pl->workspace), 1;
@@ -34,7 +37,9 @@ boundary_writable(const struct plan *pl, const char *p, char *where, size_t n)
 	if (sl && strncmp(p, pl->store, sl) == 0 && strncmp(p + sl, "/attempt-", 9) == 0)
 		return snprintf(where, n, "an attempt directory of %s", pl->store), 1;
 	/* an agent's own folders, which any --full-setup run could write */
-	if (pl->home[0] && profiles_defaults(&ps) == 0)
+	if (!loaded && profiles_defaults(&ps) == 0)
+		loaded = 1;
+	if (pl->home[0] && loaded)
 		for (int i = 0; i < ps.n; i++)
 			for (int j = 0; j < ps.p[i].nfull; j++) {
 				char f[PATH_MAX];

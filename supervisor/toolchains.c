@@ -275,11 +275,14 @@ narrow(const char *home, const char *dir, int ro, tc_fn fn, void *arg, int depth
 	const char *found[48];
 	size_t nf = 0;
 	struct dirent *d;
+	struct stat st;
 	DIR *dp;
 	int r = 0, hs;
 
 	if ((hs = home_secret(home, dir)) == 1)
 		return 0;
+	if (hs == 0 && nx == 0 && lstat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+		return fn(arg, dir, ro);	/* a file holds nothing */
 	for (int i = 0; tc_secrets[i] && nf < 48; i++)
 		if (holds(dir, tc_secrets[i]))
 			found[nf++] = tc_secrets[i];

@@ -6,6 +6,7 @@
 #include "hostname.h"
 #include "ipaddr.h"
 #include "path.h"
+#include "toolchains.h"
 #include "verdict.h"
 
 const char *
@@ -76,6 +77,27 @@ suggest(const struct plan *pl, const char *real, struct verdict *v)
 		snprintf(v->grant, sizeof v->grant, "\"read\": [\"%s\"]", real);
 }
 
+/* tool: the grant e came from the toolchain table (toolchains.h: which
+ * entry, and why) or from the command's install tree (installtree.c). */
+static int
+tool_rule(const struct plan *pl, const char *real, const char *e, char *r, size_t n)
+{
+	const struct toolchain *t;
+	size_t el = strlen(e);
+
+	for (size_t i = 0; i < pl->notes.n; i++) {
+		const char *s = pl->notes.v[i];
+		if (strncmp(s, "granted: ", 9) != 0 || strncmp(s + 9, e, el) != 0 || s[9 + el] != ' ')
+			continue;
+		if ((t = tc_which(pl->home, real, NULL)) != NULL && strstr(s, "(toolchain "))
+			snprintf(r, n, "toolchain %s (%.200s): %s", t->name, t->why, e);
+		else
+			snprintf(r, n, "%.200s: %s", strstr(s, "(the install tree") ? "the command's install tree" : "a toolchain entry", e);
+		return 1;
+	}
+	return 0;
+}
+
 void
 verdict_path(const struct plan *pl, const char *real, struct verdict *v)
 {
@@ -106,7 +128,9 @@ verdict_path(const struct plan *pl, const char *real, struct verdict *v)
 		return set(v, ACC_WRITE, "the agent's own folder (--full-setup)");
 	if ((e = held_by(&pl->ex, real)) != NULL) {
 		char r[PATH_MAX + 64];
-		if (path_dir(pl, e))
+		if (tool_rule(pl, real, e, r, sizeof r))
+			;	/* tool: a toolchain entry or the command's install tree */
+		else if (path_dir(pl, e))
 			snprintf(r, sizeof r, "a PATH directory: %s", e);
 		else if (system_tree(e))
 			snprintf(r, sizeof r, "a system tree: %s", e);
@@ -116,7 +140,8 @@ verdict_path(const struct plan *pl, const char *real, struct verdict *v)
 	}
 	if ((e = held_by(&pl->rd, real)) != NULL) {
 		char r[PATH_MAX + 64];
-		snprintf(r, sizeof r, "\"read\" in the policy: %s", e);
+		if (!tool_rule(pl, real, e, r, sizeof r))
+			snprintf(r, sizeof r, "\"read\" in the policy: %s", e);
 		return set(v, ACC_READ, r);
 	}
 	if (p->proc && path_within(real, "/proc"))

@@ -115,6 +115,13 @@ for who in root nobody; do
 	run python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))["policy"]["notes"]; print(sum(1 for x in n if x.startswith("left out: PATH directory")), sum(1 for x in n if "toolchain nvm" in x) > 0)' "$B/d.json"
 	is "$out" "1 True" "$who: doctor --json: the same notes"
 
+	# corral why names the entry behind a grant, and grants no credential
+	run $pre $E "$C" why "$H/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/bin/rustc"
+	like "$rc:$out" "^0:.*toolchain rustup \\(~/.cargo/bin holds the proxies" "$who: why: rustc comes from the rustup entry, with its reason"
+	run $pre $E "$C" why "$H/.cargo/credentials.toml"
+	is "$rc" 1 "$who: why: ~/.cargo/credentials.toml is denied"
+	unlike "$out" "toolchain" "$who: why: no entry behind it"
+
 	# the policy line it names grants it
 	printf '{"exec": ["/usr", "/bin", "/lib*", "/sbin", "/etc", "~/bin"]}' > "$B/p.json"
 	[ $who = nobody ] && chown nobody:nogroup "$B/p.json"	# a policy must be the caller's own

@@ -185,8 +185,8 @@ current_size(struct sess *ss, const char *path, char *err, size_t errn)
 	return S_ISREG(st.st_mode) ? st.st_size : 0;
 }
 
-static int
-put(struct sess *ss, const char *path, const char *data, size_t len, char *err, size_t errn)
+int
+files_put(struct sess *ss, const char *path, const char *data, size_t len, char *err, size_t errn)
 {
 	char tmp[40];
 	const char *base;
@@ -299,7 +299,7 @@ tool_session_write_files(struct sbx *s, const struct targs *a, struct jw *out, c
 		char *data;
 		size_t len;
 		if (arg_blob(&ea, "content", 1, FILE_WRITE_MAX, &data, &len, err, errn) < 0 ||
-		    put(&ss, paths[i], data, len, err, errn) < 0) {
+		    files_put(&ss, paths[i], data, len, err, errn) < 0) {
 			free(data);
 			goto out;
 		}

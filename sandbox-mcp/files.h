@@ -3,6 +3,8 @@
  * (a temporary file in the session's stage/, renamed into place). */
 #ifndef SBX_FILES_H
 #define SBX_FILES_H
+#include <stddef.h>
+
 #include "sbx.h"
 
 enum {
@@ -10,6 +12,11 @@ enum {
 	FILES_OUT_MAX = 16 << 20,	/* all of one session_read_files answer */
 	FILE_WRITE_MAX = 64 << 20,	/* one entry's content */
 };
+
+struct sess;
+/* Write path (checked) in the workspace atomically: a temporary file in
+ * stage/, synced, renamed into place; parents made 0755. */
+int files_put(struct sess *ss, const char *path, const char *data, size_t len, char *err, size_t errn);
 
 tool_fn tool_session_read_file, tool_session_read_files, tool_session_write_files,
     tool_session_delete_files;

@@ -1,4 +1,5 @@
 /* sandbox-mcp: an MCP server of sandbox sessions on corral's boundary. */
+#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -140,6 +141,8 @@ main(int argc, char **argv)
 	if (git_find(s.git, sizeof s.git) < 0)
 		return msg_fatal("git not found in /usr/local/bin, /usr/bin or /bin"),
 		    msg_hint("install git: it keeps the checkpoints"), EXIT_USAGE;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return msg_fatal("unable to initialise libcurl"), EXIT_USAGE;
 	if (run_init() < 0)
 		msg_warn_sys("unable to become the subreaper of session commands");
 	/* the idle reaper runs at start too; a bad configuration is reported

@@ -9,7 +9,7 @@
 #include "snap.h"
 #include "tools.h"
 
-tool_fn tool_get_config, tool_session_export;
+tool_fn tool_get_config, tool_session_export, tool_session_fetch;
 
 #define SID "\"session_id\":{\"type\":\"string\",\"description\":\"a session id (default: the current session)\"}"
 #define STR(n, d) "\"" n "\":{\"type\":\"string\",\"description\":\"" d "\"}"
@@ -53,6 +53,10 @@ const struct tool tools[] = {
 	    STR("checkpoint_id", "checkpoint id") "," STR("label", "the label") "," SID, "[\"label\"]", tool_session_checkpoint_label },
 	{ "session_mount", "Copy a host file or directory from under a mount_allowlist entry into the workspace; directories named in mount_overlay_paths are made readable in place (read-only) instead.",
 	    STR("path", "an absolute host path under a mount_allowlist entry") "," SID, "[\"path\"]", tool_session_mount },
+	{ "session_fetch", "Fetch a URL from outside the session (the host must be on domain_allowlist; redirects checked again; loopback, private, link-local and metadata addresses refused after resolution); the body returned or saved to a workspace path.",
+	    STR("url", "http or https URL") "," STR("method", "GET (default), POST, PUT, PATCH, DELETE, HEAD") ","
+	    "\"headers\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}," STR("body", "the request body") ","
+	    STR("save_to", "a workspace path for the body") "," SID, "[\"url\"]", tool_session_fetch },
 	{ "session_export", "Copy workspace files (keys: workspace paths; default all) out to output_dir beneath export_root, never through a symlink.",
 	    STR("output_dir", "beneath export_root (relative to it, or absolute)") "," STRS("keys", "workspace paths to export") "," SID,
 	    "[\"output_dir\"]", tool_session_export },

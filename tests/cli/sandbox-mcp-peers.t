@@ -33,6 +33,7 @@ cat > "$TMP/script" <<'JSON'
  {"call": "session_read_file", "args": {"path": "up.txt"}},
  {"call": "session_label", "args": {"label": "sdk2"}},
  {"call": "session_mount", "args": {"path": "HOST/h.txt"}},
+ {"call": "session_fetch", "args": {"url": "https://unlisted.example/"}},
  {"call": "session_export", "args": {"output_dir": "out", "keys": ["h.txt", "up.txt"]}},
  {"call": "get_session_state"},
  {"call": "session_snapshot"},
@@ -63,6 +64,7 @@ like "$(r session_delete_files)" '"deleted":true' 'sdk: delete_files'
 like "$(r session_rollback)" '"rolled_back_to"' 'sdk: rollback'
 like "$(r session_read_file 2)" '"content":"HELLO\\n"' 'sdk: the rolled back file is back'
 like "$(r session_label)" '"label":"sdk2"' 'sdk: session_label'
+like "$(r session_fetch)" '"isError":true.*unlisted\.example is not on domain_allowlist' 'sdk: session_fetch (an unlisted host)'
 like "$(r session_mount)" '"copied_to":"h.txt"' 'sdk: session_mount'
 is "$(cat "$TMP/exp/out/h.txt")$(cat "$TMP/exp/out/up.txt")" "hostedHELLO" 'sdk: session_export'
 like "$(r get_session_state)" '"checkpoints":[0-9]' 'sdk: get_session_state'
@@ -77,7 +79,7 @@ like "$(r no_such_tool)" '"error":-32602' 'sdk: an unknown tool is a protocol er
 # 2. the Inspector CLI
 run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/list
 is "$rc" 0 'inspector: tools/list'
-is "$(printf '%s\n' "$out" | grep -c '^      "name": ')" 22 'inspector: every tool (22)'
+is "$(printf '%s\n' "$out" | grep -c '^      "name": ')" 23 'inspector: every tool (23)'
 run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name create_session --tool-arg label=insp
 like "$out" '\\"label\\":\\"insp\\"' 'inspector: create_session'
 run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name session_bash --tool-arg 'command=echo from-inspector'

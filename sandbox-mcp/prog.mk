@@ -1,0 +1,4 @@
+# sandbox-mcp links the static libcurl + BearSSL from mk/deps for
+# session_fetch ($(DEPLIB): build/deps/musl, or build/deps/glibc for MODE=san).
+CFLAGS_sandbox-mcp := -I$(DEPLIB)/include
+LDLIBS_sandbox-mcp := $(DEPLIB)/lib/libcurl.a $(DEPLIB)/lib/libbearssl.a

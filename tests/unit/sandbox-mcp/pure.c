@@ -1,0 +1,76 @@
+/* sandbox-mcp's pure parts: the configuration parser, workspace path
+ * checks, checkpoint and session labels, the lossy JSON writer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../sandbox-mcp/ckpt.h"
+#include "../../../sandbox-mcp/config.h"
+#include "../../../sandbox-mcp/jw.h"
+#include "../../../sandbox-mcp/sess.h"
+#include "../../../sandbox-mcp/wspath.h"
+#include "tap.h"
+
+static struct config c;
+static struct cfg_err e;
+
+static int
+parse(const char *s)
+{
+	config_free(&c);
+	config_defaults(&c);
+	return config_parse(s, strlen(s), &c, &e);
+}
+
+int
+main(void)
+{
+	char err[256];
+	struct buf b = { 0 };
+
+	/* configuration */
+	is_int(parse("{}"), 0, "an empty object: the defaults");
+	is_int(c.max_sessions, 16, "default max_sessions");
+	is_int(c.package_install_enabled, 0, "package install off by default");
+	is_int(parse("{\"max_sessions\": 3, \"domain_allowlist\": [\"*.a.test\"], \"export_root\": \"/x\"}"), 0, "keys parsed");
+	ok(c.max_sessions == 3 && c.domain_allowlist.n == 1 && strcmp(c.export_root, "/x") == 0, "values kept");
+	is_int(parse("{\"max_sessions\": 0}"), -1, "max_sessions 0 refused");
+	is_int(parse("{\"bogus\": 1}"), -1, "an unknown key refused");
+	is_int(e.line * 100 + e.col, 102, "at its line and column");
+	is_int(parse("{\"max_sessions\": 1, \"max_sessions\": 2}"), -1, "a key given twice refused");
+	is_int(parse("{\n\"a\": [1,]\n}"), -1, "a trailing comma refused");
+	is_int(e.line, 2, "trailing comma: its line");
+	is_int(parse("[]"), -1, "not an object refused");
+	is_int(parse("{\"export_root\": \"relative\"}"), -1, "a relative export_root refused");
+	is_int(parse("{\"mount_overlay_paths\": [\"a/b\"]}"), -1, "an overlay with a slash refused");
+	is_int(parse("{\"package_install_network\": \"open\"}"), -1, "package_install_network other than open-unfiltered refused");
+	is_int(parse("{\"snapshot_on_close\": 1}"), -1, "a number for a boolean refused");
+	is_int(parse("{\"env_allowlist\": [\"A\\u0001\"]}"), -1, "a control character refused");
+	is_int(parse("{\"export_root\": null}"), 0, "null for a string: unset");
+	ok(c.export_root == NULL, "export_root unset");
+	config_free(&c);
+
+	/* workspace paths */
+	is_int(ws_path_check("a/b.txt", err, sizeof err), 0, "a plain relative path");
+	is_int(ws_path_check(".hidden/x", err, sizeof err), 0, "a dot file");
+	is_int(ws_path_check("a..b", err, sizeof err), 0, "dots inside a name");
+	const char *bad[] = { "", "/etc", "..", "../x", "a/..", "a/../b", ".", "./a", "a//b", "a/", "a\tb", NULL };
+	for (int i = 0; bad[i]; i++)
+		is_int(ws_path_check(bad[i], err, sizeof err), -1, "refused: \"%s\"", bad[i]);
+
+	/* labels */
+	ok(ckpt_label_ok("v1.0_rc-2"), "a checkpoint label");
+	ok(!ckpt_label_ok("a..b") && !ckpt_label_ok(".a") && !ckpt_label_ok("-a") && !ckpt_label_ok("a.lock") &&
+	    !ckpt_label_ok("a/b") && !ckpt_label_ok("a:b") && !ckpt_label_ok(""), "checkpoint labels git would misread refused");
+	ok(sess_label_ok("my:session+1") && !sess_label_ok("a b") && !sess_label_ok(""), "session labels");
+	ok(sess_id_ok("0123456789abcdef") && !sess_id_ok("0123456789ABCDEF") && !sess_id_ok("../x"), "session ids");
+
+	/* the lossy JSON writer */
+	jw_quote(&b, "a\"\\\n\x01\xff\xc3\xa9", 8);
+	is_str(b.p, "\"a\\\"\\\\\\n\\u0001\xef\xbf\xbd\xc3\xa9\"", "escapes, invalid UTF-8 as U+FFFD, valid kept");
+	buf_free(&b);
+	jw_quote(&b, "\xed\xa0\x80", 3);
+	is_str(b.p, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"", "an encoded surrogate is invalid, byte by byte");
+	buf_free(&b);
+	printf("1..%d\n", tap_n);
+	return tap_fail != 0;
+}

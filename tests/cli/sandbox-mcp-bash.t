@@ -109,6 +109,15 @@ $S/tmp" "$who: runs in the workspace, HOME and TMPDIR the session tmp"
 	ok $(gone "sleep [78]${tag}"; echo $?) "$who: nothing is left after session_close"
 done
 
+# no namespaces at all (Ubuntu 24.04, containers): the same boundary
+sbx_setup "$TMP/nons"
+SBX_AS=$T/helpers/nonamespace
+sbx create_session
+sbx session_bash "{\"command\":\"echo in > f; cat $SBX_HOME/.ssh/id_ed25519; echo x > $TMP/nons/outside\"}"
+is "$iserr:$(j .stdout)" "false:" 'no namespaces: session_bash runs'
+ok $([ -f "$SBX_STORE"/sessions/*/workspace/f ] && [ ! -e "$TMP/nons/outside" ]; echo $?) 'no namespaces: writes the workspace, not outside'
+like "$(j .stderr)" 'Permission denied' 'no namespaces: the home stays unreadable'
+
 # probe refuses (no Landlock): session_bash refuses, other tools work
 sbx_setup "$TMP/nll"
 SBX_AS=$T/helpers/nolandlock

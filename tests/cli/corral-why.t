@@ -26,8 +26,11 @@ for who in root nobody; do
 
 	run Yw "$H/.ssh/id_ed25519"
 	is "$rc" 1 "$who: the home: denied, 1"
-	is "$out" "$H/.ssh/id_ed25519: none: your home: never granted by default (the agent gets a private one)
-  to grant it: \"read\": [\"~/.ssh/id_ed25519\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: the home: the rule and the line that would grant it"
+	is "$out" "$H/.ssh/id_ed25519: none: a credential in your home: no default or toolchain entry grants it
+  to grant it: \"read\": [\"~/.ssh/id_ed25519\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: a key in the home: the credential rule and the line that would grant it"
+	run Yw "$H/notes.txt"
+	is "$rc:$out" "1:$H/notes.txt: none: your home: never granted by default (the agent gets a private one)
+  to grant it: \"read\": [\"~/notes.txt\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: the home: the rule and the line that would grant it"
 	run Yw "$H"
 	is "$rc:$out" "1:$H: none: your home, or a directory holding it
   nothing a policy says can grant it" "$who: the home itself: nothing can grant it"
@@ -75,6 +78,21 @@ for who in root nobody; do
 	is "$rc" 1 "$who: an unlisted port: denied"
 	like "$out" "^\\[::1\\]:22: denied: " "$who: a v6 destination named"
 done
+
+# a toolchain in the home: its PATH directory on PATH grants its tree
+mkdir -p "$H/.cargo/bin" "$H/.rustup/toolchains/stable/bin"
+printf '#!/bin/sh\n' > "$H/.cargo/bin/cargo"; chmod 0755 "$H/.cargo/bin/cargo"
+echo 'token = "x"' > "$H/.cargo/credentials.toml"
+YP() { (cd "$W" && env -i HOME="$H" PATH="$H/.cargo/bin:/usr/bin:/bin" XDG_STATE_HOME="$TMP/st" "$C" why "$@"); }
+run YP "$H/.rustup/toolchains/stable/bin"
+is "$rc" 0 "a toolchain's tree, its bin on PATH: granted"
+like "$out" "read\\+exec: a toolchain in your home, rustup \\(~/.rustup/toolchains\\): " "the toolchain entry and its reason are named"
+run YP "$H/.cargo/credentials.toml"
+is "$rc" 1 "a toolchain's credentials: denied"
+like "$out" "none: a credential in your home: no default or toolchain entry grants it" "the credential rule is named"
+run Y "$H/.rustup/toolchains/stable/bin"
+is "$rc" 1 "control: the same tree with its bin off PATH: denied"
+like "$out" "none: your home: never granted by default" "control: the home rule"
 
 # usage
 run Y

@@ -15,6 +15,7 @@
 enum {
 	NETLINK_AUDIT_ = 9,
 	AUDIT_GET_ = 1000,
+	AUDIT_USER_ = 1005,
 	AUDIT_SYSCALL_ = 1300,
 	AUDIT_LANDLOCK_ACCESS_ = 1423,
 	AUDIT_LANDLOCK_DOMAIN_ = 1424,
@@ -228,24 +229,70 @@ denials_open(struct denials *ds)
 	return 0;
 }
 
+/* A record of our own, queued after everything the chain caused: when it
+ * comes back on the multicast socket, every earlier record has too
+ * (kauditd sends in queue order). 0 when sent. */
+static int
+send_marker(char *mark, size_t n)
+{
+	struct { struct nlmsghdr h; char text[96]; } m;
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT_), r;
+
+	if (fd < 0)
+		return -1;
+	snprintf(mark, n, "corral-denials-sync pid=%d", (int)getpid());
+	memset(&m, 0, sizeof m);
+	snprintf(m.text, sizeof m.text, "%s", mark);
+	m.h.nlmsg_len = NLMSG_LENGTH(strlen(m.text) + 1);
+	m.h.nlmsg_type = AUDIT_USER_;
+	m.h.nlmsg_flags = NLM_F_REQUEST;
+	r = send(fd, &m, m.h.nlmsg_len, 0) < 0 ? -1 : 0;
+	close(fd);
+	return r;
+}
+
 void
 denials_collect(struct denials *ds, pid_t chain, int settle_ms)
 {
 	static char buf[1 << 16];
 	struct pollfd pf = { ds->fd, POLLIN, 0 };
+	char mark[64];
+	int marked, seen = 0, waits = 0;
 	ssize_t n;
 
 	if (ds->fd < 0)
 		return;
-	/* the kernel sends asynchronously (kauditd): after a failure, give
-	 * the run's last records a moment to arrive */
-	if (settle_ms > 0)
-		(void)poll(&pf, 1, settle_ms);
-	while ((n = recv(ds->fd, buf, sizeof buf, 0)) > 0 || (n < 0 && errno == EINTR)) {
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; n > 0 && NLMSG_OK(h, (size_t)n);
-		    h = NLMSG_NEXT(h, n))
-			denials_parse(ds, h->nlmsg_type, (const char *)NLMSG_DATA(h),
-			    h->nlmsg_len - NLMSG_HDRLEN, chain);
+	/* kauditd sends asynchronously: wait for our marker (up to 2 s under
+	 * load); where none could be sent, give late records settle_ms */
+	marked = send_marker(mark, sizeof mark) == 0;
+	for (;;) {
+		n = recv(ds->fd, buf, sizeof buf, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0) {
+			for (struct nlmsghdr *h = (struct nlmsghdr *)buf; n > 0 && NLMSG_OK(h, (size_t)n);
+			    h = NLMSG_NEXT(h, n)) {
+				const char *t = (const char *)NLMSG_DATA(h);
+				size_t tl = h->nlmsg_len - NLMSG_HDRLEN;
+				if (h->nlmsg_type == AUDIT_USER_ && memmem(t, tl, mark, strlen(mark)))
+					seen = 1;
+				else
+					denials_parse(ds, h->nlmsg_type, t, tl, chain);
+			}
+			continue;
+		}
+		/* nothing queued now */
+		if (seen || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+			break;
+		if (!marked) {
+			if (settle_ms <= 0 || poll(&pf, 1, settle_ms) <= 0)
+				break;
+			settle_ms = 0;
+			continue;
+		}
+		if (waits++ >= 100)
+			break;
+		(void)poll(&pf, 1, 20);
 	}
 	denials_filter(ds);
 }

@@ -32,6 +32,7 @@ for sub in begin end list show put release renew reap; do
 done
 shape mcp-proxy 2 mcp-proxy "$B/mcp-proxy"
 shape sandbox-mcp 2 sandbox-mcp "$B/sandbox-mcp"
+shape egress-proxy 2 egress-proxy "$B/egress-proxy"
 shape corral 2 corral "$B/corral"
 shape corral 125 "corral run" "$B/corral" run
 shape corral 2 "corral explain" "$B/corral" explain
@@ -57,7 +58,7 @@ is "$rc:$err" "2:session-store: usage: option --older-than needs an argument
 session-store: hint: session-store --help" "session-store reap --older-than: needs an argument"
 
 # --help to a full disk fails, everywhere; to a pipe it works (control)
-for p in env-filter confine probe home-stage session-store mcp-proxy sandbox-mcp corral; do
+for p in env-filter confine probe home-stage session-store mcp-proxy sandbox-mcp egress-proxy corral; do
 	case $p in env-filter|confine) want=125 ;; *) want=2 ;; esac
 	"$B/$p" --help > /dev/full 2>"$TMP/e"
 	is "$?" "$want" "$p --help > /dev/full: status $want"

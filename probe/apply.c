@@ -73,10 +73,11 @@ probe_policy_merge(struct probe_policy *a, const struct probe_policy *b)
 		return -1;
 	m.no_network |= b->no_network;
 	m.scope |= b->scope;
+	m.filter_ip |= b->filter_ip;
 	for (i = 0; i < 2; i++)
 		if (b->keep[i] >= 0 && add_slot(m.keep, 2, b->keep[i], -1) < 0)
 			return -1;
-	if (m.no_network && m.connect_port > 0) {
+	if (m.no_network && (m.connect_port > 0 || m.filter_ip)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -98,6 +99,7 @@ to_sb(const struct probe_policy *pp, struct sb_policy *p, char *why, size_t n)
 	if (pp->no_network)
 		p->net = SB_NET_NONE;
 	p->scope = pp->scope;
+	p->ipfilter = pp->filter_ip;
 	for (i = 0; i < 2; i++)
 		if (pp->keep[i] >= 0)
 			p->keep_fd[p->nkeep++] = pp->keep[i];

@@ -14,6 +14,7 @@ struct probe_policy {
 	int connect_port;	/* > 0: TCP connect allowed to this port only */
 	int no_network;		/* --no-network */
 	int scope;		/* IPC scoping (signals, abstract unix sockets) */
+	int filter_ip;		/* --filter-ip: IP destinations through the broker */
 	int keep[2];		/* descriptors to keep open (-1: none) */
 };
 

@@ -32,6 +32,7 @@
 #include "compat.h"
 #include "check.h"
 #include "contain.h"
+#include "egress.h"
 #include "probe.h"
 
 
@@ -44,6 +45,7 @@ enum {
 	CK_PRLIMIT, CK_SETPRIO, CK_AFFINITY, CK_SCHEDULER, CK_SCHEDPARAM,
 	CK_SCHEDATTR, CK_IOPRIO, CK_MIGRATE, CK_MOVEPAGES, CK_MADVISE,
 	CK_FAMILIES,
+	CK_EGRESS,	/* issue 14 (egress.c) */
 	CK_COUNT
 };
 
@@ -160,6 +162,15 @@ OUTSIDE(CK_IOPRIO, "ioprio", "ioprio_set", ", its I/O priority"),
 	{ "socket(AF_NETLINK, NETLINK_KOBJECT_UEVENT)", ATT_DENY, { SB_SOCK, 0 }, 0 },
 	{ "socket(AF_NETLINK, NETLINK_GENERIC)", ATT_DENY, { SB_SOCK, 0 }, 0 },
 	{ "socket(AF_NETLINK, NETLINK_ROUTE)", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 0 },
+[CK_EGRESS] = { "egress", TIER_FULL,
+	"IP destinations are decided outside (--filter-ip): an outside loopback service and cloud metadata are refused, the child's own server is reached; proven on loopback and on a socket bound to lo, so nothing can leave the machine",
+	"the seccomp broker must read the caller (ptrace access: Yama ptrace_scope 0, or root)", 5, {
+	{ "connect to the parent's loopback listener (an outside service)", ATT_DENY, { EACCES, 0 }, 0 },
+	{ "... as ::ffff:127.0.0.1", ATT_DENY, { EACCES, 0 }, 0 },
+	{ "connect to 169.254.169.254:80 on a socket bound to lo", ATT_DENY, { EACCES, 0 }, 0 },
+	{ "sendto(MSG_FASTOPEN) to the parent's listener", ATT_DENY, { EACCES, 0 }, 0 },
+	{ "connect to its own listener on 127.0.0.1", ATT_ALLOW, { 0, 0 }, 0 } },
+	PROBE_OWN_MM, 2 },
 [CK_PROCOTHERS] = { "proc-others", TIER_FS,
 	"with /proc granted read-only, the parent's memory, maps and open files (fd/N) are unreadable; its cmdline and status are not hidden",
 	"with capabilities dropped Landlock must deny ptrace-class access", 5, {
@@ -181,7 +192,7 @@ const size_t probe_nchecks = CK_COUNT;
 _Static_assert((int)CK_COUNT <= (int)PROBE_MAX_CHECKS, "too many checks");
 /* Child 0: every check but udp (A and /proc granted, the TCP port rules,
  * scoping); child 1: udp (no network, which port rules conflict with). */
-const int probe_nchildren = 2;
+const int probe_nchildren = 3;
 
 /* errno of a -1 result, 0 for success */
 static int64_t
@@ -353,6 +364,9 @@ own_policy(size_t i, const struct probe_ctx *ctx, struct probe_policy *pol)
 	case CK_PROCOTHERS:
 		pol->read[0] = "/proc";
 		break;
+	case CK_EGRESS:
+		pol->filter_ip = 1;
+		break;
 	}
 }
 
@@ -442,6 +456,9 @@ probe_attempts(int child, const struct probe_ctx *ctx, int wfd, int pre,
 			(void)snprintf(path, sizeof path, "/proc/%ld/environ", (long)ctx->parent);
 			ob->got[ob->n++] = try_read(path);
 			ob->got[ob->n++] = try_read("/proc/self/status");
+			break;
+		case CK_EGRESS:
+			probe_egress(ctx->tcp_deny, ob);
 			break;
 		case CK_TCP:
 			ob->got[ob->n++] = try_connect(AF_INET, SOCK_STREAM, ctx->tcp_deny);

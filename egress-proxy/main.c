@@ -37,11 +37,31 @@ static const char usage_text[] =
 "  -h, --help            this text\n"
 "      --version         print the version\n"
 "\n"
-"Prints http://127.0.0.1:PORT once it listens, then runs until killed.\n"
-"Refusals are HTTP 403 with a one-line reason. Exit: 0 after --help or\n"
-"--version, 2 on usage or system error.\n";
+"Prints http://127.0.0.1:PORT once it listens, then serves until SIGTERM.\n"
+"Refusals are HTTP 403 with a one-line reason. Exit: 0 after --help,\n"
+"--version or SIGTERM (each connection ends and is audited first); 2 on\n"
+"usage or system error.\n";
 
 enum { O_DENYPRIV = 256, O_AUDIT, O_PORT, O_VERSION };
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	egress_stop = 1;
+}
+
+/* SIGTERM: each connection ends and writes its audit line; then exit. */
+static void __attribute__((noreturn))
+stop(pid_t *kids, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (kids[i] > 0)
+			kill(kids[i], SIGTERM);
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+	_exit(0);
+}
 
 static int
 parse(int argc, char **argv, struct egress *g, int *port)
@@ -113,7 +133,9 @@ int
 main(int argc, char **argv)
 {
 	static struct egress g;
-	int port = 0, bound, l, c, r, nkids = 0;
+	static pid_t kids[MAX_CLIENTS];
+	struct sigaction sa;
+	int port = 0, bound, l, c, r, i, nkids = 0;
 	struct pollfd pf;
 	pid_t pid;
 
@@ -122,6 +144,9 @@ main(int argc, char **argv)
 	if ((r = parse(argc, argv, &g, &port)) != 0)
 		return r > 0 ? 0 : EXIT_USAGE;
 	signal(SIGPIPE, SIG_IGN);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_term;	/* no SA_RESTART: poll and the relay wake up */
+	sigaction(SIGTERM, &sa, NULL);
 	if ((l = listen_loopback(port, &bound)) < 0) {
 		msg_fatal_sys("unable to listen on 127.0.0.1:%d", port);
 		return EXIT_USAGE;
@@ -132,8 +157,14 @@ main(int argc, char **argv)
 	pf.fd = l;
 	pf.events = POLLIN;
 	for (;;) {
-		while (nkids > 0 && waitpid(-1, NULL, WNOHANG) > 0)
-			nkids--;
+		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+			for (i = 0; i < MAX_CLIENTS; i++)
+				if (kids[i] == pid) {
+					kids[i] = 0;
+					nkids--;
+				}
+		if (egress_stop)
+			stop(kids, MAX_CLIENTS);
 		if (poll(&pf, 1, 1000) <= 0)
 			continue;
 		c = accept4(l, NULL, NULL, SOCK_CLOEXEC);
@@ -146,13 +177,18 @@ main(int argc, char **argv)
 		pid = fork();
 		if (pid == 0) {
 			/* a connection does not outlive the proxy */
-			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+			prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
 			close(l);
 			egress_serve(&g, c);
 			_exit(0);
 		}
-		if (pid > 0)
+		if (pid > 0) {
+			for (i = 0; i < MAX_CLIENTS && kids[i] != 0; i++)
+				;
+			if (i < MAX_CLIENTS)
+				kids[i] = pid;
 			nkids++;
+		}
 		close(c);
 	}
 }

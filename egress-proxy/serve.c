@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -21,6 +22,8 @@
 #include "serve.h"
 
 #define IO_TIMEOUT_MS 30000
+
+volatile sig_atomic_t egress_stop;
 
 int
 egress_listed(const struct egress *g, const char *host)
@@ -125,6 +128,8 @@ relay(int c, int u, unsigned long long *up, unsigned long long *down)
 	while (open_in[0] || open_in[1]) {
 		p[0].events = open_in[0] ? POLLIN : 0;
 		p[1].events = open_in[1] ? POLLIN : 0;
+		if (egress_stop)
+			return;
 		if (poll(p, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;

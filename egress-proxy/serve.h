@@ -1,6 +1,7 @@
 /* serve: one client connection of egress-proxy, from request to audit. */
 #ifndef EGRESS_SERVE_H
 #define EGRESS_SERVE_H
+#include <signal.h>
 #include <stddef.h>
 
 #include "hostname.h"
@@ -13,6 +14,9 @@ struct egress {
 	int deny_private;
 	int audit_fd;		/* -1: no audit log */
 };
+
+/* Set by SIGTERM: a connection ends, and its audit line is written. */
+extern volatile sig_atomic_t egress_stop;
 
 /* Decide on the normalized host (0 listed, -1 not). */
 int egress_listed(const struct egress *g, const char *host);

@@ -7,6 +7,7 @@ struct hs_opts {
 	const char *state, *attempt, *agent, *signin, *workspace;
 	const char *profiles_file;	/* passed on to session-store */
 	const char *session_store;	/* absolute path of session-store */
+	const char *test_cacert;	/* passed on to session-store (tests) */
 	int full_setup;
 	struct profiles prof;
 	char *const *envp;		/* the caller's, for HOME and XDG_CONFIG_HOME */

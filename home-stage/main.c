@@ -18,7 +18,7 @@ usage(int fd)
 	    "usage: home-stage create --state DIR --attempt ID --agent NAME [--signin NAME]\n"
 	    "                         [--full-setup] [--workspace DIR] [--profiles FILE]\n"
 	    "                         [--session-store PATH]\n"
-	    "       home-stage finish [--profiles FILE] [--session-store PATH] DIR\n"
+	    "       home-stage finish [--profiles FILE] [--session-store PATH] [--test-cacert FILE] DIR\n"
 	    "       home-stage -h | --help | --version\n"
 	    "create prints the attempt directory (with --full-setup, then the folders\n"
 	    "to grant read-write); finish prints the names it took back.\n"
@@ -37,6 +37,7 @@ main(int argc, char **argv, char **envp)
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "profiles", required_argument, NULL, 'p' },
 		{ "session-store", required_argument, NULL, 'S' },
+		{ "test-cacert", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -68,6 +69,7 @@ main(int argc, char **argv, char **envp)
 		case 'w': o.workspace = optarg; break;
 		case 'p': o.profiles_file = optarg; break;
 		case 'S': o.session_store = optarg; break;
+		case 'C': o.test_cacert = optarg; break;
 		case 'h': usage(1); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 		case 'V': printf("home-stage %s\n", CORRAL_VERSION); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 		default:
@@ -82,11 +84,11 @@ main(int argc, char **argv, char **envp)
 	}
 	if (strcmp(cmd, "finish") == 0) {
 		if (optind + 1 != argc || o.state || o.attempt || o.agent || o.signin || o.full_setup || o.workspace) {
-			msg_usage("finish [--profiles FILE] [--session-store PATH] DIR");
+			msg_usage("finish [--profiles FILE] [--session-store PATH] [--test-cacert FILE] DIR");
 			return EXIT_USAGE;
 		}
 		dir = argv[optind];
-	} else if (optind != argc || !o.state || !o.attempt || !o.agent) {
+	} else if (optind != argc || !o.state || !o.attempt || !o.agent || o.test_cacert) {
 		msg_usage("create --state DIR --attempt ID --agent NAME [--signin NAME] [--full-setup]");
 		return EXIT_USAGE;
 	}

@@ -141,6 +141,10 @@ run_store(const struct hs_opts *o, const char *store, char **args, int fd0, int 
 		argv[i++] = "--profiles";
 		argv[i++] = (char *)o->profiles_file;
 	}
+	if (o->test_cacert) {
+		argv[i++] = "--test-cacert";
+		argv[i++] = (char *)o->test_cacert;
+	}
 	while (*args && i < 15)
 		argv[i++] = *args++;
 	argv[i] = NULL;
@@ -424,14 +428,16 @@ open_in_home(int homefd, const char *rel, struct stat *st)
 }
 
 /* Offer a changed sign-in to session-store renew: 0 taken (or nothing to
- * take), 1 refused, 2 error. */
+ * take), 1 refused (said in one line, by session-store or here), 2 error.
+ * Only the sign-in goes: no file the agent wrote names the account
+ * (session-store asks the provider). */
 static int
 take_back(struct hs_opts *o, const char *state, int afd, const struct meta *m)
 {
 	const struct profile *p = profiles_find(&o->prof, m->agent);
-	char *args[] = { "renew", (char *)m->signin, "--from-fd", "0", NULL, NULL, NULL };
-	struct stat st, ast;
-	int hfd, fd, acfd = -1, r;
+	char *args[] = { "renew", (char *)m->signin, "--from-fd", "0", NULL };
+	struct stat st;
+	int hfd, fd, r;
 
 	if (p == NULL) {
 		msg_fatal("no profile for agent %s", m->agent);
@@ -443,40 +449,26 @@ take_back(struct hs_opts *o, const char *state, int afd, const struct meta *m)
 		return 0;
 	}
 	fd = open_in_home(hfd, p->signin, &st);
+	close(hfd);
 	if (fd < 0) {
-		close(hfd);
 		if (errno != ENOENT)
-			msg_warn("%s: %s is not a plain file: not taken back", m->signin, p->signin);
+			msg_warn("renewed sign-in %s not taken back: %s is not a plain file; the stored sign-in stays",
+			    m->signin, p->signin);
 		return 0;
 	}
 	if ((int64_t)st.st_ino == m->ino && (int64_t)st.st_size == m->size &&
 	    (int64_t)st.st_mtim.tv_sec == m->mtime && (int64_t)st.st_mtim.tv_nsec == m->mtime_ns) {
 		close(fd);
-		close(hfd);
 		return 0;	/* unchanged */
 	}
 	if (st.st_size > STORE_SECRET_MAX) {
-		msg_warn("%s: renewed sign-in refused: larger than %d bytes", m->signin, STORE_SECRET_MAX);
+		msg_warn("renewed sign-in %s not taken back: larger than %d bytes; the stored sign-in stays",
+		    m->signin, STORE_SECRET_MAX);
 		close(fd);
-		close(hfd);
 		return EXIT_NO;
 	}
-	if (p->account.file[0] != '\0') {
-		acfd = open_in_home(hfd, p->account.file, &ast);
-		if (acfd < 0) {
-			msg_warn("%s: renewed sign-in refused: no account file %s beside it", m->signin, p->account.file);
-			close(fd);
-			close(hfd);
-			return EXIT_NO;
-		}
-		args[4] = "--account-fd";
-		args[5] = "3";
-	}
-	close(hfd);
-	r = run_store(o, state, args, fd, -1, acfd);
+	r = run_store(o, state, args, fd, -1, -1);
 	close(fd);
-	if (acfd >= 0)
-		close(acfd);
 	if (r == 0) {
 		printf("%s\n", m->signin);
 		return 0;
@@ -547,8 +539,6 @@ hs_finish(struct hs_opts *o, const char *dir)
 			rc = EXIT_USAGE;
 		} else if (m.signin[0] != '\0') {
 			rc = take_back(o, state, afd, &m);
-			if (rc == EXIT_NO)
-				msg_warn("%s: not taken back", m.signin);
 		}
 	}
 	close(afd);

@@ -19,6 +19,12 @@
  *  gemini: ~/.gemini/oauth_creds.json (google-auth-library Credentials:
  *    "access_token", "refresh_token", "expiry_date" (getTime() +
  *    expires_in*1e3: ms), "id_token"); the account is the id token's "sub".
+ *
+ * None of those files proves whose a renewed token is: the agent wrote
+ * them. "verify" asks the provider with the token itself: claude's OAuth
+ * profile endpoint answers {"account": {"uuid"}}, the accountUuid put
+ * recorded; Google's userinfo answers {"sub"}, the id token's sub. codex has
+ * no such request here: its renewals are not taken back (sign in again).
  */
 static const char defaults_json[] =
 "{"
@@ -26,6 +32,9 @@ static const char defaults_json[] =
 "  \"signin\": \".claude/.credentials.json\","
 "  \"expiry\": {\"pointer\": \"/claudeAiOauth/expiresAt\", \"unit\": \"ms\"},"
 "  \"account\": {\"file\": \".claude.json\", \"pointer\": \"/oauthAccount/accountUuid\"},"
+"  \"verify\": {\"url\": \"https://api.anthropic.com/api/oauth/profile\", \"method\": \"GET\","
+"   \"token\": \"/claudeAiOauth/accessToken\", \"auth\": \"bearer\","
+"   \"headers\": [\"anthropic-beta: oauth-2025-04-20\"], \"account\": \"/account/uuid\"},"
 "  \"full_setup\": [\".claude\"]"
 " },"
 " \"codex\": {"
@@ -38,6 +47,8 @@ static const char defaults_json[] =
 "  \"signin\": \".gemini/oauth_creds.json\","
 "  \"expiry\": {\"pointer\": \"/expiry_date\", \"unit\": \"ms\"},"
 "  \"account\": {\"pointer\": \"/id_token\", \"jwt\": \"/sub\"},"
+"  \"verify\": {\"url\": \"https://www.googleapis.com/oauth2/v3/userinfo\", \"method\": \"GET\","
+"   \"token\": \"/access_token\", \"auth\": \"bearer\", \"account\": \"/sub\"},"
 "  \"full_setup\": [\".gemini\"]"
 " }"
 "}";
@@ -224,10 +235,91 @@ parse_field(const char *js, const jsmntok_t *t, int obj, int expiry, struct prof
 	return 0;
 }
 
+/* A header name: RFC 9110 token characters only. */
+static int
+hdr_name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n >= 64)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || strchr("!#$%&'*+-.^_`|~", s[i])))
+			return 0;
+	return 1;
+}
+
+/* A fixed header: "Name: value", printable ASCII, no CR/LF. */
+static int
+hdr_line_ok(const char *s)
+{
+	const char *c = strchr(s, ':');
+
+	if (c == NULL || !hdr_name_ok(s, (size_t)(c - s)) || c[1] != ' ' || c[2] == '\0')
+		return 0;
+	for (const char *p = c + 1; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			return 0;
+	return 1;
+}
+
+static int
+parse_verify(const char *js, const jsmntok_t *t, int obj, struct prof_verify *v,
+    char *err, size_t errn, const char *what)
+{
+	static const char *const keys[] = { "url", "method", "token", "auth", "headers", "account", NULL };
+	char method[8], auth[80];
+	int k, i, j;
+
+	if (t[obj].type != JSMN_OBJECT)
+		return fail(err, errn, "%s: \"verify\" is not an object", what);
+	if (only_keys(js, t, obj, keys, err, errn, what) < 0)
+		return -1;
+	memset(v, 0, sizeof *v);
+	if (get_str(js, t, obj, "url", v->url, sizeof v->url, 1, err, errn, what) < 0 ||
+	    get_str(js, t, obj, "method", method, sizeof method, 1, err, errn, what) < 0 ||
+	    get_str(js, t, obj, "token", v->token, sizeof v->token, 1, err, errn, what) < 0 ||
+	    get_str(js, t, obj, "auth", auth, sizeof auth, 1, err, errn, what) < 0 ||
+	    get_str(js, t, obj, "account", v->account, sizeof v->account, 1, err, errn, what) < 0)
+		return -1;
+	/* https only: the token never travels in the clear */
+	if (strncmp(v->url, "https://", 8) != 0 || v->url[8] == '\0' || strcspn(v->url, " \t\r\n") != strlen(v->url))
+		return fail(err, errn, "%s: \"verify\": \"url\" must be an https:// URL", what);
+	if (strcmp(method, "GET") == 0)
+		v->post = 0;
+	else if (strcmp(method, "POST") == 0)
+		v->post = 1;
+	else
+		return fail(err, errn, "%s: \"verify\": \"method\" must be \"GET\" or \"POST\"", what);
+	if (!ptr_ok(v->token) || v->token[0] == '\0' || !ptr_ok(v->account))
+		return fail(err, errn, "%s: \"verify\": a JSON pointer must start with /", what);
+	if (strcmp(auth, "bearer") == 0) {
+		strcpy(v->header, "Authorization");
+		v->bearer = 1;
+	} else if (strncmp(auth, "header ", 7) == 0 && hdr_name_ok(auth + 7, strlen(auth + 7))) {
+		strcpy(v->header, auth + 7);
+	} else {
+		return fail(err, errn, "%s: \"verify\": \"auth\" must be \"bearer\" or \"header NAME\"", what);
+	}
+	k = json_get(js, t, obj, "headers");
+	if (k == -2)
+		return fail(err, errn, "%s: \"verify\": \"headers\" duplicated", what);
+	if (k >= 0) {
+		if (t[k].type != JSMN_ARRAY || t[k].size > PROF_HDR_MAX)
+			return fail(err, errn, "%s: \"verify\": \"headers\" must be an array of at most %d strings", what, PROF_HDR_MAX);
+		for (i = 0, j = k + 1; i < t[k].size; i++, j = json_next(t, j)) {
+			int l = t[j].type == JSMN_STRING ? json_str(js, &t[j], v->extra[i], sizeof v->extra[i]) : -1;
+			if (l < 0 || (size_t)l != strlen(v->extra[i]) || !hdr_line_ok(v->extra[i]))
+				return fail(err, errn, "%s: \"verify\": header %d is not \"Name: value\" in printable ASCII", what, i + 1);
+		}
+		v->nextra = t[k].size;
+	}
+	return 0;
+}
+
 static int
 parse_one(const char *js, const jsmntok_t *t, int obj, struct profile *p, char *err, size_t errn)
 {
-	static const char *const keys[] = { "signin", "expiry", "account", "full_setup", "max_ahead", NULL };
+	static const char *const keys[] = { "signin", "expiry", "account", "full_setup", "max_ahead", "verify", NULL };
 	const char *what = p->name;
 	int k, i, j;
 	int64_t v;
@@ -264,6 +356,12 @@ parse_one(const char *js, const jsmntok_t *t, int obj, struct profile *p, char *
 			return fail(err, errn, "%s: \"max_ahead\" must be whole seconds, 1 to %d", what, MAX_AHEAD_LIMIT);
 		p->max_ahead = (uint64_t)v;
 	}
+	memset(&p->verify, 0, sizeof p->verify);
+	k = json_get(js, t, obj, "verify");
+	if (k == -2)
+		return fail(err, errn, "%s: \"verify\" duplicated", what);
+	if (k >= 0 && parse_verify(js, t, k, &p->verify, err, errn, what) < 0)
+		return -1;
 	p->nfull = 0;
 	k = json_get(js, t, obj, "full_setup");
 	if (k == -2)
@@ -460,6 +558,31 @@ prof_account(const struct prof_field *f, const char *buf, size_t len, char *out,
 	free(pl);
 	if (l <= 0 || (size_t)l != strlen(out))
 		return fail(err, errn, "account identity is empty, too long or holds a NUL");
+	return 0;
+}
+
+int
+prof_token(const struct prof_verify *v, const char *buf, size_t len, char *out, size_t n,
+    char *err, size_t errn)
+{
+	struct prof_field f;
+	const char *doc;
+	jsmntok_t *t;
+	char *pl;
+	int k, l;
+
+	memset(&f, 0, sizeof f);
+	snprintf(f.pointer, sizeof f.pointer, "%s", v->token);
+	k = locate(&f, buf, len, &doc, &t, &pl, err, errn);
+	if (k < 0)
+		return -1;
+	l = t[k].type == JSMN_STRING ? json_str(doc, &t[k], out, n) : -1;
+	free(t);
+	free(pl);
+	if (l <= 0 || (size_t)l != strlen(out) || l > PROF_TOKEN_MAX ||
+	    strcspn(out, "\r\n") != (size_t)l)
+		return fail(err, errn, "the token at %s is not a string of 1 to %d bytes on one line",
+		    v->token, PROF_TOKEN_MAX);
 	return 0;
 }
 

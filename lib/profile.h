@@ -22,6 +22,10 @@ enum {
 	PROF_ACCOUNT_MAX = 256,		/* account identity, bytes */
 	PROF_FILE_MAX = 4 << 20,	/* a sign-in or account file, bytes */
 	PROF_TOKENS_MAX = 1 << 18,	/* JSON tokens in one file */
+	PROF_URL_MAX = 512,		/* a verification URL */
+	PROF_HDR_MAX = 4,		/* fixed headers of a verification request */
+	PROF_HDR_LEN = 256,
+	PROF_TOKEN_MAX = 16384,		/* the token a verification request sends */
 };
 
 enum prof_unit { PROF_UNIT_S, PROF_UNIT_MS };
@@ -33,11 +37,26 @@ struct prof_field {
 	enum prof_unit unit;		/* expiry only */
 };
 
+/* How to ask the provider whose a token is: an HTTPS request made with the
+ * new token, outside the boundary; the account id is at a pointer in the
+ * JSON answer. Data, not code: a profile file may change it. */
+struct prof_verify {
+	char url[PROF_URL_MAX];		/* https://...; "" = no way to verify */
+	int post;			/* "method": "GET" (0) or "POST" (1, empty body) */
+	char token[PROF_PTR_MAX];	/* pointer to the token in the sign-in */
+	char header[64];		/* the header that carries it */
+	int bearer;			/* "Bearer " before it ("auth": "bearer") */
+	char extra[PROF_HDR_MAX][PROF_HDR_LEN];	/* "Name: value", not secret */
+	int nextra;
+	char account[PROF_PTR_MAX];	/* pointer to the account id in the answer */
+};
+
 struct profile {
 	char name[PROF_NAME_MAX + 1];
 	char signin[PROF_PATH_MAX];
 	struct prof_field expiry, account;
 	uint64_t max_ahead;		/* seconds: a later expiry is absurd */
+	struct prof_verify verify;
 	char full[PROF_FULL_MAX][PROF_PATH_MAX];
 	int nfull;
 };
@@ -72,6 +91,11 @@ int prof_relpath_ok(const char *s);
  * (the sign-in itself, or field->file). -1 with a reason in err. */
 int prof_expiry(const struct prof_field *f, const char *buf, size_t len, int64_t *secs, char *err, size_t errn);
 int prof_account(const struct prof_field *f, const char *buf, size_t len, char *out, size_t n, char *err, size_t errn);
+
+/* The token the verification request sends, from the sign-in (a string
+ * at v->token, at most PROF_TOKEN_MAX bytes). -1 with a reason in err. */
+int prof_token(const struct prof_verify *v, const char *buf, size_t len, char *out, size_t n,
+    char *err, size_t errn);
 
 /* The renewal rule. 0 take it; -1 refuse with the reason in *why. */
 int prof_renew_ok(int64_t old_exp, const char *old_acct, int64_t new_exp, const char *new_acct,

@@ -1,4 +1,4 @@
-/* session-store: credentials (put, release at most once, renew). */
+/* session-store: credentials (put, release at most once; renew and restore are in renew.c). */
 #include <sys/stat.h>
 #include <time.h>
 #include <errno.h>
@@ -47,8 +47,8 @@ read_fd_bounded(int fd, size_t max, char **out, size_t *len)
 }
 
 /* A file (path, O_NOFOLLOW) or a descriptor, bounded by max. */
-static int
-read_source(const char *path, int fd, size_t max, const char *what, char **out, size_t *len)
+int
+ss_read_source(const char *path, int fd, size_t max, const char *what, char **out, size_t *len)
 {
 	int r;
 
@@ -130,14 +130,14 @@ ss_put(struct ss *s, int argc, char **argv)
 		msg_fatal("no profile for agent %.32s", agent);
 		return EXIT_USAGE;
 	}
-	if ((r = read_source(NULL, 0, STORE_SECRET_MAX, "the secret on stdin", &buf, &len)) != 0)
+	if ((r = ss_read_source(NULL, 0, STORE_SECRET_MAX, "the secret on stdin", &buf, &len)) != 0)
 		return r;
 	if (len == 0) {
 		msg_fatal("the secret on stdin is empty");
 		free(buf);
 		return EXIT_NO;
 	}
-	if (acctfile && (r = read_source(acctfile, -1, PROF_FILE_MAX, acctfile, &abuf, &alen)) != 0) {
+	if (acctfile && (r = ss_read_source(acctfile, -1, PROF_FILE_MAX, acctfile, &abuf, &alen)) != 0) {
 		free(buf);
 		return r;
 	}
@@ -213,117 +213,4 @@ ss_release(struct ss *s, int argc, char **argv)
 		return r == 1 ? EXIT_NO : EXIT_USAGE;
 	}
 	return 0;
-}
-
-int
-ss_renew(struct ss *s, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "from", required_argument, NULL, 'f' },
-		{ "from-fd", required_argument, NULL, 'F' },
-		{ "account-from", required_argument, NULL, 'a' },
-		{ "account-fd", required_argument, NULL, 'A' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *from = NULL, *fromfd = NULL, *acct = NULL, *acctfd = NULL, *name, *why;
-	char *nbuf = NULL, *abuf = NULL, *obuf = NULL, *all = NULL, hdr[2048], newacct[PROF_ACCOUNT_MAX];
-	size_t nlen, alen = 0, olen, off;
-	const struct profile *p;
-	struct credhdr h;
-	int64_t oexp, nexp;
-	int c, ffd = -1, afdn = -1, cfd, lk = -1, r, hn, rc = EXIT_USAGE;
-	char err[160];
-
-	name = ss_take_operand(&argc, &argv);
-	OPTLOOP(opts) {
-		switch (c) {
-		case 'f': from = optarg; break;
-		case 'F': fromfd = optarg; break;
-		case 'a': acct = optarg; break;
-		case 'A': acctfd = optarg; break;
-		default: return ss_badopt(c, argc, argv);
-		}
-	}
-	if ((name = ss_operand(name, argc, argv)) == NULL || !!from == !!fromfd || (acct && acctfd)) {
-		msg_usage("renew NAME (--from FILE | --from-fd N) [--account-from FILE | --account-fd N]");
-		return EXIT_USAGE;
-	}
-	if (!prof_name_ok(name)) {
-		msg_fatal("bad credential name");
-		return EXIT_USAGE;
-	}
-	if ((fromfd && ss_parse_fd(fromfd, &ffd) < 0) || (acctfd && ss_parse_fd(acctfd, &afdn) < 0))
-		return EXIT_USAGE;
-	if ((r = read_source(from, ffd, STORE_SECRET_MAX, "the renewed sign-in", &nbuf, &nlen)) != 0)
-		return r;
-	if ((acct || acctfd) && (r = read_source(acct, afdn, PROF_FILE_MAX, "the account file", &abuf, &alen)) != 0) {
-		rc = r;
-		goto out;
-	}
-	if ((cfd = ss_open_sub(s, "creds")) < 0) {
-		rc = -cfd;
-		goto out;
-	}
-	/* Under the lock, each renewal compares with what is stored now:
-	 * of parallel renewals the latest expiry wins, whatever the order. */
-	if ((lk = store_lock(s->fd)) < 0) {
-		msg_fatal_sys("unable to lock the store");
-		goto out;
-	}
-	if (file_read_bounded(cfd, name, STORE_SECRET_MAX + 4096, &obuf, &olen) < 0) {
-		msg_fatal_sys("credential %s", name);
-		rc = errno == ENOENT ? EXIT_NO : EXIT_USAGE;
-		goto out;
-	}
-	if (cred_split(obuf, olen, &h, &off) < 0) {
-		msg_fatal("credential %s: damaged header", name);
-		goto out;
-	}
-	if (h.agent[0] == '\0') {
-		msg_fatal("renewal refused: %s was stored without --agent, so it names no account", name);
-		rc = EXIT_NO;
-		goto out;
-	}
-	if ((p = profiles_find(&s->prof, h.agent)) == NULL) {
-		msg_fatal("no profile for agent %s (of %s)", h.agent, name);
-		goto out;
-	}
-	if (prof_expiry(&p->expiry, obuf + off, olen - off, &oexp, err, sizeof err) < 0)
-		oexp = 0;	/* a stored sign-in we cannot read any more: any valid one is later */
-	if (inspect(p, nbuf, nlen, abuf, alen, &nexp, newacct, "renewal refused") != 0) {
-		rc = EXIT_NO;
-		goto out;
-	}
-	if (prof_renew_ok(oexp, h.account, nexp, newacct, (int64_t)time(NULL), p->max_ahead, &why) < 0) {
-		msg_fatal("renewal refused: %s", why);
-		rc = EXIT_NO;
-		goto out;
-	}
-	hn = cred_header_format(&h, hdr, sizeof hdr);
-	all = hn < 0 ? NULL : malloc((size_t)hn + nlen);
-	if (all == NULL) {
-		msg_fatal_sys("unable to prepare the renewal");
-		goto out;
-	}
-	memcpy(all, hdr, (size_t)hn);
-	memcpy(all + hn, nbuf, nlen);
-	if (file_write_atomic(cfd, name, all, (size_t)hn + nlen, 0600) < 0) {
-		msg_fatal_sys("unable to store %s", name);
-		goto out;
-	}
-	rc = 0;
-out:
-	if (lk >= 0)
-		close(lk);
-	if (all)
-		explicit_bzero(all, strlen(hdr) + nlen);
-	if (obuf)
-		explicit_bzero(obuf, olen);
-	if (nbuf)
-		explicit_bzero(nbuf, nlen);
-	free(all);
-	free(obuf);
-	free(nbuf);
-	free(abuf);
-	return rc;
 }

@@ -19,6 +19,7 @@ static const struct {
 } cmds[] = {
 	{ "begin", ss_begin }, { "end", ss_end }, { "list", ss_list }, { "show", ss_show },
 	{ "put", ss_put }, { "release", ss_release }, { "renew", ss_renew }, { "reap", ss_reap },
+	{ "restore", ss_restore },
 };
 
 int
@@ -27,6 +28,7 @@ main(int argc, char **argv, char **envp)
 	static const struct option opts[] = {
 		{ "store", required_argument, NULL, 's' },
 		{ "profiles", required_argument, NULL, 'p' },
+		{ "test-cacert", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -44,6 +46,7 @@ main(int argc, char **argv, char **envp)
 		switch (c) {
 		case 's': s.store = optarg; break;
 		case 'p': profiles = optarg; break;
+		case 'C': s.test_cacert = optarg; break;
 		case 'h': ss_usage(1); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 		case 'V': printf("session-store %s\n", CORRAL_VERSION); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 		default:

@@ -7,6 +7,7 @@ struct ss {
 	const char *store;		/* the store directory */
 	int fd;				/* its descriptor */
 	struct profiles prof;
+	const char *test_cacert;	/* --test-cacert: the CAs verification trusts (tests) */
 };
 
 int ss_begin(struct ss *s, int argc, char **argv);
@@ -17,6 +18,7 @@ int ss_put(struct ss *s, int argc, char **argv);
 int ss_release(struct ss *s, int argc, char **argv);
 int ss_renew(struct ss *s, int argc, char **argv);
 int ss_reap(struct ss *s, int argc, char **argv);
+int ss_restore(struct ss *s, int argc, char **argv);
 void ss_usage(int fd);
 
 /* The argument plumbing (args.c). */
@@ -32,5 +34,8 @@ int ss_badopt(int c, int argc, char **argv);
 int ss_open_sub(struct ss *s, const char *name);
 /* --fd N: a descriptor number, through the one bounded parser. */
 int ss_parse_fd(const char *s, int *fd);
+/* A file (path, O_NOFOLLOW) or a descriptor, bounded by max; 0, or the exit
+ * status after a fatal message naming what. */
+int ss_read_source(const char *path, int fd, size_t max, const char *what, char **out, size_t *len);
 
 #endif

@@ -18,7 +18,8 @@ void
 usage_run(int fd)
 {
 	fprintf(fd == 1 ? stdout : stderr, "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network]\n"
-	    "                  [--worktree | --in-place] [--from-head] [--] CMD [ARG...]\n");
+	    "                  [--worktree | --in-place] [--from-head] [--profiles FILE]\n"
+	    "                  [--test-cacert FILE] [--] CMD [ARG...]\n");
 }
 
 int
@@ -33,6 +34,8 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 		{ "worktree", no_argument, NULL, 'T' },
 		{ "in-place", no_argument, NULL, 'I' },
 		{ "from-head", no_argument, NULL, 'H' },
+		{ "profiles", required_argument, NULL, 'P' },
+		{ "test-cacert", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -52,6 +55,8 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 		case 'T': o->git = GIT_WORKTREE; break;
 		case 'I': o->git = GIT_INPLACE; break;
 		case 'H': o->from_head = 1; break;
+		case 'P': o->profiles_file = optarg; break;
+		case 'C': o->test_cacert = optarg; break;
 		case 'h':
 			usage_run(1);
 			return msg_stdout_done() == 0 ? 1 : -1;
@@ -197,6 +202,10 @@ plan_load(const struct runopts *o, char *const envp[], struct policy *pol, struc
 	}
 	/* trust (trustpol.c): a policy the agent could have written is refused */
 	if (trustpol_check(&src, pl) < 0)
+		return -1;
+	/* the profiles and the test CA go to home-stage finish, by real path */
+	if (trustpol_extra(o->profiles_file, "profiles", pl, pl->profiles) < 0 ||
+	    trustpol_extra(o->test_cacert, "test CA", pl, pl->test_cacert) < 0)
 		return -1;
 	for (l = warn; !quiet_warnings && *l; l = e + 1) {
 		if ((e = strchr(l, '\n')) == NULL)

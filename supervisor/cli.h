@@ -11,6 +11,8 @@ struct runopts {
 	int full_setup, no_network;
 	int git;			/* --worktree / --in-place: enum git_mode; -1: the policy's */
 	int from_head;			/* --from-head */
+	const char *profiles_file;	/* --profiles: agent profiles over the embedded ones */
+	const char *test_cacert;	/* --test-cacert: the CAs verification trusts (tests) */
 	char **cmd;
 };
 

@@ -226,6 +226,14 @@ step_finish(const struct plan *pl, struct argv *a)
 	av_push(a, "finish");
 	av_push(a, "--session-store");
 	av_pushf(a, "%s/session-store", pl->stepdir);
+	if (pl->profiles[0]) {
+		av_push(a, "--profiles");
+		av_push(a, pl->profiles);
+	}
+	if (pl->test_cacert[0]) {
+		av_push(a, "--test-cacert");
+		av_push(a, pl->test_cacert);
+	}
 	av_push(a, pl->attempt_dir);
 	return done(a);
 }

@@ -39,6 +39,8 @@ struct plan {
 	 * toolchains in the home */
 	struct argv notes;		/* "granted: ..." / "left out: ..." for explain and doctor */
 	struct argv tcenv;		/* NAME=VALUE a toolchain entry sets (RUSTUP_HOME, ...) */
+	char profiles[PATH_MAX];	/* --profiles, for home-stage finish ("" none) */
+	char test_cacert[PATH_MAX];	/* --test-cacert, likewise */
 };
 
 /* The variables pinned in the child, each relative to the attempt directory. */

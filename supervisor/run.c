@@ -179,7 +179,8 @@ close_attempt(struct runstate *s, int status)
 		chomp(took);
 		audit_str(&s->au, "took_back", took);	/* names only, as home-stage reports them */
 		audit_end(&s->au);
-		if (wait_code(ws) != 0) {
+		/* 1: a renewal not taken back, said in one line by the step */
+		if (wait_code(ws) != 0 && wait_code(ws) != EXIT_NO) {
 			msg_warn("home-stage finish failed (status %d): the attempt directory stays until the next run reaps it", wait_code(ws));
 			ok = 0;
 		}

@@ -150,6 +150,34 @@ trustpol_check(const struct polsrc *src, const struct plan *pl)
 }
 
 int
+trustpol_extra(const char *path, const char *what, const struct plan *pl, char *real)
+{
+	char why[PATH_MAX * 3 + 256];
+	struct polsrc src;
+	int fd;
+
+	if (path == NULL)
+		return 0;
+	memset(&src, 0, sizeof src);
+	snprintf(src.path, sizeof src.path, "%s", path);
+	errno = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0 || fstat(fd, &src.st) < 0 ||
+	    !S_ISREG(src.st.st_mode) || realpath(path, real) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		msg_fatal("%s %s: %s", what, path, fd < 0 || errno ? strerror(errno) : "not a regular file");
+		return -1;
+	}
+	close(fd);
+	if (untrusted(&src, real, pl, why, sizeof why) != NULL) {
+		msg_fatal("%s %s %s: refused", what, path, why);
+		msg_hint("keep it in ~/.config/corral/ (yours, not writable by others)");
+		return -1;
+	}
+	return 0;
+}
+
+int
 trustpol_approve(const char *path, char *const envp[])
 {
 	char store[PATH_MAX], real[PATH_MAX], err[256], name[2 * TRUSTPOL_HASH + 1], sha[2 * TRUSTPOL_HASH + 1];

@@ -21,6 +21,10 @@ struct polsrc {
 void trustpol_hash(const void *buf, size_t len, unsigned char out[TRUSTPOL_HASH]);
 /* After plan_resolve. 0: use it. -1: refused, reported (fatal + hint). */
 int trustpol_check(const struct polsrc *src, const struct plan *pl);
+/* Another file corral hands to a step (--profiles, --test-cacert): trusted
+ * by the same rules, no approval; its real path into real (PATH_MAX).
+ * path NULL: nothing, 0. -1: refused, reported. */
+int trustpol_extra(const char *path, const char *what, const struct plan *pl, char *real);
 /* corral policy approve FILE: record its hash in STORE/approved/. */
 int trustpol_approve(const char *path, char *const envp[]);
 

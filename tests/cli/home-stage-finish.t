@@ -2,6 +2,8 @@
 # home-stage finish: a validated take-back, then removal that follows no symlink.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 . "$CORRAL_TOP/tests/lib/session-store.sh"
+. "$CORRAL_TOP/tests/lib/provider.sh"
+provider_start; ok $? "fake provider on 127.0.0.1:$PORT"
 st=$TMP/store ws=$TMP/ws
 mkdir -p "$ws"
 cd "$ws"
@@ -18,17 +20,18 @@ outside_ok() { [ "$(cat "$TMP/outside/f" "$TMP/outside/sub/f" 2>/dev/null)" = "p
 precious" ]; }
 
 stage
-run H finish "$d"
+run H finish $PV "$d"
 ok $rc "unchanged sign-in: exit 0"
 is "$out" "" "unchanged: nothing taken back"
 [ ! -e "$d" ]; ok $? "tree removed"
 is "$(stored)" "$(cat "$TMP/c0")" "store unchanged"
 
 stage
+provider_token tok1 u-1
 claude_signin tok1 $((t + 7200)) >"$d/home/.claude/.credentials.json"
 claude_account u-1 >"$d/home/.claude.json"
-run H finish "$d"
-ok $rc "renewed sign-in: exit 0"
+run H finish $PV "$d"
+ok $rc "renewed sign-in, verified by the provider: exit 0"
 is "$out" "claude" "reports what it took back, by name only"
 is "$(stored)" "$(claude_signin tok1 $((t + 7200)))" "the store holds the renewed sign-in"
 [ ! -e "$d" ]; ok $? "tree removed"
@@ -36,16 +39,17 @@ unlike "$out$err" "tok1" "no token in the output"
 
 refused() {	# refused DESC: the agent wrote $d's sign-in; finish must refuse it
 	before=$(stored)
-	run H finish "$d"
+	run H finish $PV "$d"
 	is $rc 1 "$1: exit 1"
 	is "$out" "" "$1: nothing taken back"
-	like "$err" "home-stage: warning: claude: not taken back|home-stage: warning: claude: renewed sign-in refused" "$1: warned"
+	like "$err" "renewed sign-in claude not taken back: .*; the stored sign-in stays" "$1: said in one line"
 	is "$(stored)" "$before" "$1: store unchanged"
 	[ ! -e "$d" ]; ok $? "$1: tree removed all the same"
 }
-stage; claude_signin tokA $((t + 9000)) >"$d/home/.claude/.credentials.json"; claude_account u-2 >"$d/home/.claude.json"
-refused "another account"
-like "$err" "renewal refused: it names another account" "another account: the store's reason"
+provider_token tokA u-2
+stage; claude_signin tokA $((t + 9000)) >"$d/home/.claude/.credentials.json"; claude_account u-1 >"$d/home/.claude.json"
+refused "the provider names another account (the agent's .claude.json names ours)"
+like "$err" "the provider says its token belongs to another account" "another account: the store's reason"
 stage; claude_signin tokO $((t + 60)) >"$d/home/.claude/.credentials.json"; claude_account u-1 >"$d/home/.claude.json"
 refused "older token"
 stage; claude_signin tokF $((t + 1000 * 86400)) >"$d/home/.claude/.credentials.json"; claude_account u-1 >"$d/home/.claude.json"
@@ -53,16 +57,18 @@ refused "absurd expiry"
 stage; printf '{"claudeAiOauth":{' >"$d/home/.claude/.credentials.json"; claude_account u-1 >"$d/home/.claude.json"
 refused "malformed JSON"
 like "$err" "malformed JSON" "malformed: reason"
+provider_token tok2 u-1
 stage; claude_signin tok2 $((t + 8000)) >"$d/home/.claude/.credentials.json"
-refused "no account file beside it"
+run H finish $PV "$d"
+is "$rc:$out" "0:claude" "no account file beside it: taken back all the same (no file the agent wrote names the account)"
 stage
 head -c 52428800 /dev/zero | tr '\0' ' ' >"$d/home/.claude/.credentials.json"; claude_account u-1 >"$d/home/.claude.json"
-run "$TR" -o "$TMP/rss" rss -- "$HS" finish "$d"
+run "$TR" -o "$TMP/rss" rss -- "$HS" finish $PV "$d"
 is $rc 1 "50 MiB sign-in refused"
-like "$err" "claude: renewed sign-in refused: larger than 1048576 bytes" "50 MiB: reason"
+like "$err" "renewed sign-in claude not taken back: larger than 1048576 bytes; the stored sign-in stays" "50 MiB: reason"
 rss=$(awk '{print $2}' "$TMP/rss")
 stage; claude_signin tokO $((t + 60)) >"$d/home/.claude/.credentials.json"; claude_account u-1 >"$d/home/.claude.json"
-"$TR" -o "$TMP/rss0" rss -- "$HS" finish "$d" 2>/dev/null
+"$TR" -o "$TMP/rss0" rss -- "$HS" finish $PV "$d" 2>/dev/null
 rss0=$(awk '{print $2}' "$TMP/rss0")
 [ "$rss" -lt $((rss0 + 2048)) ]; ok $? "50 MiB: peak RSS ${rss} KiB, within 2 MiB of a small refusal's ${rss0} KiB"
 [ ! -e "$d" ]; ok $? "50 MiB: tree removed"
@@ -75,15 +81,15 @@ rm "$d/home/.claude/.credentials.json"
 ln -s "$TMP/outside/creds.json" "$d/home/.claude/.credentials.json"
 claude_account u-1 >"$d/home/.claude.json"
 before=$(stored)
-run H finish "$d"
+run H finish $PV "$d"
 ok $rc "sign-in replaced by a symlink: finish completes"
-like "$err" "claude: .claude/.credentials.json is not a plain file: not taken back" "symlinked sign-in: not taken back"
+like "$err" "renewed sign-in claude not taken back: .claude/.credentials.json is not a plain file; the stored sign-in stays" "symlinked sign-in: not taken back"
 is "$(stored)" "$before" "symlinked sign-in: store unchanged"
 stage
 mv "$d/home/.claude" "$d/home/.claude.real"
 ln -s "$TMP/outside" "$d/home/.claude"
 cp "$TMP/outside/creds.json" "$TMP/outside/.credentials.json"
-run H finish "$d"
+run H finish $PV "$d"
 is "$out" "" "sign-in folder replaced by a symlink: nothing read through it"
 rm -f "$TMP/outside/.credentials.json"
 stage
@@ -92,7 +98,7 @@ ln -s "$TMP/outside" "$d/tmp/link"
 ln -s "$TMP/outside/f" "$d/config/flink"
 mkdir -p "$d/home/a/b/c" && ln -s "$TMP/outside/sub" "$d/home/a/b/c/deep"
 ln -s / "$d/home/root"
-run H finish "$d"
+run H finish $PV "$d"
 ok $rc "planted symlinks: finish exits 0"
 [ ! -e "$d" ] && [ ! -L "$d" ]; ok $? "planted symlinks: tree removed"
 outside_ok; ok $? "nothing deleted through any planted symlink"
@@ -102,7 +108,7 @@ is "$(ls -A "$TMP/outside" | sort | tr '\n' ' ')" "acct.json creds.json f sub " 
 stage
 ( cd "$d/home" && i=0 && while [ $i -lt 300 ]; do mkdir d && cd d || exit 1; i=$((i + 1)); done; touch f )
 i=0; while [ $i -lt 500 ]; do : >"$d/tmp/f$i"; i=$((i + 1)); done
-run H finish "$d"
+run H finish $PV "$d"
 ok $rc "300 levels deep and 500 files: exit 0"
 [ ! -e "$d" ]; ok $? "deep tree removed"
 
@@ -114,7 +120,7 @@ ok $rc "300 levels deep and 500 files: exit 0"
 for dirname in tmp home .claude attempt-dir; do
 	stage
 	[ $dirname = attempt-dir ] && dirname=${d##*/}
-	run env -i HOME=/nonexistent "$TR" -o "$TMP/pl" plant fill "$dirname" -- "$HS" finish "$d"
+	run env -i HOME=/nonexistent "$TR" -o "$TMP/pl" plant fill "$dirname" -- "$HS" finish $PV "$d"
 	like "$(cat "$TMP/pl")" "^planted $st/(.*/)?$dirname\$" "a file planted in $dirname at its rmdir"
 	[ "${CORRAL_MODE:-musl}" = san ] && rc=0
 	ok $rc "$dirname refilled at its rmdir: exit 0"
@@ -136,14 +142,17 @@ is $rc 2 "finish without DIR: usage"
 
 # codex: the expiry inside the JWT, no other file
 codex_signin acc-1 $((t + 3600)) | S put codex --agent codex
+access() { sed 's/.*"access_token":"\([^"]*\)".*/\1/' "$1"; }
 stage codex
 codex_signin acc-1 $((t + 7200)) >"$d/home/.codex/auth.json"
-run H finish "$d"
+provider_token "$(access "$d/home/.codex/auth.json")" acc-1
+run H finish $PV "$d"
 is "$out" "codex" "codex: renewed sign-in taken back"
 stage codex
-codex_signin acc-9 $((t + 9200)) >"$d/home/.codex/auth.json"
-run H finish "$d"
-is $rc 1 "codex: another account refused"
+codex_signin acc-1 $((t + 9200)) >"$d/home/.codex/auth.json"
+provider_token "$(access "$d/home/.codex/auth.json")" acc-9
+run H finish $PV "$d"
+is $rc 1 "codex: its auth.json names acc-1, the provider acc-9: refused"
 
 # as nobody, with a mode-000 folder and a symlink out
 nobody_dir "$TMP/nb"
@@ -151,9 +160,10 @@ as_nobody sh -c '"$0" --store "$1" put claude --agent claude --account-from "$2"
 nid=$(as_nobody "$SS" --store "$TMP/nb/st" begin --agent claude --pid $$)
 nd=$(as_nobody env -i HOME=/nonexistent "$HS" create --state "$TMP/nb/st" --attempt "$nid" --agent claude --workspace "$ws")
 as_nobody sh -c 'mkdir -p "$0/home/x/y" && ln -s "$1" "$0/home/x/y/out" && chmod 000 "$0/home/x"' "$nd" "$TMP/outside"
+provider_token tokN u-1
 claude_signin tokN $((t + 7000)) | as_nobody sh -c 'cat >"$0/home/.claude/.credentials.json"' "$nd"
 claude_account u-1 | as_nobody sh -c 'cat >"$0/home/.claude.json"' "$nd"
-run as_nobody env -i HOME=/nonexistent "$HS" finish "$nd"
+run as_nobody env -i HOME=/nonexistent "$HS" finish $PV "$nd"
 ok $rc "nobody: finish"
 is "$out" "claude" "nobody: renewed sign-in taken back"
 [ ! -e "$nd" ]; ok $? "nobody: tree with a mode-000 folder removed"

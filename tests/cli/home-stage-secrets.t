@@ -4,6 +4,8 @@
 # /proc/PID/environ are searched for the token.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 . "$CORRAL_TOP/tests/lib/session-store.sh"
+. "$CORRAL_TOP/tests/lib/provider.sh"
+provider_start
 st=$TMP/store ws=$TMP/ws
 mkdir -p "$ws"; cd "$ws"
 t=$(now)
@@ -37,13 +39,14 @@ unlike "$err" "$tok" "create: no token on stderr"
 
 tok2=sk-ant-oat01-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 printf '%s' "$tok2" >"$TMP/secret2"
+provider_token "$tok2" u-1
 claude_signin "$tok2" $((t + 7200)) >"$d/home/.claude/.credentials.json"
 claude_account u-1 >"$d/home/.claude.json"
-run "$TR" -o "$TMP/w" watch "$TMP/secret2" -- /usr/bin/env -i HOME=/nonexistent "$HS" finish "$d"
+run "$TR" -o "$TMP/w" watch "$TMP/secret2" -- /usr/bin/env -i HOME=/nonexistent "$HS" finish $PV "$d"
 san && rc=0 && out=claude; ok $rc "finish under watch"
 is "$out" "claude" "finish took the renewed sign-in back"
 like "$(tail -n +2 "$st/creds/claude")" "$tok2" "the store holds the renewed sign-in"
-like "$(cat "$TMP/w")" '^leaks 0 checks [1-9][0-9]' "finish (and session-store renew): no token in any cmdline or environ"
+like "$(cat "$TMP/w")" '^leaks 0 checks [1-9][0-9]' "finish (and session-store renew, which asks the provider with it): no token in any cmdline or environ"
 unlike "$err" "$tok2" "finish: no token on stderr"
 
 # refusals never echo the token either
@@ -51,10 +54,14 @@ id=$("$SS" --store "$st" begin --agent claude --pid $$)
 d=$(env -i HOME=/nonexistent "$HS" create --state "$st" --attempt "$id" --agent claude)
 claude_signin "$tok2" $((t + 60)) >"$d/home/.claude/.credentials.json"
 claude_account u-1 >"$d/home/.claude.json"
-run env -i HOME=/nonexistent "$HS" finish "$d"
+run env -i HOME=/nonexistent "$HS" finish $PV "$d"
 is $rc 1 "an older token is refused"
 unlike "$err" "$tok2|sk-ant" "refusal: no token in the messages"
 printf '{"claudeAiOauth":{"accessToken":"%s",' "$tok2" >"$TMP/bad"
-run "$SS" --store "$st" renew claude --from "$TMP/bad" --account-from "$TMP/acct"
+run "$SS" --store "$st" $PV renew claude --from "$TMP/bad"
 unlike "$err" "$tok2|sk-ant" "malformed refusal: no token in the message"
+claude_signin "sk-ant-unknown-$tok2" $((t + 9000)) >"$TMP/unk"
+run "$SS" --store "$st" $PV renew claude --from "$TMP/unk"
+like "$rc:$err" "^1:.*answered HTTP 401" "a token the provider rejects: refused"
+unlike "$err" "$tok2|sk-ant" "rejected by the provider: no token in the message"
 done_testing

@@ -3,6 +3,7 @@
 # store holds the old state or the new one, never a torn file.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 . "$CORRAL_TOP/tests/lib/session-store.sh"
+. "$CORRAL_TOP/tests/lib/provider.sh"
 st=$TMP/store
 S() { "$SS" --store "$st" "$@"; }
 t=$(now)
@@ -32,15 +33,17 @@ killsweep() {
 	[ $nold -gt 0 ] && [ $nnew -gt 0 ]; ok $? "$name: both outcomes seen (old $nold, new $nnew)"
 }
 
-# renew
+# renew (verified by a fake provider on loopback)
+provider_start
+provider_token new u-1
 claude_account u-1 >"$TMP/acct"
 claude_signin old $((t + 3600)) | S put claude --agent claude --account-from "$TMP/acct"
 cp "$st/creds/claude" "$TMP/old"
 claude_signin new $((t + 7200)) >"$TMP/c1"
-S renew claude --from "$TMP/c1" --account-from "$TMP/acct"
+S $PV renew claude --from "$TMP/c1"
 cp "$st/creds/claude" "$TMP/new"
 killsweep renew "$st/creds/claude" "$TMP/old" "$TMP/new" \
-	"$SS" --store "$st" renew claude --from "$TMP/c1" --account-from "$TMP/acct"
+	"$SS" --store "$st" $PV renew claude --from "$TMP/c1"
 
 # put (replacing a secret)
 printf 'secret-one' | S put tok

@@ -19,7 +19,7 @@ usage_run(int fd)
 {
 	fprintf(fd == 1 ? stdout : stderr, "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network]\n"
 	    "                  [--worktree | --in-place] [--from-head] [--profiles FILE]\n"
-	    "                  [--test-cacert FILE] [--] CMD [ARG...]\n");
+	    "                  [--test-cacert FILE] [--quiet] [--] CMD [ARG...]\n");
 }
 
 int
@@ -36,6 +36,7 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 		{ "from-head", no_argument, NULL, 'H' },
 		{ "profiles", required_argument, NULL, 'P' },
 		{ "test-cacert", required_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -57,6 +58,7 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 		case 'H': o->from_head = 1; break;
 		case 'P': o->profiles_file = optarg; break;
 		case 'C': o->test_cacert = optarg; break;
+		case 'q': o->quiet = 1; break;
 		case 'h':
 			usage_run(1);
 			return msg_stdout_done() == 0 ? 1 : -1;

@@ -13,6 +13,7 @@ struct runopts {
 	int from_head;			/* --from-head */
 	const char *profiles_file;	/* --profiles: agent profiles over the embedded ones */
 	const char *test_cacert;	/* --test-cacert: the CAs verification trusts (tests) */
+	int quiet;			/* --quiet: the run-files report in the audit log only */
 	char **cmd;
 };
 

@@ -36,6 +36,9 @@ boundary_writable(const struct plan *pl, const char *p, char *where, size_t n)
 	/* every attempt directory, past or present: STORE/attempt-* */
 	if (sl && strncmp(p, pl->store, sl) == 0 && strncmp(p + sl, "/attempt-", 9) == 0)
 		return snprintf(where, n, "an attempt directory of %s", pl->store), 1;
+	/* the attempt repositories and checkouts of git workspaces */
+	if (sl && strncmp(p, pl->store, sl) == 0 && strncmp(p + sl, "/git/", 5) == 0)
+		return snprintf(where, n, "an attempt repository of %s", pl->store), 1;
 	/* an agent's own folders, which any --full-setup run could write */
 	if (!loaded && profiles_defaults(&ps) == 0)
 		loaded = 1;

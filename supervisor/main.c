@@ -14,7 +14,7 @@ usage(int fd)
 	fprintf(fd == 1 ? stdout : stderr,
 	    "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network]\n"
 	    "                  [--worktree | --in-place] [--from-head] [--profiles FILE]\n"
-	    "                  [--test-cacert FILE] [--] CMD [ARG...]\n"
+	    "                  [--test-cacert FILE] [--quiet] [--] CMD [ARG...]\n"
 	    "       corral explain [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network]\n"
 	    "                  [--worktree | --in-place] [--from-head] [--] CMD [ARG...]\n"
 	    "       corral doctor [-p POLICY] [--json]\n"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "runfiles.h"
 #include "cli.h"
 #include "execenv.h"
 #include "fdio.h"
@@ -147,6 +148,7 @@ struct runstate {
 	char attempt_dir[PATH_MAX];
 	int have_attempt, have_dir;
 	struct spawned reap;		/* session-store reap, beside begin and create */
+	struct runfiles rf;		/* files that run code, before the chain (runfiles.c) */
 };
 
 static int
@@ -658,12 +660,17 @@ cmd_run(int argc, char **argv, char **envp)
 	    mcp_start(&s.mcp, &s.pl, &s.au, envp) < 0 ||
 	    egress_start(&s.eg, &s.pl, &s.au, envp) < 0)
 		return fail_run(&s);
+	/* trust (runfiles.c): the directory the agent writes, noted before */
+	if (runfiles_snapshot(&s.rf, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace, s.pl.workspace, s.pl.home) < 0)
+		msg_warn_sys("unable to look for files that run code in %s", s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
 	if ((pid = run_chain(&s, envp, &tty)) < 0)
 		return fail_run(&s);
 	if (pid == 0)
 		return interrupted(&s);
 	code = wait_code(run_wait(&s, pid, tty));
 	run_denials(&s, pid, code);
+	runfiles_report(&s.rf, &s.au, o.quiet);
+	runfiles_free(&s.rf);
 	/* every process of the attempt has ended: its git work, as data */
 	gitstep_end(&s.pl, s.attempt);
 

@@ -1,0 +1,402 @@
+/* runfiles: after every run, name each file the run created or changed that
+ * something on the user's machine would execute, and what. The table below
+ * is the whole policy: one pattern and one reason a line. Ordinary sources
+ * (a Makefile, package.json scripts) are not in it: a build runs them by
+ * the user's choice; these run by being there (opening a folder, entering a
+ * directory, starting an agent, a git command).
+ *
+ * The snapshot keeps only the matching paths (size and SHA-256 of at most
+ * 1 MiB each); the walk reads directories, never following a link, and does
+ * not descend into a .git beyond its hooks and config. Bounded: a tree over
+ * RUNFILES_MAX_ENTRIES entries is reported as partially scanned. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bearssl_hash.h>
+
+#include "argv.h"
+#include "fdio.h"
+#include "msg.h"
+#include "runfiles.h"
+
+static const struct rule {
+	const char *pat;	/* relative path; "**" + "/" first: at any depth */
+	const char *what;	/* what would execute it */
+} rules[] = {
+	{ ".vscode/tasks.json", "VS Code runs its tasks, those with \"runOn\": \"folderOpen\" on opening the folder" },
+	{ ".vscode/settings.json", "VS Code runs the interpreters, tools and terminal profiles it names" },
+	{ ".vscode/launch.json", "VS Code runs its programs and preLaunchTask on debugging" },
+	{ ".devcontainer/devcontainer.json", "dev container tools run its initializeCommand on this machine" },
+	{ ".devcontainer.json", "dev container tools run its initializeCommand on this machine" },
+	{ ".envrc", "direnv runs it on entering the directory" },
+	{ ".mcp.json", "Claude Code starts the MCP servers it names" },
+	{ ".claude/settings.json", "Claude Code runs its hooks" },
+	{ ".claude/settings.local.json", "Claude Code runs its hooks" },
+	{ ".gemini/settings.json", "Gemini CLI runs its hooks and starts its MCP servers" },
+	{ ".codex/config.toml", "Codex starts the MCP servers and runs the notify program it names" },
+	{ ".cursor/mcp.json", "Cursor starts the MCP servers it names" },
+	{ ".husky/*", "husky runs it as a git hook" },
+	{ ".husky/_/*", "husky runs it as a git hook" },
+	{ ".pre-commit-config.yaml", "pre-commit runs the hooks it names on git commit" },
+	{ ".npmrc", "npm runs its script-shell and node-options on the next npm command" },
+	{ ".yarnrc.yml", "yarn runs the yarnPath and plugins it names" },
+	{ "mise.toml", "mise runs its hooks and tasks on entering the directory" },
+	{ ".mise.toml", "mise runs its hooks and tasks on entering the directory" },
+	{ ".gitmodules", "git submodule update fetches the URLs it names and runs its update commands" },
+	{ "**/.gitattributes", "git runs the filter, diff and merge drivers it names" },
+	{ "**/.git/hooks/*", "git runs it as a hook of that repository" },
+	{ "**/.git/config", "git runs what it names (core.fsmonitor, core.sshCommand, hooksPath, aliases) in that repository" },
+};
+enum { NRULES = sizeof rules / sizeof rules[0] };
+
+static const char hooks_what[] = "git runs it as a hook (core.hooksPath)";
+
+/* The last component of a path (rel itself when it has no '/'). */
+static const char *
+base(const char *p, const char **parent, size_t *pn)
+{
+	const char *s = strrchr(p, '/'), *q;
+
+	if (s == NULL) {
+		*parent = "";
+		*pn = 0;
+		return p;
+	}
+	for (q = s; q > p && q[-1] != '/'; q--)
+		;
+	*parent = q;
+	*pn = (size_t)(s - q);
+	return s + 1;
+}
+
+static int
+rule_match(const char *pat, const char *rel)
+{
+	const char *pb, *pp, *rb, *rp;
+	size_t ppn, rpn;
+
+	/* cheap first: the last component (or, for "*", its directory) */
+	pb = base(pat, &pp, &ppn);
+	rb = base(rel, &rp, &rpn);
+	if (strcmp(pb, "*") != 0 ? strcmp(pb, rb) != 0 : ppn != rpn || strncmp(pp, rp, ppn) != 0)
+		return 0;
+	if (strncmp(pat, "**/", 3) != 0)
+		return fnmatch(pat, rel, FNM_PATHNAME) == 0;
+	for (const char *p = rel; p; p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL)
+		if (fnmatch(pat + 3, p, FNM_PATHNAME) == 0)
+			return 1;
+	return 0;
+}
+
+/* the rule for rel: its index, -1 for core.hooksPath, -2 none */
+static int
+which(const struct runfiles *rf, const char *rel)
+{
+	size_t hl = strlen(rf->hooks);
+
+	for (int i = 0; i < (int)NRULES; i++)
+		if (rule_match(rules[i].pat, rel))
+			return i;
+	if (hl && strncmp(rel, rf->hooks, hl) == 0 && rel[hl] == '/' && strchr(rel + hl + 1, '/') == NULL)
+		return -1;
+	return -2;
+}
+
+const char *
+runfiles_reason(const struct runfiles *rf, const char *rel)
+{
+	int w = which(rf, rel);
+
+	return w == -2 ? NULL : w == -1 ? hooks_what : rules[w].what;
+}
+
+/* Size and SHA-256 of the first MiB of the file (a link: its target). */
+static int
+measure(int dfd, const char *name, const struct stat *st, struct rf_entry *e)
+{
+	br_sha256_context c;
+	char buf[65536];
+	ssize_t n;
+	uint64_t left = 1 << 20;
+	int fd;
+
+	br_sha256_init(&c);
+	e->size = (uint64_t)st->st_size;
+	e->islink = S_ISLNK(st->st_mode);
+	if (e->islink) {
+		if ((n = readlinkat(dfd, name, buf, sizeof buf)) < 0)
+			return -1;
+		br_sha256_update(&c, buf, (size_t)n);
+	} else if (S_ISREG(st->st_mode)) {
+		if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+			return -1;
+		while (left > 0 && (n = read(fd, buf, left < sizeof buf ? (size_t)left : sizeof buf)) > 0) {
+			br_sha256_update(&c, buf, (size_t)n);
+			left -= (uint64_t)n;
+		}
+		close(fd);
+	}
+	br_sha256_out(&c, e->sha);
+	return 0;
+}
+
+struct walk {
+	struct runfiles *rf;
+	struct rf_entry *out;		/* where matches go */
+	size_t n, cap, seen;
+	int truncated;
+};
+
+static int
+note(struct walk *w, int dfd, const char *name, const char *rel, const struct stat *st, int rule)
+{
+	struct rf_entry e, *nv;
+
+	if (w->n >= RUNFILES_MAX_MATCHES)
+		return w->truncated = 1, 0;
+	memset(&e, 0, sizeof e);
+	e.rule = rule;
+	if (measure(dfd, name, st, &e) < 0)
+		return 0;	/* gone, or unreadable to us: nothing to compare */
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 32;
+		if ((nv = realloc(w->out, w->cap * sizeof *nv)) == NULL)
+			return -1;
+		w->out = nv;
+	}
+	if ((e.rel = strdup(rel)) == NULL)
+		return -1;
+	w->out[w->n++] = e;
+	return 0;
+}
+
+/* Walk dfd (at rel, depth d). In a .git directory only hooks/ and config. */
+static int
+walk_dir(struct walk *w, int dfd, const char *rel, int d, int ingit)
+{
+	char sub[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *dp;
+	int fd, r = 0, rule;
+
+	if ((dp = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return 0;
+	}
+	while (r == 0 && (de = readdir(dp)) != NULL) {
+		const char *n = de->d_name;
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+			continue;
+		if (++w->seen > RUNFILES_MAX_ENTRIES) {
+			w->truncated = 1;
+			break;
+		}
+		if (ingit == 1 && strcmp(n, "hooks") != 0 && strcmp(n, "config") != 0)
+			continue;
+		if ((size_t)snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", n) >= sizeof sub)
+			continue;
+		/* stat only directories d_type cannot tell, and matches */
+		rule = de->d_type == DT_DIR ? -2 : which(w->rf, sub);
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN && rule == -2)
+			continue;
+		if (fstatat(dirfd(dp), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if (d + 1 >= RUNFILES_MAX_DEPTH || ingit == 2) {
+				w->truncated |= d + 1 >= RUNFILES_MAX_DEPTH;
+				continue;
+			}
+			fd = openat(dirfd(dp), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0)
+				r = walk_dir(w, fd, sub, d + 1, strcmp(n, ".git") == 0 ? 1 : ingit ? 2 : 0);
+			continue;
+		}
+		if (rule != -2)
+			r = note(w, dirfd(dp), n, sub, &st, rule);
+	}
+	closedir(dp);
+	return r;
+}
+
+static int
+scan(struct runfiles *rf, struct rf_entry **out, size_t *n, int *truncated)
+{
+	struct walk w = { rf, NULL, 0, 0, 0, 0 };
+	int fd = open(rf->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -1;
+	r = walk_dir(&w, fd, "", 0, 0);
+	*out = w.out;
+	*n = w.n;
+	*truncated = w.truncated;
+	return r;
+}
+
+/* core.hooksPath from one git config file (a [core] section's hooksPath),
+ * last one wins; into out when found. */
+static void
+hooks_from(const char *path, char *out, size_t n)
+{
+	char *buf, *line, *save = NULL, *k, *v;
+	size_t len;
+	int core = 0;
+
+	if (file_read_bounded(AT_FDCWD, path, 1 << 20, &buf, &len) < 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		line += strspn(line, " \t");
+		if (*line == '[') {
+			core = strncasecmp(line, "[core]", 6) == 0;
+			continue;
+		}
+		if (!core || (v = strchr(line, '=')) == NULL)
+			continue;
+		*v++ = '\0';
+		k = line;
+		k[strcspn(k, " \t")] = '\0';
+		if (strcasecmp(k, "hooksPath") != 0)
+			continue;
+		v += strspn(v, " \t\"");
+		v[strcspn(v, "\"\r")] = '\0';
+		for (size_t l = strlen(v); l > 0 && (v[l - 1] == ' ' || v[l - 1] == '\t'); l--)
+			v[l - 1] = '\0';
+		snprintf(out, n, "%s", v);
+	}
+	free(buf);
+}
+
+/* The hooks directory git would use in root, relative to root ("" none). */
+static void
+hooks_path(struct runfiles *rf, const char *ws, const char *home)
+{
+	char p[PATH_MAX + 32], v[PATH_MAX] = "", *s;
+	size_t rl = strlen(rf->root);
+
+	if (home && *home) {
+		snprintf(p, sizeof p, "%s/.gitconfig", home);
+		hooks_from(p, v, sizeof v);
+	}
+	if (ws && *ws) {
+		snprintf(p, sizeof p, "%s/.git/config", ws);
+		hooks_from(p, v, sizeof v);
+	}
+	snprintf(p, sizeof p, "%s/.git/config", rf->root);
+	hooks_from(p, v, sizeof v);
+	rf->hooks[0] = '\0';
+	if (v[0] == '\0')
+		return;
+	if (v[0] != '/')
+		snprintf(rf->hooks, sizeof rf->hooks, "%s", v);
+	else if (strncmp(v, rf->root, rl) == 0 && v[rl] == '/')
+		snprintf(rf->hooks, sizeof rf->hooks, "%s", v + rl + 1);
+	/* a clean relative path: no "./", no trailing '/' */
+	while (strncmp(rf->hooks, "./", 2) == 0)
+		memmove(rf->hooks, rf->hooks + 2, strlen(rf->hooks + 2) + 1);
+	while ((s = strrchr(rf->hooks, '/')) != NULL && s[1] == '\0')
+		*s = '\0';
+}
+
+int
+runfiles_snapshot(struct runfiles *rf, const char *root, const char *ws, const char *home)
+{
+	memset(rf, 0, sizeof *rf);
+	if ((size_t)snprintf(rf->root, sizeof rf->root, "%s", root) >= sizeof rf->root)
+		return rf->root[0] = '\0', -1;
+	hooks_path(rf, ws, home);
+	if (scan(rf, &rf->v, &rf->n, &rf->truncated) < 0) {
+		rf->root[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+static const struct rf_entry *
+find(const struct rf_entry *v, size_t n, const char *rel)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].rel, rel) == 0)
+			return &v[i];
+	return NULL;
+}
+
+static void
+entries_free(struct rf_entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].rel);
+	free(v);
+}
+
+static int
+by_rel(const void *a, const void *b)
+{
+	return strcmp(((const struct rf_entry *)a)->rel, ((const struct rf_entry *)b)->rel);
+}
+
+int
+runfiles_report(struct runfiles *rf, struct audit *au, int quiet)
+{
+	struct rf_entry *now = NULL;
+	struct argv lines = { 0 };
+	size_t n = 0;
+	int trunc = 0, k = 0;
+
+	if (rf->root[0] == '\0')
+		return 0;
+	if (scan(rf, &now, &n, &trunc) < 0) {
+		entries_free(now, n);
+		if (!quiet)
+			msg_warn_sys("unable to look for files that run code in %s", rf->root);
+		return 0;
+	}
+	if (n > 1)
+		qsort(now, n, sizeof *now, by_rel);
+	for (size_t i = 0; i < n; i++) {
+		const struct rf_entry *b = find(rf->v, rf->n, now[i].rel);
+		const char *what = now[i].rule >= 0 ? rules[now[i].rule].what : hooks_what;
+		if (b && b->size == now[i].size && b->islink == now[i].islink &&
+		    memcmp(b->sha, now[i].sha, sizeof b->sha) == 0)
+			continue;
+		av_pushf(&lines, "%s %s%s: %s", b ? "changed" : "created", now[i].rel,
+		    now[i].islink ? " (a symbolic link)" : "", what);
+		k++;
+	}
+	trunc |= rf->truncated;
+	if (k || trunc) {
+		audit_start(au, "run-files");
+		audit_str(au, "root", rf->root);
+		audit_strs(au, "files", lines.v, lines.n);
+		audit_int(au, "partial", trunc);
+		audit_end(au);
+	}
+	if (!quiet && k) {
+		msg_warn("this run created or changed %d file%s in %s that run%s code on your machine:",
+		    k, k == 1 ? "" : "s", rf->root, k == 1 ? "s" : "");
+		for (size_t i = 0; i < lines.n; i++)
+			fprintf(stderr, "corral:   %s\n", lines.v[i]);
+	}
+	if (!quiet && trunc)
+		msg_warn("%s holds more than %d entries or is deeper than %d: files that run code were looked for in part",
+		    rf->root, RUNFILES_MAX_ENTRIES, RUNFILES_MAX_DEPTH);
+	av_free(&lines);
+	entries_free(now, n);
+	return k;
+}
+
+void
+runfiles_free(struct runfiles *rf)
+{
+	entries_free(rf->v, rf->n);
+	rf->v = NULL;
+	rf->n = 0;
+}

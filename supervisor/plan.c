@@ -270,6 +270,10 @@ step_mcp(const struct plan *pl, size_t i, struct argv *a)
 		av_push(a, "-a");
 		av_push(a, m->tools.v[k]);
 	}
+	for (k = 0; k < m->resources.n; k++)
+		av_pushf(a, "--allow-resource=%s", m->resources.v[k]);
+	for (k = 0; k < m->prompts.n; k++)
+		av_pushf(a, "--allow-prompt=%s", m->prompts.v[k]);
 	av_push(a, "--audit");
 	av_pushf(a, "%s/audit/%s.mcp-%s.jsonl", pl->store, pl->attempt, m->name);
 	av_push(a, "--listen-http");

@@ -160,7 +160,7 @@ name_ok(const char *s)
 	return 1;
 }
 
-enum item { IT_PATH, IT_NAME, IT_ARG, IT_TOOL };
+enum item { IT_PATH, IT_NAME, IT_ARG, IT_TOOL, IT_URI };
 
 static int
 item_check(struct pctx *c, int k, const char *key, enum item kind, const char *s)
@@ -181,6 +181,13 @@ item_check(struct pctx *c, int k, const char *key, enum item kind, const char *s
 			return fail(c, k, "\"%s\": empty tool name", key);
 		break;
 	case IT_ARG:
+		break;
+	case IT_URI:
+		for (const char *q = s; *q; q++)
+			if ((unsigned char)*q <= 0x20 || (unsigned char)*q >= 0x7f)
+				return fail(c, k, "\"%s\": \"%s\": a URI prefix is visible ASCII only", key, s);
+		if (*s == '\0')
+			return fail(c, k, "\"%s\": empty URI prefix", key);
 		break;
 	}
 	return 0;
@@ -422,7 +429,8 @@ env_member(struct pctx *c, int w, int v, void *arg)
 	return 0;
 }
 
-static const char *const mcp_keys[] = { "command", "url", "tools", "credential_file", "env_keep", NULL };
+static const char *const mcp_keys[] = { "command", "url", "tools", "credential_file", "env_keep",
+	"resources", "prompts", NULL };
 
 static int
 mcp_member(struct pctx *c, int w, int v, void *arg)
@@ -438,6 +446,8 @@ mcp_member(struct pctx *c, int w, int v, void *arg)
 			return -1;
 		return item_check(c, v, "credential_file", IT_PATH, s->credential_file);
 	case 4: return get_list(c, v, "env_keep", IT_NAME, &s->env_keep);
+	case 5: return get_list(c, v, "resources", IT_URI, &s->resources);
+	case 6: return get_list(c, v, "prompts", IT_TOOL, &s->prompts);
 	}
 	return 0;
 }
@@ -451,6 +461,8 @@ mcp_free(struct mcp_server *s)
 	list_free(&s->tools);
 	free(s->credential_file);
 	list_free(&s->env_keep);
+	list_free(&s->resources);
+	list_free(&s->prompts);
 	memset(s, 0, sizeof *s);
 }
 

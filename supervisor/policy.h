@@ -38,6 +38,8 @@ struct mcp_server {
 	struct strlist tools;		/* exact-name allowlist */
 	char *credential_file;		/* upstream bearer token, a 0600 file */
 	struct strlist env_keep;	/* names kept for a stdio upstream */
+	struct strlist resources;	/* resource URI prefixes (none: no resources) */
+	struct strlist prompts;		/* prompt names (none: no prompts) */
 };
 
 struct policy {

@@ -71,6 +71,17 @@ is "$pre" 'env -i PATH="${PATH:-/usr/bin:/bin}" ${HOME+"HOME=$HOME"} ${KEEP_ME+"
 unlike "$out" 'kept-value' "explain: no value printed"
 run env -i PATH=/usr/bin:/bin HOME=/h KEEP_ME=k http_proxy=http://127.0.0.1:9 OTHER=x sh -c "$pre env"
 is "$(printf '%s\n' "$out" | sort | tr '\n' ' ')" "HOME=/h KEEP_ME=k PATH=/usr/bin:/bin " "explain's prefix: exactly PATH, HOME and the kept names (no proxy variable)"
+# per-server resources and prompts: passed to the proxy; none unless listed
+cat > "$TMP/p5.json" <<J
+{"mcp": {"fake": {"command": ["$FAKE", "$TMP/record5"], "tools": ["echo"], "resources": ["file:///srv/docs/"], "prompts": ["greet"]}}}
+J
+run sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin '$C' explain -p '$TMP/p5.json' -- python3 agent.py"
+like "$out" "mcp-proxy -a echo --allow-resource=file:///srv/docs/ --allow-prompt=greet --audit" "explain: resources and prompts reach the proxy"
+unlike "$(sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin '$C' explain -p '$TMP/p2.json' -- python3 agent.py")" "allow-resource|allow-prompt" "a server naming tools only: no resources, no prompts"
+printf '{"mcp": {"fake": {"command": ["x"], "tools": ["echo"], "resources": ["file:///a b"]}}}' > "$TMP/p6.json"
+run sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin '$C' explain -p '$TMP/p6.json' -- true"
+is "$rc" 1 "a resource prefix with a space: the policy is refused (1)"
+like "$err" 'a URI prefix is visible ASCII only' "  said so"
 
 # a proxy that cannot start: nothing runs
 cat > "$TMP/p3.json" <<J

@@ -18,6 +18,7 @@
 #include "http_up.h"
 #include "listen.h"
 #include "msg.h"
+#include "narrow.h"
 #include "proxy_int.h"
 
 static volatile sig_atomic_t got_signal;
@@ -124,6 +125,7 @@ static int
 setup(struct proxy *p, const struct proxy_config *cfg)
 {
 	struct sigaction sa;
+	char why[600];
 
 	memset(p, 0, sizeof *p);
 	p->cfg = cfg;
@@ -161,6 +163,16 @@ setup(struct proxy *p, const struct proxy_config *cfg)
 	p->next_uid = 1;
 	p->backoff = cfg->backoff_min_ms;
 	p->state = UP_DOWN;
+
+	if (launcher_start(&p->la, cfg->url ? NULL : cfg->up_argv, cfg->up_envp, cfg->listen_unix) < 0) {
+		msg_fatal_sys("unable to start the upstream's launcher");
+		return 2;
+	}
+	if (narrow(cfg, why, sizeof why) < 0) {
+		msg_fatal("unable to narrow itself after set-up: %s", why);
+		msg_hint("mcp-proxy needs Landlock and seccomp (Linux 6.7 or later); see mcp-proxy(1)");
+		return 2;
+	}
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -330,14 +342,13 @@ teardown(struct proxy *p, int stdio)
 	for (int c = 0; c < MAX_CONN; c++)
 		if (p->conn[c].used && p->conn[c].kind != C_STDIO)
 			conn_close(p, c);
-	if (p->lunix >= 0) {
+	if (p->lunix >= 0)
 		close(p->lunix);
-		unlink(p->cfg->listen_unix);
-	}
 	if (p->lhttp >= 0)
 		close(p->lhttp);
 	if (p->http)
 		http_up_free(p->http);
+	launcher_stop(&p->la);	/* it removes the unix socket */
 }
 
 int

@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "httpd.h"
+#include "launcher.h"
 #include "proxy.h"
 #include "rpc.h"
 
@@ -87,6 +88,7 @@ struct proxy {
 	/* upstream */
 	int state, ready, in, out, discard;
 	pid_t pid;
+	struct launcher la;	/* starts and ends a stdio upstream */
 	struct buf rd, wr;
 	struct http_up *http;	/* NULL: a stdio upstream */
 	int expired_once;

@@ -12,6 +12,7 @@
 
 #include "execenv.h"
 #include "fdio.h"
+#include "launcher.h"
 #include "http_up.h"
 #include "mcpmeta.h"
 #include "msg.h"
@@ -45,10 +46,7 @@ void
 up_kill(struct proxy *p)
 {
 	if (p->pid > 0) {
-		kill(-p->pid, SIGKILL);	/* the whole group: no orphans */
-		kill(p->pid, SIGKILL);
-		while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		launcher_kill(&p->la, p->pid);	/* its whole group, reaped */
 		p->pid = -1;
 	}
 }
@@ -104,7 +102,6 @@ up_fail(struct proxy *p, const char *why)
 void
 up_spawn(struct proxy *p)
 {
-	int a[2], b[2];
 	pid_t pid;
 
 	if (p->http) {
@@ -115,44 +112,9 @@ up_spawn(struct proxy *p)
 			start_handshake(p);
 		return;
 	}
-	if (pipe2(a, O_CLOEXEC) < 0)
+	if (launcher_spawn(&p->la, &pid, &p->in, &p->out) < 0)
 		goto fail;
-	if (pipe2(b, O_CLOEXEC) < 0) {
-		close(a[0]);
-		close(a[1]);
-		goto fail;
-	}
-	pid_t parent = getpid();
-	pid = fork();
-	if (pid < 0) {
-		close(a[0]); close(a[1]); close(b[0]); close(b[1]);
-		goto fail;
-	}
-	if (pid == 0) {
-		sigset_t none;
-		int keep[1] = { 2 };
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (dup2(a[0], 0) < 0 || dup2(b[1], 1) < 0)
-			_exit(127);
-		fd_close_from(3, keep, 0);
-		exec_env(p->cfg->up_argv, p->cfg->up_envp);
-		_exit(exec_status(errno));
-	}
-	setpgid(pid, pid);
-	close(a[0]);
-	close(b[1]);
 	p->pid = pid;
-	p->in = a[1];
-	p->out = b[0];
 	fcntl(p->in, F_SETFL, O_NONBLOCK);
 	fcntl(p->out, F_SETFL, O_NONBLOCK);
 	p->state = UP_RUNNING;
@@ -399,11 +361,11 @@ up_gone(struct proxy *p, const char *pipe_why)
 	pid_t w = 0;
 
 	for (int k = 0; p->pid > 0 && k < 40 && w == 0; k++) {
-		w = waitpid(p->pid, &st, WNOHANG);
+		w = launcher_poll(&p->la, p->pid, &st);
 		if (w == 0)
 			nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
 	}
-	if (p->pid > 0 && w == p->pid) {
+	if (p->pid > 0 && w == 1) {
 		p->pid = -1;
 		if (WIFEXITED(st))
 			snprintf(why, sizeof why, "exited with status %d", WEXITSTATUS(st));

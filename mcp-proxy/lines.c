@@ -8,6 +8,21 @@
 /* Read what fd has, hand complete lines to fn. A line longer than max is
  * dropped whole (memory stays bounded) and reported once with len 0 and
  * line NULL. */
+/* A line over the limit: fn gets NULL, and p->over the start of it (what
+ * was buffered, or the chunk), so the upstream's oversized answer can
+ * still be matched to its request. */
+static void
+overflow(struct proxy *p, int who, struct buf *rd, const char *s, size_t sn,
+    void (*fn)(struct proxy *, int, const char *, size_t))
+{
+	p->over_p = rd->len ? rd->p : s;
+	p->over_n = rd->len ? rd->len : sn;
+	fn(p, who, NULL, 0);
+	rd->len = 0;
+	p->over_p = NULL;
+	p->over_n = 0;
+}
+
 int
 feed(struct proxy *p, int fd, struct buf *rd, int *discard, size_t max,
     void (*fn)(struct proxy *, int, const char *, size_t), int who)
@@ -26,12 +41,10 @@ feed(struct proxy *p, int fd, struct buf *rd, int *discard, size_t max,
 		if (*discard) {
 			*discard = 0;
 		} else if (rd->len + (i - start) > max) {
-			rd->len = 0;
-			fn(p, who, NULL, 0);
+			overflow(p, who, rd, chunk + start, i - start, fn);
 		} else if (rd->len) {
 			if (buf_add(rd, chunk + start, i - start) < 0) {
-				rd->len = 0;
-				fn(p, who, NULL, 0);
+				overflow(p, who, rd, chunk + start, i - start, fn);
 			} else {
 				fn(p, who, rd->p, rd->len);
 				rd->len = 0;
@@ -44,14 +57,9 @@ feed(struct proxy *p, int fd, struct buf *rd, int *discard, size_t max,
 			return FEED_ERR;	/* the upstream was dropped meanwhile */
 	}
 	if (start < (size_t)n && !*discard) {
-		if (rd->len + ((size_t)n - start) > max) {
-			rd->len = 0;
+		if (rd->len + ((size_t)n - start) > max || buf_add(rd, chunk + start, (size_t)n - start) < 0) {
 			*discard = 1;
-			fn(p, who, NULL, 0);
-		} else if (buf_add(rd, chunk + start, (size_t)n - start) < 0) {
-			rd->len = 0;
-			*discard = 1;
-			fn(p, who, NULL, 0);
+			overflow(p, who, rd, chunk + start, (size_t)n - start, fn);
 		}
 	}
 	if (rd->len == 0 && rd->cap > 4 * CHUNK)
@@ -78,7 +86,7 @@ up_feed_line(struct proxy *p, int who, const char *line, size_t len)
 {
 	(void)who;
 	if (line == NULL) {
-		msg_warn("upstream sent a message over the size limit (dropped)");
+		up_oversized(p, p->over_p, p->over_n);
 		return;
 	}
 	if (len && line[len - 1] == '\r')

@@ -24,7 +24,7 @@ static const char usage[] =
 "       mcp-proxy [-a TOOL]... [-t DURATION] [-m BYTES] [--audit FILE | --audit-fd FD]\n"
 "                 [--token-file FILE | --token-fd FD] [--cacert FILE]\n"
 "                 [--protocol auto | 2026-07-28 | 2025-11-25] --url URL\n"
-"       (either form may add: [--allow-resource PREFIX]... [--allow-prompt NAME]...\n"
+"       (either form may add: [--name NAME] [--allow-resource PREFIX]... [--allow-prompt NAME]...\n"
 "                 [--listen-unix PATH]\n"
 "                 [--listen-http PORT (--listen-token-file FILE | --listen-token-fd FD)\n"
 "                  [--listen-idle DURATION]])\n"
@@ -38,6 +38,7 @@ static const char usage[] =
 "      --allow-resource PREFIX  allow resources whose URI begins with PREFIX (repeatable;\n"
 "                         none: no resources)\n"
 "      --allow-prompt NAME      allow the prompt named exactly NAME (repeatable; none: no prompts)\n"
+"      --name NAME        name the server in every message: mcp-proxy[NAME]: ...\n"
 "  -e, --env NAME         pass NAME from this environment to COMMAND (besides PATH)\n"
 "  -t, --timeout DURATION answer a request the upstream leaves unanswered this\n"
 "                         long with an error (default 60s)\n"
@@ -62,13 +63,14 @@ static const char usage[] =
 "  -h, --help             this help\n"
 "      --version          print the version\n";
 
-enum { OPT_ALLOW_RESOURCE = 250, OPT_ALLOW_PROMPT, OPT_AUDIT = 256, OPT_AUDIT_FD, OPT_VERSION, OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_CACERT, OPT_PROTOCOL, OPT_LIDLE,
+enum { OPT_NAME = 249, OPT_ALLOW_RESOURCE = 250, OPT_ALLOW_PROMPT, OPT_AUDIT = 256, OPT_AUDIT_FD, OPT_VERSION, OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_CACERT, OPT_PROTOCOL, OPT_LIDLE,
 	OPT_LUNIX, OPT_LHTTP, OPT_LTOKEN_FILE, OPT_LTOKEN_FD };
 
 static const struct option longopts[] = {
 	{ "allow", required_argument, NULL, 'a' },
 	{ "allow-resource", required_argument, NULL, OPT_ALLOW_RESOURCE },
 	{ "allow-prompt", required_argument, NULL, OPT_ALLOW_PROMPT },
+	{ "name", required_argument, NULL, OPT_NAME },
 	{ "env", required_argument, NULL, 'e' },
 	{ "timeout", required_argument, NULL, 't' },
 	{ "max-message", required_argument, NULL, 'm' },
@@ -94,7 +96,7 @@ struct opts {
 	struct proxy_config cfg;
 	const char **allow, **resources, **prompts, **envnames;
 	size_t nenv;
-	const char *audit, *token_file, *ltoken_file;
+	const char *audit, *token_file, *ltoken_file, *name;
 	int token_fd, ltoken_fd, protocol_set, idle_set;
 };
 
@@ -159,6 +161,14 @@ option(struct opts *o, int c)
 			return -1;
 		}
 		o->resources[cfg->resources.n++] = optarg;
+		return 0;
+	case OPT_NAME:
+		if (!*optarg || strlen(optarg) > 64 ||
+		    strspn(optarg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") != strlen(optarg)) {
+			msg_usage("invalid --name (1-64 of A-Z a-z 0-9 - _ .)");
+			return -1;
+		}
+		o->name = optarg;
 		return 0;
 	case OPT_ALLOW_PROMPT:
 		if (!tool_name_valid(optarg)) {
@@ -370,6 +380,12 @@ main(int argc, char **argv)
 	msg_init(argv[0]);
 	if ((rc = parse(argc, argv, &o)) != 0)	/* 1: --help, --version */
 		return rc > 0 && msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+	if (o.name) {
+		/* every later line names the server: mcp-proxy[NAME]: warning: ... */
+		static char prog[80];
+		snprintf(prog, sizeof prog, "mcp-proxy[%s]", o.name);
+		msg_init(prog);
+	}
 	if (validate(&o) < 0 || setup(&o) < 0)
 		return EXIT_USAGE;
 	return proxy_run(&o.cfg);

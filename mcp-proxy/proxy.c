@@ -117,6 +117,7 @@ struct round {
 	struct pollfd pf[MAX_CONN * 2 + 8];
 	int n, ui, uo, li, hi;
 	int rd[MAX_CONN], wr[MAX_CONN];
+	int hup[MAX_CONN];	/* an HTTP client waiting for its answer: gone? */
 };
 
 /* Listeners, the HTTP upstream's client, the first spawn. Returns 0, or an
@@ -229,12 +230,17 @@ build(struct proxy *p, struct round *r)
 	}
 	for (int c = 0; c < MAX_CONN; c++) {
 		struct conn *k = &p->conn[c];
-		r->rd[c] = r->wr[c] = -1;
+		r->rd[c] = r->wr[c] = r->hup[c] = -1;
 		if (!k->used)
 			continue;
 		if (!k->eof && !k->h.got && !k->h.closing) {
 			r->pf[r->n] = (struct pollfd){ .fd = k->in, .events = POLLIN };
 			r->rd[c] = r->n++;
+		} else if (k->kind == C_HTTP && k->h.got && !k->h.closing && !k->eof) {
+			/* not read while its request is in flight, but a hang-up is
+			 * seen: the call is then cancelled upstream and the slot freed */
+			r->pf[r->n] = (struct pollfd){ .fd = k->in, .events = POLLRDHUP };
+			r->hup[c] = r->n++;
 		}
 		if (k->wr.len && k->out >= 0) {
 			r->pf[r->n] = (struct pollfd){ .fd = k->out, .events = POLLOUT };
@@ -320,6 +326,8 @@ dispatch(struct proxy *p, struct round *r)
 		}
 		if (r->wr[c] >= 0 && k->used && pf[r->wr[c]].revents && flush(k->out, &k->wr) < 0)
 			client_gone(k);
+		if (r->hup[c] >= 0 && k->used && (pf[r->hup[c]].revents & (POLLRDHUP | POLLHUP | POLLERR)))
+			conn_close(p, c);
 	}
 	/* write at once what the reads produced: one poll round less per hop */
 	if (p->state == UP_RUNNING && !p->http && p->wr.len && flush(p->in, &p->wr) < 0)

@@ -28,6 +28,10 @@
  * HEAD_MS of its first byte (or of the connection). */
 enum { MAX_PREAUTH = 48, HEAD_MS = 5000 };
 
+/* Malformed upstream messages reported per start; the rest are dropped
+ * silently (garbage comes by the line). */
+enum { MALFORMED_SAID = 10 };
+
 enum { MAX_CONN = 64, MAX_PEND = 512, MAX_SREQ = 64, MAX_TASKS = 256, CHUNK = 65536 };
 
 enum ckind { C_STDIO, C_UNIX, C_HTTP };
@@ -103,6 +107,9 @@ struct proxy {
 	int ntask;
 	int lunix, lhttp, http_port;
 	int stopping;
+	const char *over_p;	/* the start of a line over the size limit */
+	size_t over_n;
+	int malformed;		/* malformed upstream messages reported since it started */
 };
 
 extern const char EMPTY_TOOLS[];
@@ -169,6 +176,9 @@ void client_line(struct proxy *p, int c, const char *line, size_t len);
 
 /* upmsg.c */
 void up_line(struct proxy *p, const char *line, size_t len);
+/* The upstream sent a message over the size limit, beginning s[0..n):
+ * the request it answers (by the "id" there) gets an error at once. */
+void up_oversized(struct proxy *p, const char *s, size_t n);
 
 /* lines.c */
 enum { FEED_OK, FEED_EOF, FEED_ERR };

@@ -8,6 +8,39 @@
 #include "proxy_int.h"
 #include "toolallow.h"
 
+/* The initialize result without its "instructions": free text that may
+ * name the tools the allowlist hides (server/discover leaves them out too).
+ * A fresh string, *n its length; NULL when out of memory. */
+static char *
+result_sans_instructions(const struct rpc_msg *m, size_t *n)
+{
+	struct buf b = { 0 };
+	const char *s;
+	size_t sn;
+	int r = m->result, k = r + 1, first = 1;
+
+	if (buf_add(&b, "{", 1) < 0)
+		goto fail;
+	for (int i = 0; i < m->t[r].size; i++, k = json_next(m->t, k + 1)) {
+		if (json_eq(m->js, &m->t[k], "instructions"))
+			continue;
+		rpc_raw(m, k, &s, &sn);
+		if ((!first && buf_add(&b, ",", 1) < 0) || buf_add(&b, s, sn) < 0 || buf_add(&b, ":", 1) < 0)
+			goto fail;
+		rpc_raw(m, k + 1, &s, &sn);
+		if (buf_add(&b, s, sn) < 0)
+			goto fail;
+		first = 0;
+	}
+	if (buf_add(&b, "}", 1) < 0)
+		goto fail;
+	*n = b.len;
+	return b.p;
+fail:
+	buf_free(&b);
+	return NULL;
+}
+
 /* The upstream refused the handshake made with a client's params: that
  * client gets the refusal, the params are dropped, and the handshake is
  * made again with the proxy's own, for everyone else. */
@@ -37,7 +70,6 @@ up_response(struct proxy *p, const struct rpc_msg *m)
 {
 	struct pend *e;
 	int64_t uid;
-	const char *s;
 	size_t n;
 
 	if (json_int(m->js, &m->t[m->id], &uid) < 0 || uid < 0 ||
@@ -60,9 +92,8 @@ up_response(struct proxy *p, const struct rpc_msg *m)
 			up_fail(p, "refused the initialize handshake");
 			return;
 		}
-		rpc_raw(m, m->result, &s, &n);
 		free(p->init_result);
-		if ((p->init_result = dupn(s, n)) == NULL) {
+		if ((p->init_result = result_sans_instructions(m, &n)) == NULL) {
 			up_fail(p, "handshake could not be stored (out of memory)");
 			return;
 		}
@@ -223,7 +254,10 @@ up_line(struct proxy *p, const char *line, size_t len)
 	struct rpc_msg m;
 
 	if (rpc_parse(line, len, &p->tk, &m) < 0) {
-		msg_warn("upstream sent a malformed message (dropped)");
+		/* garbage comes by the line: say so a few times, not forever */
+		if (++p->malformed <= MALFORMED_SAID)
+			msg_warn("upstream sent a malformed message (dropped)%s",
+			    p->malformed == MALFORMED_SAID ? "; further ones are dropped silently" : "");
 		return;
 	}
 	p->last_rx = now_ms();
@@ -233,4 +267,31 @@ up_line(struct proxy *p, const char *line, size_t len)
 	case RPC_REQUEST: up_request(p, &m); break;
 	case RPC_NOTIFY: up_notify(p, &m, line, len); break;
 	}
+}
+
+void
+up_oversized(struct proxy *p, const char *s, size_t n)
+{
+	static const char key[] = "\"id\":";
+	size_t lim = n < 8192 ? n : 8192;
+
+	p->last_rx = now_ms();	/* it is alive, only too talkative */
+	for (size_t i = 0; s && i + sizeof key - 1 < lim; i++) {
+		size_t k = i + sizeof key - 1;
+		uint64_t uid = 0;
+		int digits = 0;
+		struct pend *e;
+		if (memcmp(s + i, key, sizeof key - 1) != 0)
+			continue;
+		while (k < lim && s[k] == ' ')
+			k++;
+		while (k < lim && s[k] >= '0' && s[k] <= '9' && digits < 19)
+			uid = uid * 10 + (uint64_t)(s[k++] - '0'), digits++;
+		if (!digits || (e = pend_by_uid(p, uid)) == NULL || e->kind == K_INTERNAL_INIT)
+			continue;
+		msg_warn("upstream answered a request with a message over the size limit; the caller is told");
+		pend_fail(p, e, RPC_INTERNAL_ERROR, "upstream answer over the size limit (--max-message)", "error");
+		return;
+	}
+	msg_warn("upstream sent a message over the size limit (dropped)");
 }

@@ -115,6 +115,7 @@ up_spawn(struct proxy *p)
 	if (launcher_spawn(&p->la, &pid, &p->in, &p->out) < 0)
 		goto fail;
 	p->pid = pid;
+	p->malformed = 0;
 	fcntl(p->in, F_SETFL, O_NONBLOCK);
 	fcntl(p->out, F_SETFL, O_NONBLOCK);
 	p->state = UP_RUNNING;
@@ -357,7 +358,7 @@ void
 up_gone(struct proxy *p, const char *pipe_why)
 {
 	int st;
-	char why[64];
+	char why[256];
 	pid_t w = 0;
 
 	for (int k = 0; p->pid > 0 && k < 40 && w == 0; k++) {
@@ -367,7 +368,11 @@ up_gone(struct proxy *p, const char *pipe_why)
 	}
 	if (p->pid > 0 && w == 1) {
 		p->pid = -1;
-		if (WIFEXITED(st))
+		if (WIFEXITED(st) && (WEXITSTATUS(st) == 127 || WEXITSTATUS(st) == 126))
+			/* the exec failed: name the command (only argv[0]: arguments may be secret) */
+			snprintf(why, sizeof why, "exited with status %d (%.120s: %s)", WEXITSTATUS(st),
+			    p->cfg->up_argv[0], WEXITSTATUS(st) == 127 ? "command not found" : "not executable");
+		else if (WIFEXITED(st))
 			snprintf(why, sizeof why, "exited with status %d", WEXITSTATUS(st));
 		else
 			snprintf(why, sizeof why, "was killed by signal %d", WTERMSIG(st));

@@ -266,6 +266,7 @@ step_mcp(const struct plan *pl, size_t i, struct argv *a)
 	size_t k;
 
 	step(pl, a, "mcp-proxy");
+	av_pushf(a, "--name=%s", m->name);
 	for (k = 0; k < m->tools.n; k++) {
 		av_push(a, "-a");
 		av_push(a, m->tools.v[k]);

@@ -57,7 +57,7 @@ J
 run sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin '$C' run -p '$TMP/p2.json' -- python3 agent.py"
 is "$rc:$(printf '%s\n' "$out" | head -1)" "0:tools echo" "network restricted to ports: the proxy's port is granted"
 run sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin '$C' explain -p '$TMP/p2.json' -- python3 agent.py"
-like "$out" "mcp-proxy -a echo --audit .* --listen-http 0 --listen-token-file \"\\\$ATTEMPT_DIR\"'/mcp-fake.token' -- $FAKE $TMP/record2" "explain shows the proxy"
+like "$out" "mcp-proxy --name=fake -a echo --audit .* --listen-http 0 --listen-token-file \"\\\$ATTEMPT_DIR\"'/mcp-fake.token' -- $FAKE $TMP/record2" "explain shows the proxy"
 like "$out" " --connect \"\\\$MCP_PORT_1\" " "explain: its port granted to confine"
 like "$out" "-p 'CORRAL_MCP_CONFIG='\"\\\$ATTEMPT_DIR\"'/config/corral/mcp.json'" "explain: CORRAL_MCP_CONFIG pinned"
 # explain starts the proxy with corral run's environment: env -i, then
@@ -66,7 +66,7 @@ cat > "$TMP/p4.json" <<J
 {"mcp": {"fake": {"command": ["$FAKE", "$TMP/record4"], "tools": ["echo"], "env_keep": ["KEEP_ME"]}}}
 J
 run sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin KEEP_ME=kept-value '$C' explain -p '$TMP/p4.json' -- python3 agent.py"
-pre=$(printf '%s\n' "$out" | grep "mcp-proxy -a echo" | sed 's|/[^ ]*/mcp-proxy -a echo.*||')
+pre=$(printf '%s\n' "$out" | grep "mcp-proxy --name=fake -a echo" | sed 's|/[^ ]*/mcp-proxy --name=fake -a echo.*||')
 is "$pre" 'env -i PATH="${PATH:-/usr/bin:/bin}" ${HOME+"HOME=$HOME"} ${KEEP_ME+"KEEP_ME=$KEEP_ME"} ' "explain: the proxy line starts with env -i and the names corral run passes"
 unlike "$out" 'kept-value' "explain: no value printed"
 run env -i PATH=/usr/bin:/bin HOME=/h KEEP_ME=k http_proxy=http://127.0.0.1:9 OTHER=x sh -c "$pre env"
@@ -76,7 +76,7 @@ cat > "$TMP/p5.json" <<J
 {"mcp": {"fake": {"command": ["$FAKE", "$TMP/record5"], "tools": ["echo"], "resources": ["file:///srv/docs/"], "prompts": ["greet"]}}}
 J
 run sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin '$C' explain -p '$TMP/p5.json' -- python3 agent.py"
-like "$out" "mcp-proxy -a echo --allow-resource=file:///srv/docs/ --allow-prompt=greet --audit" "explain: resources and prompts reach the proxy"
+like "$out" "mcp-proxy --name=fake -a echo --allow-resource=file:///srv/docs/ --allow-prompt=greet --audit" "explain: resources and prompts reach the proxy"
 unlike "$(sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin '$C' explain -p '$TMP/p2.json' -- python3 agent.py")" "allow-resource|allow-prompt" "a server naming tools only: no resources, no prompts"
 printf '{"mcp": {"fake": {"command": ["x"], "tools": ["echo"], "resources": ["file:///a b"]}}}' > "$TMP/p6.json"
 run sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin '$C' explain -p '$TMP/p6.json' -- true"

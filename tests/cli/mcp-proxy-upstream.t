@@ -57,7 +57,7 @@ like "$out" '"id":10,"result":\{"tools":\[\]\}' 'no upstream: zero tools'
 like "$out" '"id":11,"error":\{"code":-32000,"message":"upstream unavailable"\}' 'no upstream: call gets -32000'
 like "$out" '"id":12,"result":\{\}' 'no upstream: ping answered'
 like "$out" 'EXIT 0' 'no upstream: clean exit'
-like "$err" 'mcp-proxy: warning: upstream exited with status 127; retrying in 250 ms' 'failed start logged with its status and the delay'
+like "$err" 'mcp-proxy: warning: upstream exited with status 127 \([^)]*/no-such-server: command not found\); retrying in 250 ms' 'failed start logged with its status, the command and the delay'
 like "$(cat "$TMP/audit")" '"tool":"echo","outcome":"unavailable"' 'audit: unavailable'
 
 # 5. exits at once, repeatedly: the delay doubles
@@ -92,7 +92,6 @@ wait 24
 waitmethod notifications/tools/list_changed
 $(call 25 big)
 wait 25
-waitmethod notifications/tools/list_changed
 send {"jsonrpc":"2.0","id":26,"method":"tools/list","params":{"cursor":"page3"}}
 wait 26
 EOS
@@ -100,18 +99,20 @@ run python3 "$DRIVE" "$TMP/s" -- "$P" -t 1 -m 1048576 $ALL --audit "$TMP/audit6"
 like "$out" '"id":20,"error":\{"code":-32000,"message":"upstream unavailable"\}' 'crash mid-call: in-flight call gets an error'
 like "$err" 'upstream exited with status 4; retrying in 250 ms' 'crash logged'
 like "$out" '"id":21,"result":\{"content":\[\{"type":"text","text":"ok"' 'after the crash: restarted and working'
-is "$(grep -c '"method":"initialize"' "$REC")" 5 'handshake repeated after every restart'
+is "$(grep -c '"method":"initialize"' "$REC")" 4 'handshake repeated after every restart (crash, hang, garbage; not the over-size answer)'
 like "$out" '"id":22,"error":\{"code":-32001,"message":"upstream timed out"\}' 'hang: timeout error'
 like "$err" 'upstream did not answer in time \(hung\); retrying in' 'hang: restart logged'
 like "$out" '"id":23,"result":\{"content"' 'after the hang: working'
 like "$out" '"id":24,"error":\{"code":-32001' 'garbage: call answered with an error'
 like "$err" 'upstream sent a malformed message \(dropped\)' 'garbage logged'
-like "$out" '"id":25,"error":\{"code":-32001' 'over-size answer: error'
-like "$err" 'upstream sent a message over the size limit \(dropped\)' 'over-size answer logged'
+like "$out" '"id":25,"error":\{"code":-32603,"message":"upstream answer over the size limit' 'over-size answer: an error at once, not a timeout'
+like "$err" 'upstream answered a request with a message over the size limit; the caller is told' 'over-size answer logged'
+is "$(printf '%s\n' "$err" | grep -c 'retrying in')" 3 'no restart for an over-size answer (three: crash, hang, garbage)'
 like "$out" '"id":26,"result":\{"tools":\[' 'listing after all of it'
 like "$(printf '%s\n' "$out" | tail -1)" '^EXIT 0$' 'session survived'
 like "$(cat "$TMP/audit6")" '"tool":"crash","outcome":"unavailable"' 'audit has the crash'
-is "$(grep -c '"outcome":"timeout"' "$TMP/audit6")" 3 'audit: three timeouts'
+is "$(grep -c '"outcome":"timeout"' "$TMP/audit6")" 2 'audit: two timeouts (hang, garbage)'
+like "$(cat "$TMP/audit6")" '"tool":"big","outcome":"error"' 'audit: the over-size answer is an error'
 
 # 7. an upstream that only ever answers garbage: zero tools, session up
 cat > "$TMP/s" <<EOS

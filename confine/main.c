@@ -17,7 +17,7 @@
 
 static const char usage_text[] =
 "usage: confine [-r PATH] [-x PATH] [-w PATH] [-W PATH] [-o] [-f FILE] [--dev]\n"
-"               [--connect PORT] [--bind PORT] [--no-network] [--no-scope]\n"
+"               [--tty PATH] [--connect PORT] [--bind PORT] [--no-network] [--no-scope]\n"
 "               [--filter-ip] [--loopback PORT] [--deny-private] [--no-remote]\n"
 "               [--unix PATH] [--keep-fd N] [--mount[-ro] SRC:DST] [--userns]\n"
 "               [--] PROG [ARG...]\n"
@@ -29,7 +29,8 @@ static const char usage_text[] =
 "  -W, --all PATH        every file right\n"
 "  -o, --optional        the next path rule may name a missing path\n"
 "  -f, --file FILE       read rules from FILE, one per line (see confine(1))\n"
-"      --dev             /dev/null, zero, full, random, urandom, tty, ptmx, pts\n"
+"      --dev             /dev/null, zero, full, random, urandom, tty, ptmx\n"
+"      --tty PATH        this one terminal (and /dev/tty), no other pts\n"
 "      --connect PORT    TCP connect only to these ports (repeatable)\n"
 "      --bind PORT       TCP bind only to these ports (repeatable)\n"
 "      --no-network      no TCP, no socket family but AF_UNIX\n"
@@ -50,7 +51,7 @@ static const char usage_text[] =
 "Exit status: 125 confine failed or refused, 126 PROG not executable,\n"
 "127 PROG not found, otherwise PROG's.\n";
 
-enum { O_DEV = 256, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_VERSION,
+enum { O_DEV = 256, O_TTY, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_VERSION,
 	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS, O_MOUNT, O_MOUNTRO };
 
 static int
@@ -85,6 +86,7 @@ main(int argc, char *argv[], char *envp[])
 		{ "optional", no_argument, NULL, 'o' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "dev", no_argument, NULL, O_DEV },
+		{ "tty", required_argument, NULL, O_TTY },
 		{ "connect", required_argument, NULL, O_CONNECT },
 		{ "bind", required_argument, NULL, O_BIND },
 		{ "no-network", no_argument, NULL, O_NONET },
@@ -127,6 +129,7 @@ main(int argc, char *argv[], char *envp[])
 				return EXIT_CHAIN_FAIL;
 			continue;
 		case O_DEV: word = "dev"; break;
+		case O_TTY: word = "tty"; arg = optarg; break;
 		case O_CONNECT: word = "connect"; arg = optarg; break;
 		case O_BIND: word = "bind"; arg = optarg; break;
 		case O_NONET: word = "no-network"; break;

@@ -11,7 +11,7 @@ known(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
 		"keep-fd", "mount", "mount-ro", "dev", "no-network", "no-scope",
-		"filter-ip", "loopback", "deny-private", "no-remote", "userns", NULL };
+		"filter-ip", "loopback", "deny-private", "no-remote", "userns", "tty", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
@@ -24,7 +24,7 @@ static int
 takes_arg(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
-		"keep-fd", "mount", "mount-ro", "loopback", NULL };
+		"keep-fd", "mount", "mount-ro", "loopback", "tty", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
@@ -145,6 +145,18 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 	}
 	if (strcmp(word, "userns") == 0) {
 		p->userns = 1;
+		return 0;
+	}
+	if (strcmp(word, "tty") == 0) {
+		if (arg[0] != '/') {
+			*why = "terminal path must be absolute";
+			return -1;
+		}
+		if (p->tty != NULL) {
+			*why = "only one tty rule";
+			return -1;
+		}
+		p->tty = arg;
 		return 0;
 	}
 	if (strcmp(word, "unix") == 0) {

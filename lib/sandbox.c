@@ -337,11 +337,11 @@ build_ruleset(const struct sb_policy *p, const struct sb_extra *x, int abi, stru
 			    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV,
 			    1, abi, e) != 0)
 				goto fail;
-		if (add_path(rfd, "/dev/pts", 0, LANDLOCK_ACCESS_FS_READ_DIR |
-		    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-		    LANDLOCK_ACCESS_FS_IOCTL_DEV, 1, abi, e) != 0)
-			goto fail;
 	}
+	/* the agent's own terminal only: /dev/pts holds every terminal of the
+	 * user (sandbox_tty.c) */
+	if (p->tty && sb_tty_rules(rfd, p->tty, abi, e) != 0)
+		goto fail;
 	if (p->net == SB_NET_PORTS) {
 		if (add_port_rules(rfd, p->connect, p->nconnect,
 		    LANDLOCK_ACCESS_NET_CONNECT_TCP, e) != 0 ||

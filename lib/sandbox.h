@@ -147,7 +147,10 @@ struct sb_policy {
 	int keep_fd[SB_MAX_KEEPFD];	/* descriptors >= 3 left open */
 	size_t nkeep;
 	int dev;			/* 1: grant the usable devices (null, zero, full,
-					   random, urandom, tty, ptmx, pts) with ioctl */
+					   random, urandom, tty, ptmx) with ioctl; no
+					   node of /dev/pts (other terminals) */
+	const char *tty;		/* the one terminal granted (read, write,
+					   ioctl), and /dev/tty; NULL: none */
 	/* IP destinations decided by the broker (lib/sandbox_ip.c): metadata
 	 * and link-local never; loopback (and this machine's own addresses)
 	 * only to ports the boundary's own processes listen on or bound, to

@@ -67,4 +67,7 @@ int sb_peek(int pid, uint64_t src, void *dst, size_t n);
 int sb_caller_pidfd(int pid);
 
 
+/* The agent's own terminal (path) and /dev/tty: read, write, ioctl. */
+int sb_tty_rules(int rfd, const char *path, int abi, struct sb_error *e);
+
 #endif

@@ -1,0 +1,65 @@
+/* sandbox_tty: the agent's own terminal, and no other.
+ *
+ * /dev/pts holds every terminal of the user (and of sibling agents): a
+ * grant of the directory lets the agent write a fake prompt on another one
+ * and read what is typed there. corral gives the agent a fresh pty pair and
+ * grants only its pts, plus /dev/tty (which opens the caller's controlling
+ * terminal, that same pts). /dev/ptmx stays with --dev: a new master opens
+ * no existing terminal, and its own slave is reached through TIOCGPTPEER on
+ * the master, without a path under /dev/pts (see confine(1)). */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "landlock.h"
+#include "sandbox_int.h"
+
+static int
+grant(int rfd, int fd, uint64_t access, const char *path, struct sb_error *e)
+{
+	struct ll_path_beneath_attr pb;
+
+	pb.allowed_access = access;
+	pb.parent_fd = fd;
+	if (ll_add_rule(rfd, LL_RULE_PATH_BENEATH, &pb, 0) != 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL,
+		    "unable to add a Landlock rule for %s: %s", path, strerror(errno));
+	return 0;
+}
+
+int
+sb_tty_rules(int rfd, const char *path, int abi, struct sb_error *e)
+{
+	uint64_t access = (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+	    LANDLOCK_ACCESS_FS_IOCTL_DEV) & sb_fs_handled(abi);
+	struct stat st;
+	int fd, t, r;
+
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return sb_fail(e, SB_E_PATH, errno, "name the agent's own terminal, e.g. $(tty)",
+		    "unable to open the terminal %s: %s", path, strerror(errno));
+	t = -1;
+	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode) ||
+	    (t = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    !isatty(t)) {
+		if (t >= 0)
+			close(t);
+		close(fd);
+		return sb_fail(e, SB_E_PATH, ENOTTY, "name the agent's own terminal, e.g. $(tty)",
+		    "--tty %s: not a terminal", path);
+	}
+	close(t);
+	r = grant(rfd, fd, access, path, e);
+	close(fd);
+	if (r != 0)
+		return -1;
+	fd = open("/dev/tty", O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return 0;	/* no /dev/tty here: the terminal is still reachable by its fds */
+	r = grant(rfd, fd, access, "/dev/tty", e);
+	close(fd);
+	return r;
+}

@@ -185,7 +185,7 @@ cmd_doctor(int argc, char **argv, char **envp)
 			printf("  %-22s /proc (read-only; every process's name, command line and status are visible;\n"
 			    "  %-22s  other processes' environment, memory and open files are not)\n", "proc", "");
 		if (pol.devices)
-			printf("  %-22s /dev (null, zero, random, urandom, tty, ptys)\n", "devices");
+			printf("  %-22s /dev (null, zero, random, urandom, tty, ptmx; its own terminal, no other pts)\n", "devices");
 		tlist(stdout, "write", &pl.wr);
 		printf("  %-22s %s/attempt-ID-AGENT-NONCE/{home,config,tmp}, removed afterwards\n",
 		    "private home and tmp", pl.store);
@@ -200,6 +200,7 @@ cmd_doctor(int argc, char **argv, char **envp)
 		if (pol.userns)
 			printf("  warning: %s\n", POLICY_USERNS_WARNING);
 		printf("  %-22s %s\n", "needs tier", plan_tier(&pl));
+		limits_report(stdout, "  ", &pol.limits);
 		printf("  %-22s %s\n", "unreachable", pl.home[0] ? pl.home : "(no home directory)");
 		printf("  %-22s %s\n", "steps", pl.stepdir);
 		{

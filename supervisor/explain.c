@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "gitstep.h"
 #include "mcp.h"
+#include "reslimit.h"
 #include "msg.h"
 
 /* Print a[from..to) quoted, space-separated (SHVAR expansions when vars). */
@@ -61,6 +62,7 @@ explain_print(FILE *f, const struct plan *pl0)
 	if (pl.pol->userns)
 		fprintf(f, "# warning: %s\n", POLICY_USERNS_WARNING);
 	notes_print(f, "# ", &pl);	/* tool: install trees and toolchains granted, PATH left out */
+	limits_report(f, "# ", &pl.pol->limits);
 	if (step_probe(&pl, &a) < 0 || line(f, "eval \"$(", &a, ")\" || exit 125\n") < 0)
 		r = -1;
 	av_free(&a);

@@ -199,6 +199,11 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 	if (p->devices) {
 		av_push(a, "--dev");
 	}
+	if (pl->tty) {
+		/* its own terminal, no other node of /dev/pts */
+		av_push(a, "--tty");
+		av_push(a, pl->tty);
+	}
 	grants(a, "-w", &pl->wr);
 	gitstep_grants(pl, a);
 	av_push(a, "-W");

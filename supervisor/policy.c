@@ -506,8 +506,35 @@ get_mcp(struct pctx *c, int k, struct policy *p)
 static const char *const top_keys[] = {
 	"version", "workspace", "git_protect", "read", "exec", "write", "path_exec",
 	"devices", "proc", "network", "scope", "env", "agent", "full_setup",
-	"minimum_tier", "mcp", "userns", "git", NULL
+	"minimum_tier", "mcp", "userns", "git", "limits", NULL
 };
+
+/* "limits": {"memory": "512M", "processes": 64, ...}; sizes are bytes or
+ * a string with K, M, G, T; the others positive integers. Each key present
+ * replaces that limit; null removes it. */
+static int
+limits_member(struct pctx *c, int w, int v, void *arg)
+{
+	struct limits *l = arg;
+	char buf[32];
+	int64_t n;
+	uint64_t u;
+
+	if (c->t[v].type == JSMN_PRIMITIVE && c->js[c->t[v].start] == 'n')
+		return l->v[w] = 0, 0;
+	if ((w == LIM_MEMORY || w == LIM_FSIZE) && c->t[v].type == JSMN_STRING) {
+		if (json_str(c->js, &c->t[v], buf, sizeof buf) < 0 || limits_size_parse(buf, &u) < 0 || u == 0)
+			return fail(c, v, "\"limits.%s\" must be a positive size such as 512M (K, M, G, T)", limits_keys[w]);
+		return l->v[w] = u, 0;
+	}
+	if (c->t[v].type != JSMN_PRIMITIVE || json_int(c->js, &c->t[v], &n) < 0)
+		return fail(c, v, "\"limits.%s\" must be a positive integer%s, not %s", limits_keys[w],
+		    w == LIM_MEMORY || w == LIM_FSIZE ? " or a size string" : "", tname(&c->t[v], c->js));
+	if (n < 1)
+		return fail(c, v, "\"limits.%s\" must be at least 1, not %lld", limits_keys[w], (long long)n);
+	l->v[w] = (uint64_t)n;
+	return 0;
+}
 
 static int
 top_member(struct pctx *c, int w, int v, void *arg)
@@ -596,6 +623,7 @@ top_member(struct pctx *c, int w, int v, void *arg)
 		}
 		free(s);
 		return 0;
+	case 18: return walk(c, v, "\"limits\"", limits_keys, limits_member, &p->limits);
 	}
 	return 0;
 }

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "reslimit.h"
+
 enum { POLICY_MAX_LEN = 1 << 20, POLICY_MAX_TOKENS = 16384, POLICY_MAX_PORTS = 64,
 	POLICY_MAX_ITEMS = 256, POLICY_MAX_MCP = 16 };
 
@@ -64,6 +66,7 @@ struct policy {
 	char *min_tier;			/* probe --require */
 	struct mcp_server mcp[POLICY_MAX_MCP];
 	size_t nmcp;
+	struct limits limits;		/* "limits": resource limits (limits.h); 0: none */
 };
 
 struct policy_err {

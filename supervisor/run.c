@@ -9,12 +9,12 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "audit.h"
 #include "runfiles.h"
+#include "cgroup.h"
 #include "cli.h"
 #include "execenv.h"
 #include "fdio.h"
@@ -24,9 +24,12 @@
 #include "denyreport.h"
 #include "msg.h"
 #include "private.h"
+#include "pty.h"
+#include "reslimit.h"
 #include "spawn.h"
+#include "wait.h"
 
-static volatile sig_atomic_t child_pid, pending_sig;
+static volatile sig_atomic_t pending_sig;
 
 static const int fwd_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH };
 
@@ -35,9 +38,8 @@ on_signal(int sig)
 {
 	int e = errno;
 
-	if (child_pid > 0)
-		kill((pid_t)child_pid, sig);
-	else if (sig != SIGWINCH)
+	/* before the chain starts (wait.c forwards while it runs) */
+	if (sig != SIGWINCH)
 		pending_sig = sig;
 	errno = e;
 }
@@ -96,44 +98,6 @@ probe_fields(const char *out, char *platform, size_t pn, char *tier, size_t tn)
 	return *platform && *tier ? 0 : -1;
 }
 
-/* Kill whatever the chain left behind: its process group, then every
- * orphan that was reparented to us (we are a subreaper). */
-static void
-reap_leftovers(pid_t pgid)
-{
-	char path[64], buf[4096], *p, *e;
-	int ws, fd, any;
-	ssize_t n;
-
-	if (pgid > 0)
-		kill(-pgid, SIGKILL);
-	for (int round = 0; round < 64; round++) {
-		any = 0;
-		snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			n = read(fd, buf, sizeof buf - 1);
-			close(fd);
-			if (n > 0) {
-				buf[n] = '\0';
-				for (p = buf; *p; p = e) {
-					long pid = strtol(p, &e, 10);
-					if (e == p)
-						break;
-					if (pid > 0) {
-						kill((pid_t)pid, SIGKILL);
-						any = 1;
-					}
-				}
-			}
-		}
-		while (waitpid(-1, &ws, any ? 0 : WNOHANG) > 0)
-			;
-		if (!any)
-			break;
-	}
-}
-
 struct runstate {
 	struct mcpset mcp;
 	struct denials den;		/* the boundary's refusals, from audit */
@@ -149,6 +113,8 @@ struct runstate {
 	int have_attempt, have_dir;
 	struct spawned reap;		/* session-store reap, beside begin and create */
 	struct runfiles rf;		/* files that run code, before the chain (runfiles.c) */
+	struct pty tty;			/* the agent's own terminal (pty.c) */
+	struct cg cg;			/* the attempt's cgroups (cgroup.c) */
 };
 
 static int
@@ -222,35 +188,6 @@ fail_run(struct runstate *s)
 	gitstep_discard(&s->pl);	/* set up, never used */
 	close_attempt(s, EXIT_CHAIN_FAIL);
 	return EXIT_CHAIN_FAIL;
-}
-
-/* Give the terminal to pgrp when we hold it; returns 1 when we did. */
-static int
-tty_give(pid_t pgrp)
-{
-	sigset_t b, o;
-	int r;
-
-	if (!isatty(0) || tcgetpgrp(0) != getpgrp())
-		return 0;
-	sigemptyset(&b);
-	sigaddset(&b, SIGTTOU);
-	sigprocmask(SIG_BLOCK, &b, &o);
-	r = tcsetpgrp(0, pgrp) == 0;
-	sigprocmask(SIG_SETMASK, &o, NULL);
-	return r;
-}
-
-static void
-tty_take(void)
-{
-	sigset_t b, o;
-
-	sigemptyset(&b);
-	sigaddset(&b, SIGTTOU);
-	sigprocmask(SIG_BLOCK, &b, &o);
-	(void)tcsetpgrp(0, getpgrp());
-	sigprocmask(SIG_SETMASK, &o, NULL);
 }
 
 static int
@@ -493,102 +430,53 @@ audit_chain(struct runstate *s, const struct argv *a, size_t ci, size_t xi)
 	audit_end(&s->au);
 }
 
-/* The chain's child: its own process group, the terminal's foreground,
- * default dispositions, dead with corral; env-filter builds the agent's
- * environment from ours: it is the filter, so it is given ours. */
-static void
-chain_child(const struct argv *a, char *const envp[], pid_t self, const char *dir)
+/* 5, 6. the chain: env-filter -> confine -> CMD, started by the keeper
+ * (sweep.c) in the attempt's cgroup (cgroup.c), on a terminal of its own
+ * when corral has one (pty.c); wait (wait.c), and every process of the
+ * attempt has ended when this returns. 1: it ran (*res), 0: interrupted
+ * before it started, -1 reported. */
+static int
+run_chain(struct runstate *s, char *const envp[], struct keeper_result *res)
 {
-	sigset_t none;
-	struct sigaction dfl;
-
-	memset(&dfl, 0, sizeof dfl);
-	dfl.sa_handler = SIG_DFL;
-	for (size_t i = 0; i < sizeof fwd_sigs / sizeof fwd_sigs[0]; i++)
-		sigaction(fwd_sigs[i], &dfl, NULL);
-	setpgid(0, 0);
-	tty_give(getpid());
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* the chain dies with corral, even by SIGKILL */
-	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	if (getppid() != self)	/* corral died before the signal was armed */
-		_exit(EXIT_CHAIN_FAIL);
-	if (dir[0] && chdir(dir) < 0) {	/* the agent's own checkout (gitstep.c) */
-		msg_fatal_sys("unable to enter %s", dir);
-		_exit(EXIT_CHAIN_FAIL);
-	}
-	execve(a->v[0], a->v, envp);
-	msg_fatal_sys("unable to execute %s", a->v[0]);
-	_exit(exec_status(errno));
-}
-
-/* 5. the chain: env-filter -> confine -> CMD. Its pid, or -1 reported. */
-static pid_t
-run_chain(struct runstate *s, char *const envp[], int *tty)
-{
+	struct keeper_args ka;
 	struct argv a = { 0 };
 	size_t ci, xi;
-	pid_t pid, self = getpid();
+	int r;
 
+	if (pty_open(&s->tty) < 0)
+		return msg_fatal_sys("unable to make a terminal for the agent"), -1;
+	s->pl.tty = s->tty.master >= 0 ? s->tty.slave : NULL;
 	if (step_chain(&s->pl, &a, &ci, &xi) < 0)
-		return msg_fatal_sys("unable to build the chain"), -1;
+		return pty_close(&s->tty), msg_fatal_sys("unable to build the chain"), -1;
 	audit_chain(s, &a, ci, xi);
-	if (pending_sig)
-		return av_free(&a), 0;
-	(void)denials_open(&s->den);	/* where audit can be read */
-	pid = fork();
-	if (pid == 0)
-		chain_child(&a, envp, self, s->pl.agent_ws);
-	av_free(&a);
-	if (pid < 0)
-		return msg_fatal_sys("unable to fork the chain"), -1;
-	setpgid(pid, pid);
-	child_pid = pid;
-	*tty = tty_give(pid);
-	if (pending_sig)
-		kill(pid, pending_sig);
-	return pid;
-}
-
-/* 6. wait, forwarding signals (on_signal); then end what is left. The
- * wait status. */
-static int
-run_wait(struct runstate *s, pid_t pid, int tty)
-{
-	int ws;
-
-	for (;;) {
-		if (waitpid(pid, &ws, WUNTRACED) < 0) {
-			if (errno == EINTR)
-				continue;
-			msg_fatal_sys("unable to wait for the chain");
-			ws = EXIT_CHAIN_FAIL << 8;
-			break;
-		}
-		if (!WIFSTOPPED(ws))
-			break;
-		/* the agent stopped (^Z): stop too, as a job would, so the
-		 * user's shell gets the terminal back; on fg, resume it */
-		if (tty)
-			tty_take();
-		kill(getpid(), SIGSTOP);
-		if (tty)
-			tty_give(pid);
-		kill(-pid, SIGCONT);
+	memset(&ka, 0, sizeof ka);
+	ka.argv = a.v;
+	ka.envp = envp;
+	ka.dir = s->pl.agent_ws;
+	if (pending_sig || attempt_limits(&s->pol, &s->cg, &ka) < 0) {
+		av_free(&a);
+		pty_close(&s->tty);
+		return pending_sig ? 0 : -1;
 	}
-	child_pid = 0;
-	if (tty)
-		tty_take();
+	(void)denials_open(&s->den);	/* where audit can be read */
+	r = wait_attempt(&ka, &s->tty, res);
+	av_free(&a);
+	if (r < 0 && res->ws == 0) {
+		cg_remove(&s->cg);
+		return msg_fatal_sys("unable to start the chain"), -1;
+	}
+	/* the keeper has reaped every process of the attempt */
+	cg_remove(&s->cg);
 	mcp_stop(&s->mcp);
 	egress_stop(&s->eg);
-	reap_leftovers(pid);
 	audit_start(&s->au, "wait");
-	audit_int(&s->au, "status", wait_code(ws));
-	if (WIFSIGNALED(ws))
-		audit_int(&s->au, "signal", WTERMSIG(ws));
+	audit_int(&s->au, "status", wait_code(res->ws));
+	if (WIFSIGNALED(res->ws))
+		audit_int(&s->au, "signal", WTERMSIG(res->ws));
+	if (res->timed_out)
+		audit_int(&s->au, "timeout", 1);
 	audit_end(&s->au);
-	return ws;
+	return 1;
 }
 
 /* 6b. what the boundary refused, said after the program's own output */
@@ -628,8 +516,8 @@ cmd_run(int argc, char **argv, char **envp)
 {
 	static struct runstate s;
 	struct runopts o;
-	int r, code, tty = 0;
-	pid_t pid;
+	struct keeper_result res;
+	int r, code;
 
 	msg_init("corral");
 	s.au.fd = -1;
@@ -643,8 +531,11 @@ cmd_run(int argc, char **argv, char **envp)
 		return EXIT_CHAIN_FAIL;
 	if ((s.senv = step_env(envp, &s.senv_store)) == NULL)
 		return msg_fatal("out of memory"), EXIT_CHAIN_FAIL;
-	/* orphans of the chain come back to us, so none outlives the attempt */
+	/* orphans of a keeper that was killed come back to us (wait.c) */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	/* what a corral that was killed left running ends first */
+	(void)cg_reap_stale();
+	cg_init(&s.cg);
 
 	if (run_prove(&s) < 0)
 		return EXIT_CHAIN_FAIL;
@@ -663,12 +554,13 @@ cmd_run(int argc, char **argv, char **envp)
 	/* trust (runfiles.c): the directory the agent writes, noted before */
 	if (runfiles_snapshot(&s.rf, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace, s.pl.workspace, s.pl.home) < 0)
 		msg_warn_sys("unable to look for files that run code in %s", s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
-	if ((pid = run_chain(&s, envp, &tty)) < 0)
+	if ((r = run_chain(&s, envp, &res)) < 0)
 		return fail_run(&s);
-	if (pid == 0)
+	if (r == 0)
 		return interrupted(&s);
-	code = wait_code(run_wait(&s, pid, tty));
-	run_denials(&s, pid, code);
+	/* a wall-clock limit has a status of its own, as timeout(1) */
+	code = res.timed_out ? EXIT_TIMEOUT : wait_code(res.ws);
+	run_denials(&s, res.chain, code);
 	runfiles_report(&s.rf, &s.au, o.quiet);
 	runfiles_free(&s.rf);
 	/* every process of the attempt has ended: its git work, as data */

@@ -1,0 +1,436 @@
+/* cgroup: see cgroup.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "fdio.h"
+
+static const char *const kind_ctl[CG_NKIND] = { NULL, "memory", "pids" };
+
+void
+cg_init(struct cg *cg)
+{
+	memset(cg, 0, sizeof *cg);
+	for (int k = 0; k < CG_NKIND; k++)
+		cg->dir[k] = cg->procs[k] = -1;
+}
+
+static int
+read_small(int dfd, const char *name, char *buf, size_t n)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	r = read(fd, buf, n - 1);
+	close(fd);
+	if (r < 0)
+		return -1;
+	buf[r] = '\0';
+	return (int)r;
+}
+
+static int
+write_str(int dfd, const char *name, const char *s)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -1;
+	r = fd_write_all(fd, s, strlen(s));
+	if (r < 0) {
+		int e = errno;
+		close(fd);
+		return errno = e, -1;
+	}
+	return close(fd);
+}
+
+/* does the comma list opts hold word? */
+static int
+has_word(const char *opts, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+			return 1;
+	return 0;
+}
+
+/* corral's own cgroup path in hierarchy kind (v2: "0::", v1: the line whose
+ * controllers name kind_ctl). */
+static int
+own_path(enum cg_kind k, char *out, size_t n)
+{
+	char buf[4096], *line, *save = NULL;
+
+	if (read_small(AT_FDCWD, "/proc/self/cgroup", buf, sizeof buf) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (c2 == NULL)
+			continue;
+		*c2 = '\0';
+		*c1 = '\0';
+		if (k == CG_V2 ? strcmp(line, "0") == 0 && c1[1] == '\0' : has_word(c1 + 1, kind_ctl[k])) {
+			snprintf(out, n, "%s", c2 + 1);
+			return 0;
+		}
+	}
+	return errno = ENOENT, -1;
+}
+
+/* the mount point and root of hierarchy kind, from mountinfo */
+static int
+mount_of(enum cg_kind k, char *mnt, size_t mn, char *root, size_t rn)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	int found = 0;
+
+	if (f == NULL)
+		return -1;
+	while (!found && fgets(line, sizeof line, f)) {
+		char *f4, *f5, *dash = strstr(line, " - "), *fs, *opts;
+		char *sp, *tok[6];
+		int i = 0;
+		if (dash == NULL)
+			continue;
+		*dash = '\0';
+		for (sp = strtok(line, " "); sp && i < 6; sp = strtok(NULL, " "))
+			tok[i++] = sp;
+		if (i < 5)
+			continue;
+		f4 = tok[3];
+		f5 = tok[4];
+		fs = strtok(dash + 3, " ");
+		strtok(NULL, " ");
+		opts = strtok(NULL, " \n");
+		if (fs == NULL)
+			continue;
+		if (k == CG_V2 ? strcmp(fs, "cgroup2") == 0
+		    : strcmp(fs, "cgroup") == 0 && opts && has_word(opts, kind_ctl[k])) {
+			snprintf(mnt, mn, "%s", f5);
+			snprintf(root, rn, "%s", f4);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found ? 0 : (errno = ENOENT, -1);
+}
+
+/* the directory our own cgroup of kind k is at */
+static int
+base_of(enum cg_kind k, char *out, size_t n)
+{
+	char own[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
+	const char *rel;
+	size_t rl;
+
+	if (own_path(k, own, sizeof own) < 0 || mount_of(k, mnt, sizeof mnt, root, sizeof root) < 0)
+		return -1;
+	rl = strlen(root);
+	rel = own;
+	if (strcmp(root, "/") != 0) {
+		if (strncmp(own, root, rl) != 0 || (own[rl] != '/' && own[rl] != '\0'))
+			return errno = ENOENT, -1;	/* our cgroup is not under that mount */
+		rel = own + rl;
+	}
+	if ((size_t)snprintf(out, n, "%s%s", mnt, strcmp(rel, "/") == 0 ? "" : rel) >= n)
+		return errno = ENAMETOOLONG, -1;
+	return 0;
+}
+
+/* corral's start time (field 22 of /proc/self/stat), for the cgroup name */
+static unsigned long long
+start_time(long pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long v = 0;
+	int i;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if (read_small(AT_FDCWD, path, buf, sizeof buf) < 0 || (p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (i = 2; i < 22 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		v = strtoull(p + 1, NULL, 10);
+	return v;
+}
+
+/* v2: the controllers a child cgroup of base may have */
+static void
+v2_controllers(const char *base, int *mem, int *pids)
+{
+	char buf[512];
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	*mem = *pids = 0;
+	if (fd < 0)
+		return;
+	if (read_small(fd, "cgroup.subtree_control", buf, sizeof buf) >= 0) {
+		*mem = strstr(buf, "memory") != NULL;
+		*pids = strstr(buf, "pids") != NULL;
+	}
+	close(fd);
+}
+
+void
+cg_caps_probe(struct cg_caps *c)
+{
+	char name[80], path[PATH_MAX + 96];
+
+	memset(c, 0, sizeof *c);
+	snprintf(name, sizeof name, "corral-probe-%ld", (long)getpid());
+	for (int k = 0; k < CG_NKIND; k++) {
+		if (base_of(k, c->base[k], sizeof c->base[k]) < 0) {
+			c->base[k][0] = '\0';
+			continue;
+		}
+		snprintf(path, sizeof path, "%s/%s", c->base[k], name);
+		if (mkdir(path, 0755) == 0) {
+			c->ok[k] = 1;
+			rmdir(path);
+		}
+	}
+	if (c->ok[CG_V2])
+		v2_controllers(c->base[CG_V2], &c->v2mem, &c->v2pids);
+}
+
+static int
+make_one(struct cg *cg, enum cg_kind k)
+{
+	char base[PATH_MAX];
+	int e;
+
+	if (base_of(k, base, sizeof base) < 0)
+		return 0;
+	if ((size_t)snprintf(cg->path[k], sizeof cg->path[k], "%s/%s", base, cg->name) >= sizeof cg->path[k])
+		return errno = ENAMETOOLONG, -1;
+	if (mkdir(cg->path[k], 0755) < 0) {
+		e = errno;
+		cg->path[k][0] = '\0';
+		/* not ours to make here: another mechanism applies */
+		if (e == EACCES || e == EPERM || e == EROFS || e == ENOENT)
+			return 0;
+		return errno = e, -1;
+	}
+	cg->dir[k] = open(cg->path[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cg->dir[k] >= 0)
+		cg->procs[k] = openat(cg->dir[k], "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	if (cg->dir[k] < 0 || cg->procs[k] < 0) {
+		e = errno;
+		if (cg->dir[k] >= 0)
+			close(cg->dir[k]);
+		cg->dir[k] = -1;
+		rmdir(cg->path[k]);
+		cg->path[k][0] = '\0';
+		return errno = e, -1;
+	}
+	if (k == CG_V2) {
+		char base2[PATH_MAX];
+		snprintf(base2, sizeof base2, "%s", base);
+		v2_controllers(base2, &cg->v2mem, &cg->v2pids);
+	}
+	return 1;
+}
+
+int
+cg_create(struct cg *cg, int want_mem, int want_pids)
+{
+	int n = 0, r;
+
+	cg_init(cg);
+	snprintf(cg->name, sizeof cg->name, "corral-%ld-%llu", (long)getpid(), start_time(getpid()));
+	if ((r = make_one(cg, CG_V2)) < 0)
+		goto fail;
+	n += r;
+	if (want_mem && !cg->v2mem) {
+		if ((r = make_one(cg, CG_MEM1)) < 0)
+			goto fail;
+		n += r;
+	}
+	if ((want_pids && !cg->v2pids) || cg->dir[CG_V2] < 0) {
+		if ((r = make_one(cg, CG_PIDS1)) < 0)
+			goto fail;
+		n += r;
+	}
+	return n;
+fail:
+	r = errno;
+	cg_remove(cg);
+	return errno = r, -1;
+}
+
+static int
+set_num(int dfd, const char *file, uint64_t v)
+{
+	char s[32];
+
+	snprintf(s, sizeof s, "%llu", (unsigned long long)v);
+	return dfd < 0 ? (errno = ENOENT, -1) : write_str(dfd, file, s);
+}
+
+int
+cg_set_memory(struct cg *cg, uint64_t bytes)
+{
+	if (cg->v2mem && cg->dir[CG_V2] >= 0)
+		return set_num(cg->dir[CG_V2], "memory.max", bytes) < 0 ? -1 :
+		    (set_num(cg->dir[CG_V2], "memory.swap.max", 0), 0);
+	if (cg->dir[CG_MEM1] < 0)
+		return errno = ENOENT, -1;
+	if (set_num(cg->dir[CG_MEM1], "memory.limit_in_bytes", bytes) < 0)
+		return -1;
+	/* swap counts too where the kernel accounts it (else the file is absent) */
+	(void)set_num(cg->dir[CG_MEM1], "memory.memsw.limit_in_bytes", bytes);
+	return 0;
+}
+
+int
+cg_set_pids(struct cg *cg, uint64_t n)
+{
+	if (cg->v2pids && cg->dir[CG_V2] >= 0)
+		return set_num(cg->dir[CG_V2], "pids.max", n);
+	return set_num(cg->dir[CG_PIDS1], "pids.max", n);
+}
+
+int
+cg_enter(const struct cg *cg)
+{
+	for (int k = 0; k < CG_NKIND; k++)
+		if (cg->procs[k] >= 0 && write(cg->procs[k], "0", 1) != 1)
+			return -1;
+	return 0;
+}
+
+/* read cgroup.procs and SIGKILL each; returns how many were listed */
+static int
+kill_listed(int dfd)
+{
+	char buf[8192], *p, *e;
+	int n = 0, fd;
+	ssize_t r;
+
+	fd = openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while ((r = read(fd, buf, sizeof buf - 1)) > 0) {
+		buf[r] = '\0';
+		for (p = buf; *p; p = e) {
+			long pid = strtol(p, &e, 10);
+			if (e == p)
+				break;
+			if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
+				n++;
+			while (*e == '\n')
+				e++;
+		}
+	}
+	close(fd);
+	return n;
+}
+
+static void
+kill_dir(int dfd, int v2)
+{
+	if (dfd < 0)
+		return;
+	if (v2 && write_str(dfd, "cgroup.kill", "1") == 0)
+		return;
+	/* no cgroup.kill (v1, or a kernel before 5.14): rounds until the
+	 * list is empty; a process forked meanwhile is listed next round */
+	for (int round = 0; round < 1000 && kill_listed(dfd) > 0; round++)
+		;
+}
+
+void
+cg_kill(const struct cg *cg)
+{
+	kill_dir(cg->dir[CG_V2], 1);
+	kill_dir(cg->dir[CG_PIDS1], 0);
+	kill_dir(cg->dir[CG_MEM1], 0);
+}
+
+static void
+rmdir_wait(const char *path)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	/* a killed process leaves the cgroup a moment after its death */
+	for (int i = 0; i < 2000 && rmdir(path) < 0 && errno == EBUSY; i++)
+		nanosleep(&ts, NULL);
+}
+
+void
+cg_remove(struct cg *cg)
+{
+	for (int k = 0; k < CG_NKIND; k++) {
+		if (cg->procs[k] >= 0)
+			close(cg->procs[k]);
+		if (cg->dir[k] >= 0)
+			close(cg->dir[k]);
+		cg->procs[k] = cg->dir[k] = -1;
+		if (cg->path[k][0])
+			rmdir_wait(cg->path[k]);
+		cg->path[k][0] = '\0';
+	}
+}
+
+/* corral-PID-START of a corral that no longer runs? */
+static int
+stale(const char *name)
+{
+	char *e;
+	long pid;
+	unsigned long long st;
+
+	if (strncmp(name, "corral-", 7) != 0 || strncmp(name, "corral-probe-", 13) == 0)
+		return 0;
+	pid = strtol(name + 7, &e, 10);
+	if (e == name + 7 || *e != '-' || pid <= 0)
+		return 0;
+	st = strtoull(e + 1, &e, 10);
+	if (*e != '\0')
+		return 0;
+	return start_time(pid) != st;	/* gone, or its pid reused */
+}
+
+int
+cg_reap_stale(void)
+{
+	char base[PATH_MAX], path[PATH_MAX + 300];
+	int n = 0;
+
+	for (int k = 0; k < CG_NKIND; k++) {
+		DIR *d;
+		struct dirent *de;
+		if (base_of(k, base, sizeof base) < 0 || (d = opendir(base)) == NULL)
+			continue;
+		while ((de = readdir(d)) != NULL) {
+			int fd;
+			if (de->d_type != DT_DIR || !stale(de->d_name))
+				continue;
+			snprintf(path, sizeof path, "%s/%s", base, de->d_name);
+			fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			kill_dir(fd, k == CG_V2);
+			close(fd);
+			rmdir_wait(path);
+			n++;
+		}
+		closedir(d);
+	}
+	return n;
+}

@@ -1,0 +1,58 @@
+/* cgroup: a control group per attempt, so that every process of it can be
+ * ended at once however it detached, and so that memory and process limits
+ * hold for the attempt as a whole.
+ *
+ * Where: cgroup v2 beneath corral's own cgroup (a delegated user subtree,
+ * or the unified hierarchy, e.g. /sys/fs/cgroup/unified beside v1), found
+ * through /proc/self/cgroup and /proc/self/mountinfo. The cgroup v1 memory
+ * and pids controllers carry the limits where v2 does not offer them. Each
+ * cgroup is named corral-PID-START (corral's pid and start time), so that
+ * the next run can tell a dead corral's cgroups and end what is in them.
+ * Nothing here exits; every function returns -1 with errno on failure. */
+#ifndef CORRAL_CGROUP_H
+#define CORRAL_CGROUP_H
+#include <limits.h>
+#include <stdint.h>
+
+enum cg_kind { CG_V2, CG_MEM1, CG_PIDS1, CG_NKIND };
+
+struct cg {
+	int dir[CG_NKIND];		/* the attempt's cgroup, or -1 */
+	int procs[CG_NKIND];		/* its cgroup.procs, open for writing (or -1) */
+	int v2mem, v2pids;		/* the v2 cgroup has these controllers */
+	char path[CG_NKIND][PATH_MAX];	/* for messages; "" when not made */
+	char name[64];
+};
+
+/* What this machine offers to this user: each base path ("" when none) and
+ * whether a cgroup could really be made there (tried: mkdir, rmdir). */
+struct cg_caps {
+	char base[CG_NKIND][PATH_MAX];
+	int ok[CG_NKIND];
+	int v2mem, v2pids;		/* v2 offers these controllers to a child */
+};
+
+void cg_init(struct cg *cg);
+/* Try each hierarchy (mkdir a probe cgroup and remove it). */
+void cg_caps_probe(struct cg_caps *c);
+/* Make the attempt's cgroups: v2 when possible, v1 memory when want_mem and
+ * v2 has no memory controller, v1 pids when want_pids likewise (or when no
+ * v2 cgroup could be made: membership for the kill). Returns the number of
+ * cgroups made (0: none could be), -1 on an error other than "not here". */
+int cg_create(struct cg *cg, int want_mem, int want_pids);
+/* memory.max / memory.limit_in_bytes, pids.max. -1 when no cgroup made
+ * here has the controller. */
+int cg_set_memory(struct cg *cg, uint64_t bytes);
+int cg_set_pids(struct cg *cg, uint64_t n);
+/* In the child, before exec: join every cgroup made (async-signal-safe). */
+int cg_enter(const struct cg *cg);
+/* SIGKILL everything in the attempt's cgroups (cgroup.kill where the
+ * kernel has it, else read-and-kill rounds). */
+void cg_kill(const struct cg *cg);
+/* Remove the cgroups (after everything in them was reaped); closes fds. */
+void cg_remove(struct cg *cg);
+/* The cgroups a corral that is no longer running left behind: end what is
+ * in them and remove them. Returns how many were removed. */
+int cg_reap_stale(void);
+
+#endif

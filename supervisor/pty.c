@@ -1,0 +1,162 @@
+/* pty: see pty.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "fdio.h"
+#include "pty.h"
+
+static int
+writable(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && (fl & O_ACCMODE) != O_RDONLY;
+}
+
+int
+pty_open(struct pty *t)
+{
+	int i, fl;
+
+	memset(t, 0, sizeof *t);
+	t->master = t->sfd = t->term = t->in = t->out = -1;
+	for (i = 2; i >= 0; i--)
+		if ((t->on_slave[i] = isatty(i)))
+			t->term = i;
+	if (t->term < 0)
+		return 0;
+	t->in = t->on_slave[0] ? 0 : -1;
+	t->out = t->on_slave[1] ? 1 : t->on_slave[2] ? 2 : writable(0) ? 0 : -1;
+	if (tcgetattr(t->term, &t->saved) < 0)
+		return -1;
+	t->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (t->master < 0)
+		return -1;
+	if (grantpt(t->master) < 0 || unlockpt(t->master) < 0 ||
+	    ptsname_r(t->master, t->slave, sizeof t->slave) != 0)
+		goto fail;
+	t->sfd = open(t->slave, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+	if (t->sfd < 0)
+		goto fail;
+	/* the agent's terminal starts as the user's: same modes, same size */
+	(void)tcsetattr(t->master, TCSANOW, &t->saved);
+	pty_winsize(t);
+	fl = fcntl(t->master, F_GETFL);
+	if (fl < 0 || fcntl(t->master, F_SETFL, fl | O_NONBLOCK) < 0)
+		goto fail;
+	return 1;
+fail:
+	i = errno;
+	if (t->sfd >= 0)
+		close(t->sfd);
+	close(t->master);
+	t->master = t->sfd = -1;
+	return errno = i, -1;
+}
+
+void
+pty_raw(struct pty *t)
+{
+	struct termios r;
+
+	if (t->master < 0 || t->raw || t->in < 0 || tcgetpgrp(t->term) != getpgrp())
+		return;
+	if (tcgetattr(t->term, &t->saved) < 0)
+		return;
+	r = t->saved;
+	cfmakeraw(&r);
+	r.c_cc[VMIN] = 1;
+	r.c_cc[VTIME] = 0;
+	if (tcsetattr(t->term, TCSADRAIN, &r) == 0)
+		t->raw = 1;
+}
+
+void
+pty_restore(struct pty *t)
+{
+	if (!t->raw)
+		return;
+	(void)tcsetattr(t->term, TCSADRAIN, &t->saved);
+	t->raw = 0;
+}
+
+void
+pty_winsize(const struct pty *t)
+{
+	struct winsize ws;
+
+	if (t->master >= 0 && ioctl(t->term, TIOCGWINSZ, &ws) == 0)
+		(void)ioctl(t->master, TIOCSWINSZ, &ws);
+}
+
+int
+pty_from_agent(struct pty *t)
+{
+	char b[16384];
+	ssize_t n;
+
+	for (;;) {
+		n = read(t->master, b, sizeof b);
+		if (n > 0) {
+			if (t->out >= 0)
+				(void)fd_write_all(t->out, b, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		t->hup = 1;	/* EIO: every pts descriptor is closed */
+		return -1;
+	}
+}
+
+int
+pty_to_agent(struct pty *t)
+{
+	ssize_t n;
+
+	if (t->blen == 0 && t->in >= 0) {
+		n = read(t->in, t->buf, sizeof t->buf);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			return 0;
+		if (n <= 0) {
+			t->in = -1;	/* the user's side is gone: nothing more to relay */
+			return 0;
+		}
+		t->blen = (size_t)n;
+	}
+	while (t->blen > 0) {
+		n = write(t->master, t->buf, t->blen);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;	/* the agent is not reading: keep the rest */
+		if (n < 0) {
+			t->blen = 0;
+			return -1;
+		}
+		memmove(t->buf, t->buf + n, t->blen - (size_t)n);
+		t->blen -= (size_t)n;
+	}
+	return 0;
+}
+
+void
+pty_close(struct pty *t)
+{
+	if (t->master < 0)
+		return;
+	if (!t->hup)
+		(void)pty_from_agent(t);
+	pty_restore(t);
+	close(t->sfd);
+	close(t->master);
+	t->master = t->sfd = -1;
+}

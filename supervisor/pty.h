@@ -1,0 +1,43 @@
+/* pty: the agent's own terminal. When corral's standard input, output or
+ * error is a terminal, corral keeps the user's terminal to itself, makes a
+ * fresh pty pair, gives the agent the pts (confine grants that one node,
+ * not /dev/pts), and relays: the user's keys to the agent's terminal, its
+ * output back, the window size on SIGWINCH (TIOCSWINSZ). The user's
+ * terminal is raw during the run, so ^C and ^Z reach the agent's
+ * foreground process group through its own terminal's line discipline; it
+ * is restored on every exit path corral lives through (and while corral is
+ * stopped). */
+#ifndef CORRAL_PTY_H
+#define CORRAL_PTY_H
+#include <termios.h>
+
+struct pty {
+	int master;		/* -1: no terminal, no relay */
+	char slave[64];		/* /dev/pts/N */
+	int sfd;		/* corral holds it open too: the master never
+				   reads EIO before the agent has opened it */
+	int on_slave[3];	/* 1: that standard fd is the user's terminal */
+	int term;		/* the user's terminal (for modes and size) */
+	int in, out;		/* relay from in, to out (-1: none) */
+	int raw;		/* the user's terminal is raw now */
+	struct termios saved;	/* its modes before */
+	char buf[4096];		/* keys not yet taken by the agent's terminal */
+	size_t blen;
+	int hup;		/* the agent's side is closed */
+};
+
+/* 1: a pair was made (the user's terminal found), 0: no terminal, -1 error. */
+int pty_open(struct pty *t);
+/* Raw mode on the user's terminal when corral is in its foreground. */
+void pty_raw(struct pty *t);
+/* The user's modes back. */
+void pty_restore(struct pty *t);
+/* The user's window size onto the agent's terminal. */
+void pty_winsize(const struct pty *t);
+/* Relay what is ready: poll events for master and in. -1: master hung up. */
+int pty_from_agent(struct pty *t);
+int pty_to_agent(struct pty *t);
+/* Whatever the agent's side still holds, then close. */
+void pty_close(struct pty *t);
+
+#endif

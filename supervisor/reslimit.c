@@ -1,0 +1,186 @@
+/* reslimit: see reslimit.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "reslimit.h"
+#include "msg.h"
+#include "policy.h"
+#include "sweep.h"
+
+const char *const limits_keys[LIM_N + 1] = {
+	"memory", "processes", "cpu_seconds", "wall_seconds", "open_files", "file_size", NULL
+};
+
+int
+limits_size_parse(const char *s, uint64_t *out)
+{
+	uint64_t v = 0, mul = 1;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return errno = EINVAL, -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return errno = ERANGE, -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	switch (*p) {
+	case '\0': break;
+	case 'K': mul = 1ULL << 10; p++; break;
+	case 'M': mul = 1ULL << 20; p++; break;
+	case 'G': mul = 1ULL << 30; p++; break;
+	case 'T': mul = 1ULL << 40; p++; break;
+	default: return errno = EINVAL, -1;
+	}
+	if (*p != '\0')
+		return errno = EINVAL, -1;
+	if (v > UINT64_MAX / mul)
+		return errno = ERANGE, -1;
+	*out = v * mul;
+	return 0;
+}
+
+static void __attribute__((format(printf, 3, 4)))
+how(struct lim_how *h, enum lim_mech m, const char *fmt, ...)
+{
+	va_list ap;
+
+	h->m = m;
+	va_start(ap, fmt);
+	if (vsnprintf(h->what, sizeof h->what, fmt, ap) >= (int)sizeof h->what)
+		memcpy(h->what + sizeof h->what - 4, "...", 4);
+	va_end(ap);
+}
+
+int
+limits_decide(const struct limits *l, struct lim_how hw[LIM_N])
+{
+	struct cg_caps c;
+	int refused = 0;
+
+	memset(hw, 0, sizeof(struct lim_how) * LIM_N);
+	memset(&c, 0, sizeof c);
+	if (l->v[LIM_MEMORY] || l->v[LIM_PROCS])
+		cg_caps_probe(&c);
+	if (l->v[LIM_MEMORY]) {
+		if (c.ok[CG_V2] && c.v2mem)
+			how(&hw[LIM_MEMORY], LM_CG_V2, "cgroup v2 memory.max (the whole attempt) beneath %s", c.base[CG_V2]);
+		else if (c.ok[CG_MEM1])
+			how(&hw[LIM_MEMORY], LM_CG_V1, "cgroup v1 memory.limit_in_bytes (the whole attempt) beneath %s", c.base[CG_MEM1]);
+		else
+			how(&hw[LIM_MEMORY], LM_RLIMIT, "RLIMIT_AS (address space, per process: no memory cgroup can be made here)");
+	}
+	if (l->v[LIM_PROCS]) {
+		if (c.ok[CG_V2] && c.v2pids)
+			how(&hw[LIM_PROCS], LM_CG_V2, "cgroup v2 pids.max (the whole attempt) beneath %s", c.base[CG_V2]);
+		else if (c.ok[CG_PIDS1])
+			how(&hw[LIM_PROCS], LM_CG_V1, "cgroup v1 pids.max (the whole attempt) beneath %s", c.base[CG_PIDS1]);
+		else if (geteuid() != 0)
+			how(&hw[LIM_PROCS], LM_RLIMIT, "RLIMIT_NPROC (every process of this user, also outside the attempt)");
+		else {
+			how(&hw[LIM_PROCS], LM_REFUSE, "refused: no pids cgroup can be made here, and RLIMIT_NPROC does not bind root");
+			refused++;
+		}
+	}
+	if (l->v[LIM_CPU])
+		how(&hw[LIM_CPU], LM_RLIMIT, "RLIMIT_CPU (per process)");
+	if (l->v[LIM_WALL])
+		how(&hw[LIM_WALL], LM_TIMER, "the keeper's timer ends the whole attempt (status 124)");
+	if (l->v[LIM_NOFILE])
+		how(&hw[LIM_NOFILE], LM_RLIMIT, "RLIMIT_NOFILE (per process)");
+	if (l->v[LIM_FSIZE])
+		how(&hw[LIM_FSIZE], LM_RLIMIT, "RLIMIT_FSIZE (per process)");
+	return refused;
+}
+
+static int
+add_rlimit(struct keeper_args *ka, int res, uint64_t v)
+{
+	struct rlimit cur;
+
+	if (ka->nrl >= KEEPER_MAX_RLIM)
+		return errno = E2BIG, -1;
+	if (getrlimit(res, &cur) < 0)
+		return -1;
+	/* never above the hard limit already in force: that one is stricter */
+	if (cur.rlim_max != RLIM_INFINITY && (rlim_t)v > cur.rlim_max)
+		v = cur.rlim_max;
+	ka->rl_res[ka->nrl] = res;
+	ka->rl[ka->nrl].rlim_cur = ka->rl[ka->nrl].rlim_max = (rlim_t)v;
+	ka->nrl++;
+	return 0;
+}
+
+int
+attempt_limits(const struct policy *p, struct cg *cg, struct keeper_args *ka)
+{
+	const struct limits *l = &p->limits;
+	struct lim_how hw[LIM_N];
+	int n;
+
+	if (limits_decide(l, hw) > 0) {
+		msg_fatal("policy limit \"processes\" cannot be enforced on this machine: %s", hw[LIM_PROCS].what);
+		msg_hint("run corral as a user other than root, or where a pids cgroup can be made (cgroup v1 pids, or a delegated cgroup v2 subtree with the pids controller)");
+		return -1;
+	}
+	n = cg_create(cg, hw[LIM_MEMORY].m == LM_CG_V2 || hw[LIM_MEMORY].m == LM_CG_V1,
+	    hw[LIM_PROCS].m == LM_CG_V2 || hw[LIM_PROCS].m == LM_CG_V1);
+	if (n < 0) {
+		msg_fatal_sys("unable to make the attempt's cgroup");
+		return -1;
+	}
+	ka->cg = n > 0 ? cg : NULL;
+	if ((hw[LIM_MEMORY].m == LM_CG_V2 || hw[LIM_MEMORY].m == LM_CG_V1) &&
+	    cg_set_memory(cg, l->v[LIM_MEMORY]) < 0) {
+		msg_fatal_sys("policy limit \"memory\": unable to set it in the attempt's cgroup");
+		goto fail;
+	}
+	if ((hw[LIM_PROCS].m == LM_CG_V2 || hw[LIM_PROCS].m == LM_CG_V1) &&
+	    cg_set_pids(cg, l->v[LIM_PROCS]) < 0) {
+		msg_fatal_sys("policy limit \"processes\": unable to set it in the attempt's cgroup");
+		goto fail;
+	}
+	if ((hw[LIM_MEMORY].m == LM_RLIMIT && add_rlimit(ka, RLIMIT_AS, l->v[LIM_MEMORY]) < 0) ||
+	    (hw[LIM_PROCS].m == LM_RLIMIT && add_rlimit(ka, RLIMIT_NPROC, l->v[LIM_PROCS]) < 0) ||
+	    (l->v[LIM_CPU] && add_rlimit(ka, RLIMIT_CPU, l->v[LIM_CPU]) < 0) ||
+	    (l->v[LIM_NOFILE] && add_rlimit(ka, RLIMIT_NOFILE, l->v[LIM_NOFILE]) < 0) ||
+	    (l->v[LIM_FSIZE] && add_rlimit(ka, RLIMIT_FSIZE, l->v[LIM_FSIZE]) < 0)) {
+		msg_fatal_sys("unable to prepare the policy's resource limits");
+		goto fail;
+	}
+	ka->wall = l->v[LIM_WALL] > 0xffffffffULL ? 0xffffffffU : (unsigned)l->v[LIM_WALL];
+	return 0;
+fail:
+	cg_remove(cg);
+	ka->cg = NULL;
+	return -1;
+}
+
+/* One line per limit the policy sets, and how it is enforced here; then
+ * how leftovers are ended here. pre starts each line. */
+void
+limits_report(FILE *f, const char *pre, const struct limits *l)
+{
+	struct lim_how hw[LIM_N];
+	struct cg_caps c;
+
+	limits_decide(l, hw);
+	for (int i = 0; i < LIM_N; i++)
+		if (l->v[i])
+			fprintf(f, "%slimit %-14s %llu: %s\n", pre, limits_keys[i],
+			    (unsigned long long)l->v[i], hw[i].what);
+	cg_caps_probe(&c);
+	if (c.ok[CG_V2])
+		fprintf(f, "%sleftovers: the attempt's cgroup v2 beneath %s (cgroup.kill), and the keeper's subreaper sweep\n",
+		    pre, c.base[CG_V2]);
+	else if (c.ok[CG_PIDS1])
+		fprintf(f, "%sleftovers: the attempt's cgroup v1 pids beneath %s (kill rounds), and the keeper's subreaper sweep\n",
+		    pre, c.base[CG_PIDS1]);
+	else
+		fprintf(f, "%sleftovers: the keeper's subreaper sweep (no cgroup can be made here)\n", pre);
+}

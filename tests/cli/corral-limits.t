@@ -1,0 +1,95 @@
+#!/bin/sh
+# The policy's "limits": a fork bomb bounded by "processes", an allocation
+# bounded by "memory", "wall_seconds" ending the whole attempt with status
+# 124, "open_files" and "file_size"; each with a control run without the
+# limit. Small limits, every run under timeout(1), so the machine stays
+# responsive. As root (cgroup v1 memory and pids here) and as nobody
+# (rlimits); doctor and explain say which.
+. "$CORRAL_TOP/tests/lib/tap.sh"
+C=$CORRAL_BIN/corral
+
+suite() {
+	who=$1
+	if [ "$who" = root ]; then AS=""; else AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"; fi
+	B=$TMP/$who
+	mkdir -p "$B/home" "$B/ws"
+	echo '{"limits": {"processes": 16, "wall_seconds": 60}}' > "$B/procs.json"
+	echo '{"limits": {"memory": "96M"}}' > "$B/mem.json"
+	echo '{"limits": {"wall_seconds": 1}}' > "$B/wall.json"
+	echo '{"limits": {"open_files": 64, "file_size": "4K"}}' > "$B/files.json"
+	[ "$who" = nobody ] && chown -R nobody:nogroup "$B"
+	E="env -i PATH=/usr/bin:/bin HOME=$B/home"
+	cr() { (cd "$B/ws" && $AS $E timeout 120 "$C" run "$@"); }
+	# spawn N sleepers (those that can be), count the live ones, end
+	bomb='import os, time
+n = 0
+for i in range(40):
+    try:
+        p = os.fork()
+    except OSError:
+        break
+    if p == 0:
+        time.sleep(300)
+        os._exit(0)
+    n += 1
+print("forked=%d" % n)'
+
+	run cr -- /usr/bin/python3 -c "$bomb"
+	is "$rc:$out" "0:forked=40" "$who: control: without a limit 40 processes start (and end with the attempt)"
+	run cr -p "$B/procs.json" -- /usr/bin/python3 -c "$bomb"
+	n=${out#forked=}
+	[ "$rc" = 0 ] && [ "$n" -lt 16 ] 2>/dev/null
+	ok $? "$who: with \"processes\": 16 the fork loop is bounded (forked=$n, rc=$rc)"
+	# a recursive fork bomb: ends on its own (forks fail), neither the
+	# wall clock (124) nor timeout(1) (124) had to stop it
+	run cr -p "$B/procs.json" -- sh -c 'f() { f & f & wait; }; f'
+	[ "$rc" -ne 124 ]
+	ok $? "$who: a recursive fork bomb under \"processes\" ends by itself (status $rc)"
+	run cr -p "$B/procs.json" -- true
+	is "$rc" 0 "$who: ... and nothing of it is left to hinder the next run"
+
+	run cr -- /usr/bin/python3 -c 'b = bytearray(300 << 20); print("allocated")'
+	is "$rc:$out" "0:allocated" "$who: control: without a limit 300 MiB are allocated"
+	run cr -p "$B/mem.json" -- /usr/bin/python3 -c 'b = bytearray(300 << 20); print("allocated")'
+	[ "$rc" -ne 0 ] && [ "$out" != allocated ]
+	ok $? "$who: with \"memory\": \"96M\" the 300 MiB allocation fails (status $rc)"
+
+	run cr -- sh -c 'sleep 3; echo slept'
+	is "$rc:$out" "0:slept" "$who: control: without a wall-clock limit the command finishes"
+	run cr -p "$B/wall.json" -- sh -c 'setsid sleep 4201 & sleep 30; echo slept'
+	is "$rc:$out" "124:" "$who: \"wall_seconds\": 1 ends the attempt with status 124"
+	pgrep -f "sleep 4201" >/dev/null
+	ok $((! $?)) "$who: ... and every process of it"
+
+	run cr -p "$B/files.json" -- sh -c 'ulimit -n; ulimit -f'
+	is "$rc:$(echo $out)" "0:64 8" "$who: \"open_files\" and \"file_size\" are the chain's rlimits (ulimit -f counts 512-byte blocks)"
+	run cr -p "$B/files.json" -- sh -c 'head -c 8192 /dev/zero > big; echo $?; wc -c < big'
+	like "$(echo $out)" "^[0-9]+ 4096$" "$who: ... a file stops at 4 KiB"
+
+	run $AS $E "$C" explain -p "$B/procs.json" -- true
+	if [ "$who" = root ]; then
+		like "$out" "limit processes +16: cgroup v1 pids.max" "$who: explain says processes go through the cgroup v1 pids controller"
+	else
+		like "$out" "limit processes +16: RLIMIT_NPROC" "$who: explain says processes go through RLIMIT_NPROC"
+	fi
+	like "$out" "limit wall_seconds +60: the keeper's timer" "$who: ... and the wall clock through the keeper's timer"
+}
+
+suite root
+suite nobody
+
+# root where no pids cgroup can be made (cgroupfs hidden in a private mount
+# namespace): a process limit cannot bind root, so it is a refusal
+if is_root && unshare -m true 2>/dev/null; then
+	B=$TMP/root
+	run unshare -m sh -c "mount -t tmpfs none /sys/fs/cgroup && cd $B/ws && env -i PATH=/usr/bin:/bin HOME=$B/home timeout 60 $C run -p $B/procs.json -- echo ran"
+	is "$rc" 125 "root without a pids cgroup: a process limit is a refusal (125)"
+	like "$err" 'corral: fatal: policy limit "processes" cannot be enforced on this machine' "... naming the limit"
+	like "$err" 'corral: hint: ' "... with a hint"
+	unlike "$out" ran "... and the command did not run"
+	run unshare -m sh -c "mount -t tmpfs none /sys/fs/cgroup && cd $B/ws && env -i PATH=/usr/bin:/bin HOME=$B/home timeout 60 $C run -- echo ran"
+	is "$rc:$out" "0:ran" "control: without the limit it runs there (the keeper's sweep only)"
+else
+	diag "not root or no mount namespace: the refusal without a pids cgroup is not tested"
+fi
+done_testing

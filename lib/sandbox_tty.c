@@ -6,7 +6,9 @@
  * grants only its pts, plus /dev/tty (which opens the caller's controlling
  * terminal, that same pts). /dev/ptmx stays with --dev: a new master opens
  * no existing terminal, and its own slave is reached through TIOCGPTPEER on
- * the master, without a path under /dev/pts (see confine(1)). */
+ * the master; a program that opens the slave by its path under /dev/pts
+ * (glibc 2.36's openpty) is refused, since that node cannot be granted
+ * ahead without granting the others (see confine(1)). */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>

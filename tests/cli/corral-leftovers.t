@@ -16,6 +16,12 @@ gone() {
 	while alive "$1" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 	! alive "$1"
 }
+# seen PATTERN: wait (bounded) until such a process runs; 0 when it does
+seen() {
+	i=0
+	while ! alive "$1" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	alive "$1"
+}
 wait_for() {
 	i=0
 	while [ ! -e "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
@@ -34,7 +40,7 @@ suite() {
 	# the detached grandchild (setsid twice)
 	m="sleep 4101.$tag$wn"
 	$AS sh -c "setsid sh -c 'setsid $m & wait' &" </dev/null >/dev/null 2>&1
-	ok "$(alive "$m"; echo $?)" "$who: control: without corral the setsid grandchild lives on"
+	ok "$(seen "$m"; echo $?)" "$who: control: without corral the setsid grandchild lives on"
 	pkill -f -- "$m"
 	m="sleep 4102.$tag$wn"
 	run cr sh -c "setsid sh -c 'setsid $m & wait' & echo started"
@@ -44,7 +50,7 @@ suite() {
 	# the double fork: the grandchild's parent exits at once
 	m="sleep 4103.$tag$wn"
 	$AS sh -c "(sh -c '$m &' &)" </dev/null >/dev/null 2>&1
-	ok "$(alive "$m"; echo $?)" "$who: control: without corral the double-forked process lives on"
+	ok "$(seen "$m"; echo $?)" "$who: control: without corral the double-forked process lives on"
 	pkill -f -- "$m"
 	m="sleep 4104.$tag$wn"
 	run cr sh -c "(sh -c '$m >/dev/null 2>&1 &' &); echo forked"
@@ -69,7 +75,7 @@ suite() {
 	(cd "$B/ws" && exec $AS $E "$C" run -- sh -c "setsid sh -c '$m' >/dev/null 2>&1 & touch ready; exec sleep 4108.$tag$wn") &
 	cpid=$!
 	wait_for "$B/ws/ready"
-	ok "$(alive "$m"; echo $?)" "$who: control: the detached process runs while corral does"
+	ok "$(seen "$m"; echo $?)" "$who: control: the detached process runs while corral does"
 	kill -KILL $cpid
 	wait $cpid 2>/dev/null
 	ok "$(gone "$m"; echo $?)" "$who: corral killed by SIGKILL: the detached process does not outlive it"

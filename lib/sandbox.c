@@ -49,9 +49,7 @@ sb_abi(void)
 	return -1;
 }
 
-#define FS_FILE (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-	LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
-	LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define FS_FILE SB_FS_FILE
 
 uint64_t
 sb_fs_handled(int abi)
@@ -232,8 +230,8 @@ static const char *const dev_rw[] = {
 	"/dev/tty", "/dev/ptmx",
 };
 
-static int
-add_rule_fd(int rfd, int fd, uint64_t access, const char *path, struct sb_error *e)
+int
+sb_add_rule_fd(int rfd, int fd, uint64_t access, const char *path, struct sb_error *e)
 {
 	struct ll_path_beneath_attr pb;
 
@@ -273,9 +271,22 @@ add_path(int rfd, const char *path, unsigned rights, uint64_t raw, int optional,
 		access = sb_fs_access(rights, 1, abi);
 	if (!S_ISDIR(st.st_mode))
 		access &= FS_FILE;
-	r = add_rule_fd(rfd, fd, access, path, e);
+	r = sb_add_rule_fd(rfd, fd, access, path, e);
 	close(fd);
 	return r;
+}
+
+/* A rule of the policy: a grant holding a secret of lib/etc_secrets.c is
+ * made without it (lib/sandbox_etc.c). */
+static int
+add_grant(int rfd, const struct sb_path *g, int abi, struct sb_error *e)
+{
+	uint64_t access = g->raw ? g->raw & sb_fs_handled(abi) : sb_fs_access(g->rights, 1, abi);
+	int r = sb_etc_grant(rfd, g->path, access, e);
+
+	if (r != 1)
+		return r;
+	return add_path(rfd, g->path, g->rights, g->raw, !!(g->flags & SB_OPTIONAL), abi, e);
 }
 
 static int
@@ -322,8 +333,7 @@ build_ruleset(const struct sb_policy *p, const struct sb_extra *x, int abi, stru
 		return sb_fail(e, SB_E_SYS, errno, NULL,
 		    "unable to create a Landlock ruleset (ABI %d): %s", abi, strerror(errno));
 	for (i = 0; i < p->npath; i++)
-		if (add_path(rfd, p->path[i].path, p->path[i].rights, p->path[i].raw,
-		    !!(p->path[i].flags & SB_OPTIONAL), abi, e) != 0)
+		if (add_grant(rfd, &p->path[i], abi, e) != 0)
 			goto fail;
 	for (i = 0; x != NULL && i < x->n; i++)
 		if (add_path(rfd, x->path[i].path, x->path[i].rights, x->path[i].raw,

@@ -14,6 +14,9 @@
  *
  * sb_apply never exits and never prints. After it returns 0 the calling
  * process (and whatever it execs) is inside the boundary:
+ *   - a path rule whose directory holds a secret of lib/etc_secrets.h (a
+ *     grant of /etc, /etc/ssh, /) is made entry by entry without it
+ *     (lib/sandbox_etc.c); a rule naming the secret itself is made as asked;
  *   - a Landlock ruleset that handles every filesystem right the running
  *     ABI knows (truncate from ABI 3, device ioctl from ABI 5), so what no
  *     rule grants is denied; TCP bind/connect rules (ABI 4) when the policy

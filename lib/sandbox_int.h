@@ -1,6 +1,7 @@
 /* sandbox_int: internals shared by the sandbox_*.c files (not an API). */
 #ifndef CORRAL_SANDBOX_INT_H
 #define CORRAL_SANDBOX_INT_H
+#include "landlock.h"
 #include "sandbox.h"
 
 #define SB_MAX_EXTRA 1024
@@ -10,6 +11,18 @@ struct sb_extra {
 	struct sb_path path[SB_MAX_EXTRA];
 	size_t n;
 };
+
+/* The file rights of Landlock: all a rule on a non-directory may hold. */
+#define SB_FS_FILE (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+	LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+	LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+/* Add a path-beneath rule for the open fd (access 0: none). */
+int sb_add_rule_fd(int rfd, int fd, uint64_t access, const char *path, struct sb_error *e);
+/* A grant of path with access that holds a secret of lib/etc_secrets.c,
+ * made entry by entry without it (lib/sandbox_etc.c): 0, -1 with *e
+ * filled, or 1 when path holds none (the caller grants it as asked). */
+int sb_etc_grant(int rfd, const char *path, uint64_t access, struct sb_error *e);
 
 /* Fill *e and return -1 (errno = err, or EPERM). */
 int sb_fail(struct sb_error *e, enum sb_code code, int err, const char *hint,

@@ -1,0 +1,98 @@
+/* sandbox_etc: a grant that holds a secret of lib/etc_secrets.c (a grant of
+ * /etc, /etc/ssh, or of / itself) is made entry by entry without it.
+ *
+ * Landlock is allow-only, so "all of /etc but /etc/shadow" is: /etc itself
+ * may be listed (READ_DIR, which reaches the names beneath, never the
+ * contents), and each entry gets the grant's rights, except
+ *   - the secrets, which get nothing;
+ *   - directories holding a secret, which are split the same way;
+ *   - symbolic links, which get nothing: what a link resolves to is
+ *     checked where it lands, exactly as under the whole grant.
+ * Directories on the way to a secret get READ_DIR only, whatever the grant:
+ * the right to remove or rename an entry there would let /etc/shadow be
+ * moved into a granted directory. A grant that is a secret itself, or lies
+ * inside one, names it and is made as asked. Entries created after sb_apply
+ * are not granted. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "etc_secrets.h"
+#include "landlock.h"
+#include "sandbox.h"
+#include "sandbox_int.h"
+
+enum { MAX_DEPTH = 8 };
+
+static int
+split(int rfd, const char *dir, uint64_t access, int depth, struct sb_error *e)
+{
+	char child[PATH_MAX];
+	struct dirent *d;
+	struct stat st;
+	DIR *dp;
+	int dfd, fd, r = 0;
+
+	if (depth > MAX_DEPTH)
+		return sb_fail(e, SB_E_POLICY, ELOOP, NULL, "%s: secrets nested too deep", dir);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return sb_fail(e, SB_E_PATH, errno, NULL, "unable to open %s: %s", dir, strerror(errno));
+	if (access & LANDLOCK_ACCESS_FS_READ_DIR) {
+		r = sb_add_rule_fd(rfd, dfd, LANDLOCK_ACCESS_FS_READ_DIR, dir, e);
+		if (r != 0) {
+			close(dfd);
+			return r;
+		}
+	}
+	if ((dp = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to list %s: %s", dir, strerror(errno));
+	}
+	while (r == 0 && (errno = 0, d = readdir(dp)) != NULL) {
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+			continue;
+		if ((size_t)snprintf(child, sizeof child, "%s/%s", strcmp(dir, "/") ? dir : "",
+		    d->d_name) >= sizeof child)
+			continue;	/* no rule: unreachable, never wrongly granted */
+		if (etc_secret_why(child) != NULL)
+			continue;
+		fd = openat(dirfd(dp), d->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;	/* gone since readdir: nothing to grant */
+		if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode)) {
+			close(fd);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode) && etc_secret_inside(child)) {
+			close(fd);
+			r = split(rfd, child, access, depth + 1, e);
+			continue;
+		}
+		r = sb_add_rule_fd(rfd, fd, S_ISDIR(st.st_mode) ? access : access & SB_FS_FILE,
+		    child, e);
+		close(fd);
+	}
+	if (r == 0 && errno != 0)
+		r = sb_fail(e, SB_E_SYS, errno, NULL, "unable to list %s: %s", dir, strerror(errno));
+	closedir(dp);
+	return r;
+}
+
+int
+sb_etc_grant(int rfd, const char *path, uint64_t access, struct sb_error *e)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (realpath(path, real) == NULL || stat(real, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    etc_secret_why(real) != NULL || !etc_secret_inside(real))
+		return 1;	/* as asked */
+	return split(rfd, real, access, 0, e);
+}

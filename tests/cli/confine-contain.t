@@ -26,6 +26,12 @@ suite() {	# suite WHO AS
 		sleep 1000 &
 	fi
 	tgt=$!
+	# until setpriv has become sleep (as WHO): a bound on waiting, not on speed
+	i=0
+	while [ "$(cat /proc/$tgt/comm 2>/dev/null)" != sleep ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	c() { $AS "$C" $SYS -- "$TRY" "$@"; }
 	# a process outside; each call writes back the value it already has
 	for op in prlimit setprio affinity setscheduler setparam setattr ioprio migrate move-pages; do

@@ -68,6 +68,27 @@ fine" "$who: ulimit, nice, ionice, taskset on the caller still work"
 	is "$(awk '/^Max open files/ {print $4}' /proc/$tgt/limits)" \
 	    "$(awk '/^Max open files/ {print $4}' /proc/self/limits)" "$who: ... with its limit unchanged"
 
+	# /proc of the outside process: names, command line, status and mounts
+	# visible; environment, memory, maps and open files not
+	for f in cmdline status mountinfo; do
+		run c read /proc/$tgt/$f
+		is "$out" ok "$who: /proc/PID/$f of an outside process reads (visible by design)"
+	done
+	for f in environ maps; do
+		run $AS "$TRY" read /proc/$tgt/$f
+		is "$out" ok "$who: control: /proc/PID/$f of the outside process reads without confine"
+		run c read /proc/$tgt/$f
+		is "$out" EACCES "$who: /proc/PID/$f of an outside process: EACCES"
+	done
+	run $AS "$TRY" read /proc/$tgt/mem
+	is "$out" EIO "$who: control: /proc/PID/mem opens without confine (EIO: nothing mapped at 0)"
+	run c read /proc/$tgt/mem
+	is "$out" EACCES "$who: /proc/PID/mem of an outside process: EACCES"
+	run $AS "$TRY" readlink /proc/$tgt/fd/0
+	is "$out" ok "$who: control: /proc/PID/fd/0 of the outside process resolves without confine"
+	run c readlink /proc/$tgt/fd/0
+	is "$out" EACCES "$who: /proc/PID/fd/0 of an outside process: EACCES"
+
 	# user namespaces
 	run $AS "$TRY" unshare-user
 	is "$out" ok "$who: control: unshare(CLONE_NEWUSER) works without confine"

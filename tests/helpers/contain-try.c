@@ -9,7 +9,8 @@
  *                setprio-user UID | affinity PID | setscheduler PID |
  *                setparam PID | setattr PID | ioprio PID | migrate PID |
  *                move-pages PID | madvise PID (through a pidfd) | setns-user PID
- *   sockets:     socket FAMILY TYPE PROTO (numbers) */
+ *   sockets:     socket FAMILY TYPE PROTO (numbers)
+ *   /proc:       read PATH (one byte) | readlink PATH */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -60,6 +61,7 @@ ename(int e)
 	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
 	case ESOCKTNOSUPPORT: return "ESOCKTNOSUPPORT";
 	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EIO: return "EIO";
 	}
 	snprintf(buf, sizeof buf, "E%d", e);
 	return buf;
@@ -255,6 +257,17 @@ main(int argc, char *argv[], char *envp[])
 	if (a && (prio_op(op, id) == 0 || sched_op(op, (pid_t)id) == 0 ||
 	    mem_op(op, (pid_t)id) == 0))
 		return 0;
+	if (strcmp(op, "read") == 0 && a) {
+		char c;
+		int fd = open(a, O_RDONLY | O_CLOEXEC);
+
+		return say(fd < 0 || read(fd, &c, 1) < 0 ? -1 : 0);
+	}
+	if (strcmp(op, "readlink") == 0 && a) {
+		char buf[256];
+
+		return say(readlink(a, buf, sizeof buf) < 0 ? -1 : 0);
+	}
 	if (strcmp(op, "socket") == 0 && argc == 5) {
 		s = socket(atoi(argv[2]), atoi(argv[3]) | SOCK_CLOEXEC, atoi(argv[4]));
 		if (s >= 0)

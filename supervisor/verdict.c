@@ -126,16 +126,6 @@ verdict_path(const struct plan *pl, const char *real, struct verdict *v)
 	}
 	if ((e = held_by(&pl->fullsetup, real)) != NULL)
 		return set(v, ACC_WRITE, "the agent's own folder (--full-setup)");
-	if (pl->home[0] && path_within(real, pl->home) &&
-	    (held_by(&pl->ex, real) || held_by(&pl->rd, real))) {
-		const char *pat = NULL;
-		const struct toolchain *tc = tc_which(pl->home, real, &pat);
-		if (tc) {
-			char r[512];
-			snprintf(r, sizeof r, "a toolchain in your home, %s (~/%s): %s", tc->name, pat, tc->why);
-			return set(v, held_by(&pl->ex, real) ? ACC_EXEC : ACC_READ, r);
-		}
-	}
 	if ((e = held_by(&pl->ex, real)) != NULL) {
 		char r[PATH_MAX + 64];
 		if (tool_rule(pl, real, e, r, sizeof r))
@@ -167,7 +157,7 @@ verdict_path(const struct plan *pl, const char *real, struct verdict *v)
 		return;
 	}
 	if (pl->home[0] && path_within(real, pl->home) && tc_is_secret(pl->home, real)) {
-		set(v, ACC_NONE, "a credential in your home: no default or toolchain entry grants it");
+		set(v, ACC_NONE, "a credential in your home: nothing grants it by default");
 		suggest(pl, real, v);
 		return;
 	}

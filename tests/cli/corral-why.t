@@ -26,7 +26,7 @@ for who in root nobody; do
 
 	run Yw "$H/.ssh/id_ed25519"
 	is "$rc" 1 "$who: the home: denied, 1"
-	is "$out" "$H/.ssh/id_ed25519: none: a credential in your home: no default or toolchain entry grants it
+	is "$out" "$H/.ssh/id_ed25519: none: a credential in your home: nothing grants it by default
   to grant it: \"read\": [\"~/.ssh/id_ed25519\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: a key in the home: the credential rule and the line that would grant it"
 	run Yw "$H/notes.txt"
 	is "$rc:$out" "1:$H/notes.txt: none: your home: never granted by default (the agent gets a private one)
@@ -86,10 +86,10 @@ echo 'token = "x"' > "$H/.cargo/credentials.toml"
 YP() { (cd "$W" && env -i HOME="$H" PATH="$H/.cargo/bin:/usr/bin:/bin" XDG_STATE_HOME="$TMP/st" "$C" why "$@"); }
 run YP "$H/.rustup/toolchains/stable/bin"
 is "$rc" 0 "a toolchain's tree, its bin on PATH: granted"
-like "$out" "read\\+exec: a toolchain in your home, rustup \\(~/.rustup/toolchains\\): " "the toolchain entry and its reason are named"
+like "$out" "read\\+exec: toolchain rustup \\(~/.cargo/bin holds the proxies" "the toolchain entry and its reason are named"
 run YP "$H/.cargo/credentials.toml"
 is "$rc" 1 "a toolchain's credentials: denied"
-like "$out" "none: a credential in your home: no default or toolchain entry grants it" "the credential rule is named"
+like "$out" "none: a credential in your home: nothing grants it by default" "the credential rule is named"
 run Y "$H/.rustup/toolchains/stable/bin"
 is "$rc" 1 "control: the same tree with its bin off PATH: denied"
 like "$out" "none: your home: never granted by default" "control: the home rule"

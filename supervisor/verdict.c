@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "etc_secrets.h"
 #include "hostname.h"
 #include "ipaddr.h"
 #include "path.h"
@@ -98,6 +99,20 @@ tool_rule(const struct plan *pl, const char *real, const char *e, char *r, size_
 	return 0;
 }
 
+/* 1 when a grant names p itself or a path inside it (confine grants a
+ * secret only to a rule naming it). */
+static int
+named_by_policy(const struct plan *pl, const char *p)
+{
+	const struct argv *l[] = { &pl->rd, &pl->ex, &pl->wr };
+
+	for (size_t k = 0; k < 3; k++)
+		for (size_t i = 0; i < l[k]->n; i++)
+			if (path_within(l[k]->v[i], p))
+				return 1;
+	return 0;
+}
+
 void
 verdict_path(const struct plan *pl, const char *real, struct verdict *v)
 {
@@ -115,6 +130,18 @@ verdict_path(const struct plan *pl, const char *real, struct verdict *v)
 		set(v, ACC_NONE, "corral's state directory (sign-ins, attempts)");
 		v->never = 1;
 		return;
+	}
+	/* a secret of /etc is left out of every grant that merely holds it
+	 * (confine splits those grants): only a line naming it reaches it */
+	{
+		const char *why = etc_secret_why(real);
+		if (why && !named_by_policy(pl, real)) {
+			char r[PATH_MAX + 160];
+			snprintf(r, sizeof r, "a secret of /etc, left out of every grant that holds it (%s)", why);
+			set(v, ACC_NONE, r);
+			snprintf(v->grant, sizeof v->grant, "\"read\": [\"%s\"] (a line naming it; not advised)", real);
+			return;
+		}
 	}
 	/* the most a rule gives, first */
 	if (pl->workspace[0] && path_within(real, pl->workspace))

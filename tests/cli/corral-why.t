@@ -41,6 +41,10 @@ for who in root nobody; do
 	run Yw "$TMP/opt/tool"
 	is "$rc:$out" "1:$TMP/opt/tool: none: no rule grants it
   to grant it: \"read\": [\"$TMP/opt/tool\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: outside every grant"
+	run Yw /etc/shadow /etc/hostname
+	is "$rc" 1 "$who: /etc/shadow: denied, 1"
+	like "$out" "^/etc/shadow: none: a secret of /etc, left out of every grant that holds it \\(" "$who: /etc/shadow: the secret table's rule and reason"
+	like "$out" "/etc/hostname: read\\+exec: a system tree: /etc" "$who: control: /etc/hostname is granted"
 	run Yw /proc/self/status
 	like "$out" "/proc/[0-9]+/status: read: /proc \\(\"proc\": true;" "$who: /proc read-only"
 	run Yw /dev/null /dev/sda

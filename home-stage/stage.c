@@ -243,16 +243,59 @@ print_full_setup(const struct hs_opts *o, const struct profile *p)
 	}
 }
 
+/* The agent's sign-in, released by the store at most once, straight into
+ * the private home; its identity (inode, size, mtime) into m. 0, or the
+ * exit status after a fatal message. */
+static int
+stage_signin(const struct hs_opts *o, const struct profile *p, int sfd, int hfd, struct meta *m)
+{
+	char err[256];
+	const char *base;
+	struct stat st;
+	int dfd, fd, r;
+
+	dfd = walk_parent(hfd, p->signin, 1, &base);
+	if (dfd < 0) {
+		msg_fatal_sys("unable to create the folders of %s", p->signin);
+		return EXIT_USAGE;
+	}
+	fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	close(dfd);
+	if (fd < 0) {
+		msg_fatal_sys("unable to create %s", p->signin);
+		return EXIT_USAGE;
+	}
+	/* The store's own release (lib/store.c, the code session-store
+	 * release runs): at most once per attempt, straight into the file. */
+	r = store_release(sfd, o->signin, o->attempt, fd, err, sizeof err);
+	if (r != 0) {
+		close(fd);
+		msg_fatal("sign-in %s not released for attempt %s: %s", o->signin, o->attempt, err);
+		return r == 1 ? EXIT_NO : EXIT_USAGE;
+	}
+	if (fstat(fd, &st) < 0 || fchmod(fd, 0600) < 0) {
+		msg_fatal_sys("%s", p->signin);
+		close(fd);
+		return EXIT_USAGE;
+	}
+	close(fd);
+	strcpy(m->signin, o->signin);
+	m->ino = (int64_t)st.st_ino;
+	m->size = (int64_t)st.st_size;
+	m->mtime = (int64_t)st.st_mtim.tv_sec;
+	m->mtime_ns = (int64_t)st.st_mtim.tv_nsec;
+	return 0;
+}
+
 int
 hs_create(struct hs_opts *o)
 {
 	const struct profile *p;
-	const char *base;
 	char err[256], state[PATH_MAX], ws[PATH_MAX], name[NAME_MAX + 1], nonce[STORE_NONCE_LEN + 1];
 	char metabuf[512];
 	struct stat st;
 	struct meta m;
-	int sfd = -1, afd = -1, hfd = -1, dfd, fd, r, rc = EXIT_USAGE, made = 0;
+	int sfd = -1, afd = -1, hfd = -1, fd, r, rc = EXIT_USAGE, made = 0;
 
 	if (!store_id_ok(o->attempt)) {
 		msg_fatal("bad attempt id (want 32 lowercase hex digits)");
@@ -341,39 +384,9 @@ hs_create(struct hs_opts *o)
 	}
 	memset(&m, 0, sizeof m);
 	strcpy(m.agent, o->agent);
-	if (!o->full_setup) {
-		dfd = walk_parent(hfd, p->signin, 1, &base);
-		if (dfd < 0) {
-			msg_fatal_sys("unable to create the folders of %s", p->signin);
-			goto out;
-		}
-		fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		close(dfd);
-		if (fd < 0) {
-			msg_fatal_sys("unable to create %s", p->signin);
-			goto out;
-		}
-		/* The store's own release (lib/store.c, the code session-store
-		 * release runs): at most once per attempt, straight into the file. */
-		r = store_release(sfd, o->signin, o->attempt, fd, err, sizeof err);
-		if (r != 0) {
-			close(fd);
-			msg_fatal("sign-in %s not released for attempt %s: %s", o->signin, o->attempt, err);
-			rc = r == 1 ? EXIT_NO : EXIT_USAGE;
-			goto out;
-		}
-		if (fstat(fd, &st) < 0 || fchmod(fd, 0600) < 0) {
-			msg_fatal_sys("%s", p->signin);
-			close(fd);
-			goto out;
-		}
-		close(fd);
-		strcpy(m.signin, o->signin);
-		m.ino = (int64_t)st.st_ino;
-		m.size = (int64_t)st.st_size;
-		m.mtime = (int64_t)st.st_mtim.tv_sec;
-		m.mtime_ns = (int64_t)st.st_mtim.tv_nsec;
-	}
+	if (!o->full_setup && (rc = stage_signin(o, p, sfd, hfd, &m)) != 0)
+		goto out;
+	rc = EXIT_USAGE;
 	write_gitconfig(o, hfd);
 	/* The attempt's own notes, beside home/ (the agent is granted home,
 	 * config and tmp, not this). Ephemeral: no fsync. */

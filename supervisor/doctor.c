@@ -60,6 +60,100 @@ netname(const struct policy *p)
 	return "open-unfiltered";
 }
 
+/* --json: probe's object, checked, then ours around it. */
+static void
+doctor_json(char *out, size_t outn, int code, const struct policy *p, const struct plan *pl)
+{
+	size_t n = strlen(out);
+	jsmntok_t *t;
+
+	while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
+		out[--n] = '\0';
+	t = malloc(8192 * sizeof *t);
+	if (t == NULL || json_parse(out, n, t, 8192) < 0 || t[0].type != JSMN_OBJECT)
+		snprintf(out, outn, "null");
+	free(t);
+	printf("{\"probe\":%s,\"probe_status\":%d,\"policy\":{", out, code);
+	jstr(stdout, "steps", pl->stepdir, 1);
+	if (pl->ws_why[0])
+		jstr(stdout, "workspace_refused", pl->ws_why, 1);
+	else
+		jstr(stdout, "workspace", pl->workspace, 1);
+	jstr(stdout, "git", gitstep_mode(pl), 1);
+	jlist(stdout, "exec", &pl->ex, 1);
+	jlist(stdout, "read", &pl->rd, 1);
+	printf("\"proc\":%s,\"devices\":%s,", p->proc ? "true" : "false", p->devices ? "true" : "false");
+	jlist(stdout, "write", &pl->wr, 1);
+	jstr(stdout, "store", pl->store, 1);
+	jstr(stdout, "network", netname(p), 1);
+	printf("\"scope\":%s,", p->scope ? "true" : "false");
+	printf("\"userns\":%s,", p->userns ? "true" : "false");
+	jstr(stdout, "minimum_tier", plan_tier(pl), 1);
+	jlist(stdout, "notes", &pl->notes, 1);	/* tool: install trees, toolchains, PATH left out */
+	jstr(stdout, "home_unreachable", pl->home, 0);
+	printf("}}\n");
+}
+
+/* The text report: what the policy grants here, and the verdict. */
+static void
+doctor_text(const struct runopts *o, int code, const struct policy *p, struct plan *pl, char *warn)
+{
+	if (o->policy_file)
+		printf("\npolicy %s over the default, on this machine (corral run -p from here):\n",
+		    o->policy_file);
+	else
+		printf("\ndefault policy, on this machine (corral run from here):\n");
+	if (pl->ws_why[0])
+		printf("  %-22s refused here: %s\n", "workspace", pl->ws_why);
+	else
+		printf("  %-22s %s\n", "workspace (read-write)", pl->workspace);
+	if (pl->git)
+		printf("  %-22s %s%s\n", "git", gitstep_mode(pl),
+		    p->git == GIT_OFF ? " -- WARNING: the agent writes your real .git (its hooks and config run when you use git)" :
+		    p->git == GIT_WORKTREE ? ": the agent works in a checkout of its own; its work comes back on a branch" :
+		    gitstep_ns_ok() ? ": your checkout over a private repository (a mount namespace works here)" :
+		    " -- refused here: no mount namespace; use worktree");
+	tlist(stdout, "read + execute", &pl->ex);
+	tlist(stdout, "read", &pl->rd);
+	if (p->proc)
+		printf("  %-22s /proc (read-only; every process's name, command line and status are visible;\n"
+		    "  %-22s  other processes' environment, memory and open files are not)\n", "proc", "");
+	if (p->devices)
+		printf("  %-22s /dev (null, zero, random, urandom, tty, ptmx; its own terminal, no other pts)\n", "devices");
+	tlist(stdout, "write", &pl->wr);
+	printf("  %-22s %s/attempt-ID-AGENT-NONCE/{home,config,tmp}, removed afterwards\n",
+	    "private home and tmp", pl->store);
+	printf("  %-22s HOME TMPDIR XDG_CONFIG_HOME XDG_CACHE_HOME XDG_DATA_HOME XDG_STATE_HOME\n", "pinned");
+	printf("  %-22s %s%s; IPC scoping %s\n", "network", netname(p),
+	    p->net == NET_OPEN || p->net == NET_PORTS ? " (no cloud metadata, no outside loopback service)" :
+	    p->net == NET_ALLOW ? " (only the listed names, through corral's egress-proxy)" : "",
+	    p->scope ? "on" : "off");
+	if (p->net == NET_UNFILTERED)
+		printf("  warning: \"network\": \"open-unfiltered\": the agent reaches cloud metadata and every loopback service\n");
+	printf("  %-22s %s\n", "user namespaces", p->userns ? "allowed" : "refused");
+	if (p->userns)
+		printf("  warning: %s\n", POLICY_USERNS_WARNING);
+	printf("  %-22s %s\n", "needs tier", plan_tier(pl));
+	limits_report(stdout, "  ", &p->limits);
+	printf("  %-22s %s\n", "unreachable", pl->home[0] ? pl->home : "(no home directory)");
+	printf("  %-22s %s\n", "steps", pl->stepdir);
+	{
+		const char *no = denials_unavailable();
+		printf("  %-22s %s\n", "denials", no ? no :
+		    "recorded from kernel audit into the attempt's audit log; a failed run names them");
+	}
+	for (char *l = warn, *e; *l && (e = strchr(l, '\n')); l = e + 1) {
+		*e = '\0';
+		if (strncmp(l, "PATH directory ", 15) != 0 || strstr(l, "your home") == NULL)
+			printf("  note: %s\n", l);	/* the home's are among the notes below */
+	}
+	if (pl->notes.n)
+		printf("\ninstall trees and toolchains in the home:\n");
+	notes_print(stdout, "  ", pl);	/* tool */
+	printf("\nthis machine %s\n", code == 0 ? "proves the boundary: corral run will start" :
+	    "does not prove the boundary: corral run will refuse to start");
+}
+
 int
 cmd_doctor(int argc, char **argv, char **envp)
 {
@@ -77,7 +171,6 @@ cmd_doctor(int argc, char **argv, char **envp)
 	struct argv a = { 0 }, senv = { 0 };
 	char warn[4096], why[PATH_MAX + 256], hint[256];
 	int c, json = 0, ws, code;
-	jsmntok_t *t;
 
 	optind = 1;
 	opterr = 0;
@@ -135,90 +228,10 @@ cmd_doctor(int argc, char **argv, char **envp)
 		return EXIT_USAGE;
 	}
 	code = wait_code(ws);
-	if (json) {
-		/* probe's object, checked, then ours around it */
-		size_t n = strlen(out);
-		while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
-			out[--n] = '\0';
-		t = malloc(8192 * sizeof *t);
-		if (t == NULL || json_parse(out, n, t, 8192) < 0 || t[0].type != JSMN_OBJECT)
-			snprintf(out, sizeof out, "null");
-		free(t);
-		printf("{\"probe\":%s,\"probe_status\":%d,\"policy\":{", out, code);
-		jstr(stdout, "steps", pl.stepdir, 1);
-		if (pl.ws_why[0])
-			jstr(stdout, "workspace_refused", pl.ws_why, 1);
-		else
-			jstr(stdout, "workspace", pl.workspace, 1);
-		jstr(stdout, "git", gitstep_mode(&pl), 1);
-		jlist(stdout, "exec", &pl.ex, 1);
-		jlist(stdout, "read", &pl.rd, 1);
-		printf("\"proc\":%s,\"devices\":%s,", pol.proc ? "true" : "false", pol.devices ? "true" : "false");
-		jlist(stdout, "write", &pl.wr, 1);
-		jstr(stdout, "store", pl.store, 1);
-		jstr(stdout, "network", netname(&pol), 1);
-		printf("\"scope\":%s,", pol.scope ? "true" : "false");
-		printf("\"userns\":%s,", pol.userns ? "true" : "false");
-		jstr(stdout, "minimum_tier", plan_tier(&pl), 1);
-		jlist(stdout, "notes", &pl.notes, 1);	/* tool: install trees, toolchains, PATH left out */
-		jstr(stdout, "home_unreachable", pl.home, 0);
-		printf("}}\n");
-	} else {
-		if (o.policy_file)
-			printf("\npolicy %s over the default, on this machine (corral run -p from here):\n",
-			    o.policy_file);
-		else
-			printf("\ndefault policy, on this machine (corral run from here):\n");
-		if (pl.ws_why[0])
-			printf("  %-22s refused here: %s\n", "workspace", pl.ws_why);
-		else
-			printf("  %-22s %s\n", "workspace (read-write)", pl.workspace);
-		if (pl.git)
-			printf("  %-22s %s%s\n", "git", gitstep_mode(&pl),
-			    pol.git == GIT_OFF ? " -- WARNING: the agent writes your real .git (its hooks and config run when you use git)" :
-			    pol.git == GIT_WORKTREE ? ": the agent works in a checkout of its own; its work comes back on a branch" :
-			    gitstep_ns_ok() ? ": your checkout over a private repository (a mount namespace works here)" :
-			    " -- refused here: no mount namespace; use worktree");
-		tlist(stdout, "read + execute", &pl.ex);
-		tlist(stdout, "read", &pl.rd);
-		if (pol.proc)
-			printf("  %-22s /proc (read-only; every process's name, command line and status are visible;\n"
-			    "  %-22s  other processes' environment, memory and open files are not)\n", "proc", "");
-		if (pol.devices)
-			printf("  %-22s /dev (null, zero, random, urandom, tty, ptmx; its own terminal, no other pts)\n", "devices");
-		tlist(stdout, "write", &pl.wr);
-		printf("  %-22s %s/attempt-ID-AGENT-NONCE/{home,config,tmp}, removed afterwards\n",
-		    "private home and tmp", pl.store);
-		printf("  %-22s HOME TMPDIR XDG_CONFIG_HOME XDG_CACHE_HOME XDG_DATA_HOME XDG_STATE_HOME\n", "pinned");
-		printf("  %-22s %s%s; IPC scoping %s\n", "network", netname(&pol),
-		    pol.net == NET_OPEN || pol.net == NET_PORTS ? " (no cloud metadata, no outside loopback service)" :
-		    pol.net == NET_ALLOW ? " (only the listed names, through corral's egress-proxy)" : "",
-		    pol.scope ? "on" : "off");
-		if (pol.net == NET_UNFILTERED)
-			printf("  warning: \"network\": \"open-unfiltered\": the agent reaches cloud metadata and every loopback service\n");
-		printf("  %-22s %s\n", "user namespaces", pol.userns ? "allowed" : "refused");
-		if (pol.userns)
-			printf("  warning: %s\n", POLICY_USERNS_WARNING);
-		printf("  %-22s %s\n", "needs tier", plan_tier(&pl));
-		limits_report(stdout, "  ", &pol.limits);
-		printf("  %-22s %s\n", "unreachable", pl.home[0] ? pl.home : "(no home directory)");
-		printf("  %-22s %s\n", "steps", pl.stepdir);
-		{
-			const char *no = denials_unavailable();
-			printf("  %-22s %s\n", "denials", no ? no :
-			    "recorded from kernel audit into the attempt's audit log; a failed run names them");
-		}
-		for (char *l = warn, *e; *l && (e = strchr(l, '\n')); l = e + 1) {
-			*e = '\0';
-			if (strncmp(l, "PATH directory ", 15) != 0 || strstr(l, "your home") == NULL)
-				printf("  note: %s\n", l);	/* the home's are among the notes below */
-		}
-		if (pl.notes.n)
-			printf("\ninstall trees and toolchains in the home:\n");
-		notes_print(stdout, "  ", &pl);	/* tool */
-		printf("\nthis machine %s\n", code == 0 ? "proves the boundary: corral run will start" :
-		    "does not prove the boundary: corral run will refuse to start");
-	}
+	if (json)
+		doctor_json(out, sizeof out, code, &pol, &pl);
+	else
+		doctor_text(&o, code, &pol, &pl, warn);
 	plan_free(&pl);
 	policy_free(&pol);
 	if (fflush(stdout) != 0)

@@ -226,6 +226,52 @@ agent_path(const struct plan *pl, const struct policy *pol, char *const envp[])
 	return env_get(envp, "PATH");
 }
 
+/* Every PATH directory: read + execute, unless it is not absolute, is
+ * reached through a link the agent can write (trust), or lies in the home
+ * without a toolchain entry (tool); the child's PATH keeps the caller's
+ * spelling and order of what is granted. */
+static void
+grant_path_dirs(struct plan *pl, const char *path, char *warn, size_t warnn)
+{
+	char buf[PATH_MAX], line[PATH_MAX], msgb[PATH_MAX + 128];
+
+	const char *p = path, *e;
+	for (;; p = e + 1) {
+		e = strchr(p, ':');
+		if (e == NULL)
+			e = p + strlen(p);
+		snprintf(line, PATH_MAX, "%.*s", (int)(e - p), p);
+		if (line[0] != '/') {
+			snprintf(msgb, sizeof msgb, "PATH entry \"%.*s\" is not absolute: not granted",
+			    PATH_MAX, line);
+			addwarn(warn, warnn, msgb);
+		} else if (realpath(line, buf) == NULL) {
+			;	/* absent PATH directories grant nothing */
+		} else if (link_walk(pl, line, buf, msgb, PATH_MAX, msgb + PATH_MAX, 128) == 1) {
+			/* trust (linkwalk.c): the agent could re-point it */
+			char lk[PATH_MAX + 128];
+			snprintf(lk, sizeof lk, "PATH directory %.*s is reached through a symbolic link in %.100s: not granted",
+			    PATH_MAX / 2, line, msgb + PATH_MAX);
+			addwarn(warn, warnn, lk);
+		} else if (pl->home[0] && (path_within(pl->home, buf) || path_within(buf, pl->home)) &&
+		    homepath_grant(pl, line, buf, warn, warnn) <= 0) {
+			;	/* tool (homepath.c): left out, the warning names the policy line */
+		} else {
+			if (!has(&pl->ex, buf) && !(pl->home[0] && path_within(buf, pl->home)))
+				av_push(&pl->ex, buf);	/* in the home: what its toolchain entry granted */
+			/* the child's PATH keeps the caller's spelling and order */
+			size_t pn = strlen(pl->path);
+			if (pn + strlen(line) + 2 < sizeof pl->path && !in_path(pl->path, line)) {
+				if (pn)
+					pl->path[pn++] = ':';
+				strcpy(pl->path + pn, line);
+			}
+		}
+		if (*e == '\0')
+			break;
+	}
+}
+
 int
 plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
     char *const *cmd, char *why, size_t whyn, char *hint, size_t hintn,
@@ -233,7 +279,6 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 {
 	struct rctx c = { pl, why, hint, whyn, hintn, { 0 } };
 	const char *home, *xs, *path, *base;
-	char buf[PATH_MAX], line[PATH_MAX], msgb[PATH_MAX + 128];
 	struct passwd *pw;
 	struct stat st;
 	size_t i;
@@ -317,43 +362,8 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 		return -1;
 	}
 	av_free(&c.seen);
-	if (pol->path_exec && (path = env_get(envp, "PATH")) != NULL) {
-		const char *p = path, *e;
-		for (;; p = e + 1) {
-			e = strchr(p, ':');
-			if (e == NULL)
-				e = p + strlen(p);
-			snprintf(line, PATH_MAX, "%.*s", (int)(e - p), p);
-			if (line[0] != '/') {
-				snprintf(msgb, sizeof msgb, "PATH entry \"%.*s\" is not absolute: not granted",
-				    PATH_MAX, line);
-				addwarn(warn, warnn, msgb);
-			} else if (realpath(line, buf) == NULL) {
-				;	/* absent PATH directories grant nothing */
-			} else if (link_walk(pl, line, buf, msgb, PATH_MAX, msgb + PATH_MAX, 128) == 1) {
-				/* trust (linkwalk.c): the agent could re-point it */
-				char lk[PATH_MAX + 128];
-				snprintf(lk, sizeof lk, "PATH directory %.*s is reached through a symbolic link in %.100s: not granted",
-				    PATH_MAX / 2, line, msgb + PATH_MAX);
-				addwarn(warn, warnn, lk);
-			} else if (pl->home[0] && (path_within(pl->home, buf) || path_within(buf, pl->home)) &&
-			    homepath_grant(pl, line, buf, warn, warnn) <= 0) {
-				;	/* tool (homepath.c): left out, the warning names the policy line */
-			} else {
-				if (!has(&pl->ex, buf) && !(pl->home[0] && path_within(buf, pl->home)))
-					av_push(&pl->ex, buf);	/* in the home: what its toolchain entry granted */
-				/* the child's PATH keeps the caller's spelling and order */
-				size_t pn = strlen(pl->path);
-				if (pn + strlen(line) + 2 < sizeof pl->path && !in_path(pl->path, line)) {
-					if (pn)
-						pl->path[pn++] = ':';
-					strcpy(pl->path + pn, line);
-				}
-			}
-			if (*e == '\0')
-				break;
-		}
-	}
+	if (pol->path_exec && (path = env_get(envp, "PATH")) != NULL)
+		grant_path_dirs(pl, path, warn, warnn);
 	/* tool (installtree.c): the command's own install tree, and its interpreter's */
 	if (cmd && cmd[0] && installtree_grant(pl, agent_path(pl, pol, envp), cmd[0], &pl->notes) < 0)
 		return say(why, whyn, "out of memory");

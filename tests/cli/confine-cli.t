@@ -42,7 +42,7 @@ is "$rc" 125 "-o without a path rule refused"
 run "$C" $SYS -r "$TMP/nope" -- sh -c "touch $M"
 is "$rc:$err" "125:confine: fatal: unable to open $TMP/nope: No such file or directory
 confine: hint: mark the rule optional if the path may be absent" "a missing path is an error"
-ok "$([ ! -e "$M" ]; echo $?)" "... and nothing ran"
+status_ok "$([ ! -e "$M" ]; echo $?)" "... and nothing ran"
 run "$C" $SYS -o -r "$TMP/nope" -- /bin/echo ran
 is "$rc:$out" "0:ran" "-o makes a missing path optional"
 
@@ -53,7 +53,7 @@ is "$rc:$out" "0:ran" "-f FILE with comments, blanks, optional, connect"
 printf 'x /usr\nr /etc\nread /tmp\n' >"$TMP/bad"
 run "$C" -f "$TMP/bad" -- sh -c "touch $M"
 is "$rc:$err" "125:confine: fatal: $TMP/bad:3: unknown word" "unknown word: 125 with the line number"
-ok "$([ ! -e "$M" ]; echo $?)" "... and nothing ran"
+status_ok "$([ ! -e "$M" ]; echo $?)" "... and nothing ran"
 printf 'x /usr\nno-network now\n' >"$TMP/bad2"
 run "$C" -f "$TMP/bad2" -- true
 is "$rc:$err" "125:confine: fatal: $TMP/bad2:2: unexpected argument" "argument to a bare word"
@@ -80,20 +80,20 @@ for who in root nobody; do
 	is "$err" "confine: fatal: Landlock is not available (filesystem rules need Landlock ABI 1; this kernel has ABI 0)
 confine: hint: boot a kernel with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= list" \
 	    "$who: ... naming the feature and the ABI, with a hint"
-	ok "$([ ! -e "$M" ]; echo $?)" "$who: ... and nothing ran"
+	status_ok "$([ ! -e "$M" ]; echo $?)" "$who: ... and nothing ran"
 	run $AS "$H/fakeabi" 3 "$C" --connect 443 --no-scope $SYS -- sh -c "touch $M"
 	is "$rc:$err" "125:confine: fatal: TCP port rules (--connect) need Landlock ABI 4; this kernel has ABI 3
 confine: hint: drop --connect and --bind (network open), or use --no-network" "$who: --connect on ABI 3: refused"
-	ok "$([ ! -e "$M" ]; echo $?)" "$who: ... and nothing ran"
+	status_ok "$([ ! -e "$M" ]; echo $?)" "$who: ... and nothing ran"
 	run $AS "$H/fakeabi" 3 "$C" --bind 8080 --no-scope $SYS -- true
 	is "$rc" 125 "$who: --bind on ABI 3: refused"
 	run $AS "$H/fakeabi" 5 "$C" $SYS -- sh -c "touch $M"
 	is "$rc:$err" "125:confine: fatal: signal and abstract unix socket scoping (default scope) need Landlock ABI 6; this kernel has ABI 5
 confine: hint: pass --no-scope to run without signal and abstract socket scoping" "$who: scoping on ABI 5: refused"
-	ok "$([ ! -e "$M" ]; echo $?)" "$who: ... and nothing ran"
+	status_ok "$([ ! -e "$M" ]; echo $?)" "$who: ... and nothing ran"
 	run $AS "$H/fakeabi" 3 "$C" --no-scope $SYS -w "$TMP" -- sh -c "touch $M"
 	is "$rc" 0 "$who: ABI 3 with --no-scope and no port rules runs"
-	ok "$([ -e "$M" ]; echo $?)" "$who: ... and the program ran"
+	status_ok "$([ -e "$M" ]; echo $?)" "$who: ... and the program ran"
 	run $AS "$H/fakeabi" 0 "$C" $SYS -- true
 	is "$rc" 125 "$who: Landlock absent (EOPNOTSUPP): 125"
 	chmod 0755 "$TMP"

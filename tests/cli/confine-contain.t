@@ -64,7 +64,7 @@ suite() {	# suite WHO AS
 	is "$out" "64
 fine" "$who: ulimit, nice, ionice, taskset on the caller still work"
 	# the target survived it all, untouched
-	ok "$(kill -0 $tgt; echo $?)" "$who: the outside process is alive"
+	status_ok "$(kill -0 $tgt; echo $?)" "$who: the outside process is alive"
 	is "$(awk '/^Max open files/ {print $4}' /proc/$tgt/limits)" \
 	    "$(awk '/^Max open files/ {print $4}' /proc/self/limits)" "$who: ... with its limit unchanged"
 

@@ -38,7 +38,7 @@ suite() {	# suite WHO AS
 	is "$out" ok "$who: writing inside the workspace works"
 	run c "$TRY" write "$D/out/new"
 	is "$out" EACCES "$who: writing outside the grants: EACCES"
-	ok "$([ ! -e "$D/out/new" ]; echo $?)" "$who: ... and nothing was created"
+	status_ok "$([ ! -e "$D/out/new" ]; echo $?)" "$who: ... and nothing was created"
 
 	# exec from a read-only grant
 	run c "$TRY" exec /usr/bin/true
@@ -54,7 +54,7 @@ suite() {	# suite WHO AS
 	is "$out" EXDEV "$who: hard-linking a read-only file into the workspace: EXDEV"
 	run c "$TRY" rename "$D/ro/file" "$D/ws/moved"
 	is "$out" EACCES "$who: renaming a read-only file into the workspace: EACCES"
-	ok "$([ -f "$D/ro/file" ] && [ ! -e "$D/ws/hard" ] && [ ! -e "$D/ws/moved" ]; echo $?)" \
+	status_ok "$([ -f "$D/ro/file" ] && [ ! -e "$D/ws/hard" ] && [ ! -e "$D/ws/moved" ]; echo $?)" \
 	    "$who: ... and it stayed where it was"
 
 	# a symlink in the workspace pointing at a secret
@@ -108,7 +108,7 @@ suite() {	# suite WHO AS
 	rm -f "$D"/ws/core*
 	run $AS env CORRAL_SECRET_TOKEN=hunter2 "$C" $G -- "$TRY" core "$D/ws"
 	is "$out" nocore "$who: no core dump inside (RLIMIT_CORE 0, not raisable)"
-	ok "$(ls "$D"/ws/core* >/dev/null 2>&1; [ $? -ne 0 ]; echo $?)" "$who: ... and no core file"
+	status_ok "$(ls "$D"/ws/core* >/dev/null 2>&1; [ $? -ne 0 ]; echo $?)" "$who: ... and no core file"
 
 	# --no-network
 	run $AS "$H/confine-parent" -t -- "$TRY" tcp @P1@

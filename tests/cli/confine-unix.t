@@ -29,7 +29,7 @@ suite() {	# suite WHO AS
 	run $P -- "$C" --unix "$D/ws/a" $G -- sh -c \
 	    "mv $D/ws/a $D/ws/a.old && ln -s $D/out/b $D/ws/a && $TRY unix-read $D/ws/a"
 	is "$out" "ok:$D/ws/a" "$who: swapping A for a symlink to B still reaches the pinned A"
-	ok "$([ -L "$D/ws/a" ] && [ -S "$D/ws/a.old" ]; echo $?)" "$who: ... (the swap did happen)"
+	status_ok "$([ -L "$D/ws/a" ] && [ -S "$D/ws/a.old" ]; echo $?)" "$who: ... (the swap did happen)"
 	rm -f "$D/ws/a" "$D/ws/a.old" "$D/out/b"
 	run $P -- "$C" --unix "$D/ws/a" $G -- "$TRY" socketpair
 	is "$out" ok "$who: socketpair works"

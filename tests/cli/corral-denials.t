@@ -15,7 +15,7 @@ is_root || { diag "not root: the audit half needs CAP_AUDIT_READ and AUDIT_SET";
 if is_root; then
 	before=$("$AS" 1) || { ok 1 "audit-set 1 (kernel audit on for this test)"; done_testing; exit; }
 	trap '"$AS" "$before" >/dev/null; rm -rf "$TMP"' EXIT
-	ok 0 "kernel audit on for this test (it was $before)"
+	status_ok 0 "kernel audit on for this test (it was $before)"
 
 	run R -- sh -c "cat '$H/.ssh/id_ed25519' 2>/dev/null; exit 1"
 	is "$rc" 1 "root: the status of CMD passes through"

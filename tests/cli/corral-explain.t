@@ -17,7 +17,7 @@ run $E "$C" explain -p "$TMP/p.json" -w "$TMP/ws" -- printf '%s|' "it's" 'a b' '
 is "$rc:$err" "0:" "explain succeeds"
 printf '%s\n' "$out" > "$TMP/x.sh"
 sh -n "$TMP/x.sh"
-ok $? "the output is valid shell"
+status_ok $? "the output is valid shell"
 unlike "$out" 's3cr3t' "a secret from env.files never appears"
 like "$out" "-f $TMP/secret.env" "the file is named"
 like "$out" "^eval \"\\\$\\($CORRAL_BIN/probe --require full\\)\" \\|\\| exit 125$" "probe first, by absolute path, fail closed"

@@ -88,8 +88,8 @@ suite() {	# suite WHO AS
 $(hostile_script "$B")
 EOS
 	$AS env -i HOME=$H PATH=/usr/bin:/bin sh -c "cd '$B/c1/c2/ctl' && rm -f fifo-in-tree .git/refs/heads/fifo .git/logs/refs/heads/fifo .git/objects/ab .git/objects/cd/0* .git/packed-refs.new && timeout 20 git status >/dev/null 2>&1; timeout 20 git -c filter.evil.process= -c filter.evil.required=false checkout-index -a -f 2>/dev/null; timeout 20 git checkout -q -b y 2>/dev/null" </dev/null
-	ok "$([ -s "$B/pwned" ]; echo $?)" "$who: control: the same repository run by git outside runs the agent's code"
-	ok "$([ -e "$B/x" ]; echo $?)" "$who: control: ... and its crafted index makes git write outside the repository"
+	status_ok "$([ -s "$B/pwned" ]; echo $?)" "$who: control: the same repository run by git outside runs the agent's code"
+	status_ok "$([ -e "$B/x" ]; echo $?)" "$who: control: ... and its crafted index makes git write outside the repository"
 	rm -rf "$B/c1" "$B/x" "$B/pwned"
 
 	# the combined hostile run, with the user's git status looping beside it
@@ -107,7 +107,7 @@ EOS
 	q=$(ls -d "$ST"/git/*/quarantine 2>/dev/null | head -1)
 	like "$(cat "$q/LIST" 2>/dev/null | cut -f2 | sort | tr '\n' ' ')" "^fifo-in-tree vendor/lib/.git $" "$who: quarantined: the FIFO and vendor/lib/.git, never imported"
 	is "$(G ls-tree "$br" vendor/lib | cut -c1-14)" "160000 commit " "$who: the gitlink came back as a commit id only"
-	ok "$([ ! -e "$B/pwned" ]; echo $?)" "$who: nothing of the agent ran during the run or the import (user's git status loop included)"
+	status_ok "$([ ! -e "$B/pwned" ]; echo $?)" "$who: nothing of the agent ran during the run or the import (user's git status loop included)"
 
 	# the user merges, then uses git as usual: nothing runs, nothing hangs
 	rm -f "$W/hostile.sh" "$W/git-badindex.py"	# untracked here, in the branch too
@@ -116,15 +116,15 @@ EOS
 	for c in "status" "diff" "restore ." "checkout-index -a -f" "checkout -q -b x" "log --all --oneline" "gc -q"; do
 		G -c user.name=U -c user.email=u@x $c >/dev/null 2>&1
 		r=$?
-		ok "$([ $r -ne 124 ] && [ $r -lt 128 ]; echo $?)" "$who: git $c: no hang, no crash (status $r)"
+		status_ok "$([ $r -ne 124 ] && [ $r -lt 128 ]; echo $?)" "$who: git $c: no hang, no crash (status $r)"
 	done
-	ok "$([ ! -e "$B/pwned" ]; echo $?)" "$who: no agent code ran in the user's git"
-	ok "$([ ! -e "$W/.git/hooks/post-checkout" ] && [ ! -e "$B/x" ] && [ ! -e "$B/d1/x" ] && [ ! -e "$TMP/x" ]; echo $?)" "$who: no file outside the repository, no hook planted"
+	status_ok "$([ ! -e "$B/pwned" ]; echo $?)" "$who: no agent code ran in the user's git"
+	status_ok "$([ ! -e "$W/.git/hooks/post-checkout" ] && [ ! -e "$B/x" ] && [ ! -e "$B/d1/x" ] && [ ! -e "$TMP/x" ]; echo $?)" "$who: no file outside the repository, no hook planted"
 	like "$(G log --format=%s --all | tr '\n' '|')" "agent: honest.*second\\|init" "$who: the honest commit is reachable, the original history intact"
 	is "$(G cat-file -t "$head0")" commit "$who: ... the original commits still there"
 	run G fsck --no-progress
 	is "$rc" 0 "$who: the real repository passes git fsck"
-	ok "$(! grep -qi evil "$W/.git/config"; echo $?)" "$who: the real config is untouched"
+	status_ok "$(! grep -qi evil "$W/.git/config"; echo $?)" "$who: the real config is untouched"
 	G checkout -q main 2>/dev/null; G reset -q --hard "$head0"; G clean -qfdx; cp "$BADIDX" "$W/git-badindex.py"
 	G branch -q -D x "$br"
 
@@ -163,7 +163,7 @@ EOS
 corral: hint: use --worktree (the default): the agent gets a checkout of its own and needs no namespace" "$who: no namespaces: in-place refuses, naming worktree"
 	run R --in-place -- sh -c 'echo ip >> a; echo hook > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout; git commit -qam ip; mkdir -p sub && cd sub && git init -q && git config core.fsmonitor /bin/false'
 	is "$rc" 0 "$who: control: in-place works where a mount namespace can be had"
-	ok "$([ ! -e "$W/.git/hooks/post-checkout" ] && [ ! -e "$W/sub/.git" ]; echo $?)" "$who: in-place: the real .git untouched, the new nested repository moved aside"
+	status_ok "$([ ! -e "$W/.git/hooks/post-checkout" ] && [ ! -e "$W/sub/.git" ]; echo $?)" "$who: in-place: the real .git untouched, the new nested repository moved aside"
 	like "$(G log --format=%s --branches='corral/*' | tr '\n' '|')" "ip" "$who: in-place: the commit came back"
 }
 

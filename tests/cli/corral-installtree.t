@@ -102,6 +102,6 @@ for who in root nobody; do
 	like "$out" "^# left out: $B/tools/t \\($B/tools/t\\) is in no granted directory; to grant it: \"exec\": \\[\"$B/tools\"\\]" "$who: a command nowhere granted: the policy line"
 	run $pre $E "$C" run -- "$B/tools/t"
 	is "$rc" 126 "$who: and it does not run"
-	ok "$([ ! -e "$H/.local/state/corral/attempt-"* ] 2>/dev/null; echo $?)" "$who: nothing left in the store"
+	status_ok "$([ ! -e "$H/.local/state/corral/attempt-"* ] 2>/dev/null; echo $?)" "$who: nothing left in the store"
 done
 done_testing

@@ -40,34 +40,34 @@ suite() {
 	# the detached grandchild (setsid twice)
 	m="sleep 4101.$tag$wn"
 	$AS sh -c "setsid sh -c 'setsid $m & wait' &" </dev/null >/dev/null 2>&1
-	ok "$(seen "$m"; echo $?)" "$who: control: without corral the setsid grandchild lives on"
+	status_ok "$(seen "$m"; echo $?)" "$who: control: without corral the setsid grandchild lives on"
 	pkill -f -- "$m"
 	m="sleep 4102.$tag$wn"
 	run cr sh -c "setsid sh -c 'setsid $m & wait' & echo started"
 	is "$rc:$out" "0:started" "$who: corral run returns when the command exits, the detached grandchild notwithstanding"
-	ok "$(gone "$m"; echo $?)" "$who: ... and the detached grandchild has ended"
+	status_ok "$(gone "$m"; echo $?)" "$who: ... and the detached grandchild has ended"
 
 	# the double fork: the grandchild's parent exits at once
 	m="sleep 4103.$tag$wn"
 	$AS sh -c "(sh -c '$m &' &)" </dev/null >/dev/null 2>&1
-	ok "$(seen "$m"; echo $?)" "$who: control: without corral the double-forked process lives on"
+	status_ok "$(seen "$m"; echo $?)" "$who: control: without corral the double-forked process lives on"
 	pkill -f -- "$m"
 	m="sleep 4104.$tag$wn"
 	run cr sh -c "(sh -c '$m >/dev/null 2>&1 &' &); echo forked"
 	is "$rc:$out" "0:forked" "$who: the double fork: corral run returns"
-	ok "$(gone "$m"; echo $?)" "$who: ... and the double-forked process has ended"
+	status_ok "$(gone "$m"; echo $?)" "$who: ... and the double-forked process has ended"
 
 	# a process that ignores SIGTERM, SIGINT and SIGHUP
 	m="sleep 4105.$tag$wn"
 	$AS sh -c "trap '' TERM INT HUP; exec $m" </dev/null >/dev/null 2>&1 &
 	i=0; while ! alive "$m" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	pkill -TERM -f -- "$m"; pkill -INT -f -- "$m"; pkill -HUP -f -- "$m"; sleep 0.2
-	ok "$(alive "$m"; echo $?)" "$who: control: it survives SIGTERM, SIGINT and SIGHUP"
+	status_ok "$(alive "$m"; echo $?)" "$who: control: it survives SIGTERM, SIGINT and SIGHUP"
 	pkill -KILL -f -- "$m"
 	m="sleep 4106.$tag$wn"
 	run cr sh -c "setsid sh -c \"trap '' TERM INT HUP; exec $m\" >/dev/null 2>&1 & echo left"
 	is "$rc:$out" "0:left" "$who: a SIGTERM-ignoring process: corral run returns"
-	ok "$(gone "$m"; echo $?)" "$who: ... and it has ended"
+	status_ok "$(gone "$m"; echo $?)" "$who: ... and it has ended"
 
 	# corral killed with SIGKILL: the keeper ends the attempt
 	m="sleep 4107.$tag$wn"
@@ -75,11 +75,11 @@ suite() {
 	(cd "$B/ws" && exec $AS $E "$C" run -- sh -c "setsid sh -c '$m' >/dev/null 2>&1 & touch ready; exec sleep 4108.$tag$wn") &
 	cpid=$!
 	wait_for "$B/ws/ready"
-	ok "$(seen "$m"; echo $?)" "$who: control: the detached process runs while corral does"
+	status_ok "$(seen "$m"; echo $?)" "$who: control: the detached process runs while corral does"
 	kill -KILL $cpid
 	wait $cpid 2>/dev/null
-	ok "$(gone "$m"; echo $?)" "$who: corral killed by SIGKILL: the detached process does not outlive it"
-	ok "$(gone "sleep 4108.$tag$wn"; echo $?)" "$who: ... nor the agent"
+	status_ok "$(gone "$m"; echo $?)" "$who: corral killed by SIGKILL: the detached process does not outlive it"
+	status_ok "$(gone "sleep 4108.$tag$wn"; echo $?)" "$who: ... nor the agent"
 	# the next run removes the dead corral's cgroups before anything else
 	run cr true
 	is "$rc" 0 "$who: the next run runs"

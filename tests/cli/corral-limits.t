@@ -43,12 +43,12 @@ print("forked=%d" % n)'
 	run cr -p "$B/procs.json" -- /usr/bin/python3 -c "$bomb"
 	n=${out#forked=}
 	[ "$rc" = 0 ] && [ "$n" -lt "$lim" ] 2>/dev/null
-	ok $? "$who: with \"processes\": $lim the fork loop is bounded (forked=$n, rc=$rc)"
+	status_ok $? "$who: with \"processes\": $lim the fork loop is bounded (forked=$n, rc=$rc)"
 	# a recursive fork bomb: ends on its own (forks fail), neither the
 	# wall clock (124) nor timeout(1) (124) had to stop it
 	run cr -p "$B/procs.json" -- sh -c 'f() { f & f & wait; }; f'
 	[ "$rc" -ne 124 ]
-	ok $? "$who: a recursive fork bomb under \"processes\" ends by itself (status $rc)"
+	status_ok $? "$who: a recursive fork bomb under \"processes\" ends by itself (status $rc)"
 	run cr -p "$B/procs.json" -- true
 	is "$rc" 0 "$who: ... and nothing of it is left to hinder the next run"
 
@@ -56,14 +56,14 @@ print("forked=%d" % n)'
 	is "$rc:$out" "0:allocated" "$who: control: without a limit 300 MiB are allocated"
 	run cr -p "$B/mem.json" -- /usr/bin/python3 -c 'b = bytearray(300 << 20); print("allocated")'
 	[ "$rc" -ne 0 ] && [ "$out" != allocated ]
-	ok $? "$who: with \"memory\": \"96M\" the 300 MiB allocation fails (status $rc)"
+	status_ok $? "$who: with \"memory\": \"96M\" the 300 MiB allocation fails (status $rc)"
 
 	run cr -- sh -c 'sleep 3; echo slept'
 	is "$rc:$out" "0:slept" "$who: control: without a wall-clock limit the command finishes"
 	run cr -p "$B/wall.json" -- sh -c 'setsid sleep 4201 & sleep 30; echo slept'
 	is "$rc:$out" "124:" "$who: \"wall_seconds\": 1 ends the attempt with status 124"
 	pgrep -f "sleep 4201" >/dev/null
-	ok $((! $?)) "$who: ... and every process of it"
+	status_ok $((! $?)) "$who: ... and every process of it"
 
 	run cr -p "$B/files.json" -- sh -c 'ulimit -n; ulimit -f'
 	is "$rc:$(echo $out)" "0:64 8" "$who: \"open_files\" and \"file_size\" are the chain's rlimits (ulimit -f counts 512-byte blocks)"

@@ -39,8 +39,8 @@ run sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin '$C' run -p '$TMP
 is "$rc" 0 "the agent ran with an MCP server"
 is "$(printf '%s\n' "$out" | tr '\n' ' ')" "tools echo secret -32602 echo True notoken 401 url True " \
 	"only the allowlisted tool is listed and callable; the token is required"
-ok "$(grep 'tools/call' "$TMP/record" | grep -q '"echo"'; echo $?)" "the allowed call reached the upstream"
-ok "$(grep -q '"secret"' "$TMP/record"; [ $? -ne 0 ]; echo $?)" "the refused call never reached the upstream"
+status_ok "$(grep 'tools/call' "$TMP/record" | grep -q '"echo"'; echo $?)" "the allowed call reached the upstream"
+status_ok "$(grep -q '"secret"' "$TMP/record"; [ $? -ne 0 ]; echo $?)" "the refused call never reached the upstream"
 a=$(ls -t "$ST/audit/" | grep -v mcp | head -1)
 like "$(cat "$ST/audit/$a")" '"step":"mcp-proxy","server":"fake","tools":\["echo"\],"upstream":"stdio","port":"[0-9]+"' "the attempt's audit log names the proxy"
 m=$(ls "$ST/audit/" | grep "mcp-fake.jsonl" | head -1)
@@ -90,7 +90,7 @@ J
 run sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin '$C' run -p '$TMP/p3.json' -- touch '$W/ran'"
 is "$rc" 125 "an MCP proxy that fails: 125"
 like "$err" "corral: fatal: mcp-proxy for MCP server fake did not start" "says which"
-ok "$([ ! -e "$W/ran" ]; echo $?)" "nothing ran"
+status_ok "$([ ! -e "$W/ran" ]; echo $?)" "nothing ran"
 printf '{"network": "none", "mcp": {"fake": {"command": ["x"], "tools": ["echo"]}}}' > "$TMP/p4.json"
 run sh -c "cd '$W' && exec env -i HOME='$H' PATH=/usr/bin:/bin '$C' run -p '$TMP/p4.json' -- true"
 like "$rc:$err" "^125:corral: fatal: the policy names MCP servers, but \"network\" is \"none\"" "MCP with no network: refused"

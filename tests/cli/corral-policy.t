@@ -58,10 +58,10 @@ run "$C" run -p "$TMP/broken.json" -w "$TMP/ws" -- /bin/sh -c "touch $TMP/ran"
 is "$rc" 125 "run with a broken policy: 125"
 is "$err" "corral: fatal: policy $TMP/broken.json:1:13: \"network\" must be \"open\", \"none\", \"open-unfiltered\", {\"connect\": [...]} or {\"allow\": [...]}
 corral: hint: check it with: corral policy check $TMP/broken.json" "run names the position and hints"
-ok "$([ ! -e "$TMP/ran" ]; echo $?)" "nothing ran"
+status_ok "$([ ! -e "$TMP/ran" ]; echo $?)" "nothing ran"
 run "$C" explain -p "$TMP/broken.json" -w "$TMP/ws" -- /bin/true
 is "$rc:$out" "1:" "explain with a broken policy: 1, nothing printed"
 run "$C" run -p "$TMP/absent.json" -w "$TMP/ws" -- /bin/sh -c "touch $TMP/ran"
 is "$rc" 125 "run with an absent policy: 125"
-ok "$([ ! -e "$TMP/ran" ]; echo $?)" "nothing ran"
+status_ok "$([ ! -e "$TMP/ran" ]; echo $?)" "nothing ran"
 done_testing

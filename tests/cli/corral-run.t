@@ -58,7 +58,7 @@ suite() {	# suite WHO: everything, as WHO (root or nobody)
 	run R -- sh -c 'echo "#!/bin/sh" > .git/hooks/pre-commit; echo rc1=$?; git config core.hooksPath /tmp >/dev/null 2>&1; echo rc2=$?; echo x >> .git/config; echo rc3=$?; echo x >> '"$W"'/.git/config; echo rc4=$?'
 	is "$(echo $out | cut -d" " -f1-3)" "rc1=0 rc2=0 rc3=0" "$who: the agent's own repository takes hooks and config"
 	like "$out" "rc4=[1-9]" "$who: the real .git/config is out of reach"
-	ok "$([ ! -e "$W/.git/hooks/pre-commit" ] && ! grep -q hooksPath "$W/.git/config"; echo $?)" "$who: .git untouched"
+	status_ok "$([ ! -e "$W/.git/hooks/pre-commit" ] && ! grep -q hooksPath "$W/.git/config"; echo $?)" "$who: .git untouched"
 	is "$(ls "$ST/git" | wc -l)" 0 "$who: no attempt repository lingers"
 	# the rest of this file: a plain directory, written live
 	rm -rf "$W/.git"
@@ -78,7 +78,7 @@ suite() {	# suite WHO: everything, as WHO (root or nobody)
 	run R -- sh -c "echo \$HOME > home-was; touch \$HOME/h \$TMPDIR/t ./w && echo ok-writes; touch /tmp/corral-outside-$who 2>/dev/null || echo no-tmp; touch '$H/planted' 2>/dev/null || echo no-home; touch '$ST/planted' 2>/dev/null || echo no-store; mkdir \$XDG_CONFIG_HOME/x && echo ok-config"
 	is "$rc:$(echo $out)" "0:ok-writes no-tmp no-home no-store ok-config" "$who: writes land in the workspace and the attempt's home, config, tmp only"
 	like "$(cat "$W/home-was")" "^$ST/attempt-[0-9a-f]{32}-none-[0-9a-f]+/home$" "$who: HOME was the attempt's private home"
-	ok "$([ -e "$W/w" ] && [ ! -e /tmp/corral-outside-$who ] && [ ! -e "$H/planted" ] && [ ! -e "$ST/planted" ]; echo $?)" "$who: nothing landed outside"
+	status_ok "$([ -e "$W/w" ] && [ ! -e /tmp/corral-outside-$who ] && [ ! -e "$H/planted" ] && [ ! -e "$ST/planted" ]; echo $?)" "$who: nothing landed outside"
 	is "$(ls "$ST" | grep -c '^attempt-')" 0 "$who: the attempt directory is gone afterwards"
 	is "$(ls -A "$H" | tr '\n' ' ')" ".aws .gitconfig .local .ssh " "$who: the real home holds nothing new but the store"
 
@@ -106,11 +106,11 @@ print("ok")' "$ST/audit/$a"
 	rm -f "$W/ready" "$W/got"
 	(cd "$W" && exec $AS $E "$C" run -- sh -c 'trap "echo got > got; exit 3" TERM; touch ready; while :; do sleep 0.1; done') &
 	cpid=$!
-	wait_for "$W/ready"; ok $? "$who: the agent started"
+	wait_for "$W/ready"; status_ok $? "$who: the agent started"
 	kill -TERM $cpid
 	wait $cpid; rc=$?
 	is "$rc" 3 "$who: SIGTERM forwarded, the agent's status returned"
-	ok "$([ -e "$W/got" ]; echo $?)" "$who: the agent's handler ran"
+	status_ok "$([ -e "$W/got" ]; echo $?)" "$who: the agent's handler ran"
 	rm -f "$W/ready"
 	(cd "$W" && exec $AS $E "$C" run -- sh -c 'touch ready; exec sleep 1000') &
 	cpid=$!
@@ -129,7 +129,7 @@ print("ok")' "$ST/audit/$a"
 	kill -KILL $cpid
 	wait $cpid 2>/dev/null
 	i=0; while kill -0 "$apid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-	ok "$(kill -0 "$apid" 2>/dev/null; [ $? -ne 0 ]; echo $?)" "$who: the agent died with corral (SIGKILL)"
+	status_ok "$(kill -0 "$apid" 2>/dev/null; [ $? -ne 0 ]; echo $?)" "$who: the agent died with corral (SIGKILL)"
 	is "$(ls "$ST" | grep -c '^attempt-')" 1 "$who: the killed run left its directory"
 	run R -- true
 	is "$rc" 0 "$who: the next run succeeds"
@@ -140,7 +140,7 @@ print("ok")' "$ST/audit/$a"
 	run sh -c "cd '$W' && exec $AS $E '$NL' '$C' run -- touch '$W/ran-unproven'"
 	is "$rc" 125 "$who: unproven containment: 125"
 	like "$err" "corral: fatal: containment is unproven on this machine \\(probe status 1\\): nothing was started" "$who: says why"
-	ok "$([ ! -e "$W/ran-unproven" ]; echo $?)" "$who: nothing ran"
+	status_ok "$([ ! -e "$W/ran-unproven" ]; echo $?)" "$who: nothing ran"
 	is "$(ls "$ST/attempts" | wc -l)" "$n0" "$who: no attempt was opened"
 }
 

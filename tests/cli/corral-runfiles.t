@@ -29,7 +29,7 @@ suite() {	# suite WHO
 	# control: ordinary sources only
 	run R "$W" -- sh -c 'echo "int x;" >> src/main.c; printf "all:\n\ttrue\n" > Makefile; echo "{\"scripts\":{\"postinstall\":\"x\"}}" > package.json; echo doc > README.md; echo "echo user" > .envrc'
 	is "$rc:$(rep)" "0:" "$who: control: a run that touches only ordinary sources (and rewrites .envrc unchanged) reports nothing"
-	lastaudit | grep -q '"step":"run-files"'; ok $((! $?)) "$who: control: no run-files line in the audit log"
+	lastaudit | grep -q '"step":"run-files"'; status_ok $((! $?)) "$who: control: no run-files line in the audit log"
 
 	# every kind in the table the run creates or changes
 	run R "$W" -- sh -c 'mkdir -p .vscode .claude .gemini .codex .husky .githooks &&

@@ -36,7 +36,7 @@ suite() {	# suite WHO
 	is "$rc" 125 "$who: a policy in the workspace: 125"
 	is "$err" "corral: fatal: policy .corral.json lies in the workspace $W, which the agent can write: refused
 $HINT_POL .corral.json" "$who: in the workspace: the refusal, with the hint"
-	leaked; ok $((! $?)) "$who: in the workspace: nothing ran, nothing written"
+	leaked; status_ok $((! $?)) "$who: in the workspace: nothing ran, nothing written"
 	run X explain -p .corral.json -- true
 	is "$rc:$out" "1:" "$who: explain refuses it too (1), prints no chain"
 
@@ -101,7 +101,7 @@ $HINT_POL $TMP/rootpol.json" "$who: a policy owned by root: 125"
 	# approval: these bytes, recorded outside every grant
 	run X policy approve .corral.json
 	like "$rc:$out" "^0:approved $W/.corral.json \(sha256 [0-9a-f]{64}\)$" "$who: corral policy approve records it"
-	ls "$ST/approved" | grep -Eq '^[0-9a-f]{64}$'; ok $? "$who: the record is in the state directory"
+	ls "$ST/approved" | grep -Eq '^[0-9a-f]{64}$'; status_ok $? "$who: the record is in the state directory"
 	run R -p .corral.json -- sh -c 'echo ran'
 	is "$rc:$out" "0:ran" "$who: the approved in-workspace policy runs"
 	run R -p .corral.json -- sh -c "printf '{\"network\": \"open\", \"write\": [\"$H\"]}\n' > .corral.json; echo 'x' > '$ST/approved/forged' 2>/dev/null || echo store-refused"
@@ -110,7 +110,7 @@ $HINT_POL $TMP/rootpol.json" "$who: a policy owned by root: 125"
 	is "$rc" 125 "$who: the changed policy: 125"
 	like "$err" "^corral: fatal: policy .corral.json lies in the workspace $W, which the agent can write, and it changed since you approved it \(sha256 now [0-9a-f]{16}\.\.\.\): refused
 corral: hint: review it, then approve it again: corral policy approve .corral.json$" "$who: changed: the refusal names the change"
-	leaked; ok $((! $?)) "$who: changed: nothing ran"
+	leaked; status_ok $((! $?)) "$who: changed: nothing ran"
 	put "$W/.corral.json" '{"network": "none"}'
 	X policy approve .corral.json >/dev/null
 	run R -p .corral.json -- sh -c 'echo ran'
@@ -129,7 +129,7 @@ corral: hint: review it, then approve it again: corral policy approve .corral.js
 	is "$rc" 125 "$who: the re-pointed read grant: 125"
 	is "$err" "corral: fatal: policy \"read\" grants $W/data: its resolution passes through the symbolic link $W/data, in the workspace $W, which the agent can write
 $HINT_LINK" "$who: re-pointed: the refusal"
-	leaked; ok $((! $?)) "$who: re-pointed: the key did not leak"
+	leaked; status_ok $((! $?)) "$who: re-pointed: the key did not leak"
 
 	put "$CFG/w.json" "{\"write\": [\"$B/out\"], \"read\": [\"$B/out/sub\"]}"
 	run R -p "$CFG/w.json" -- sh -c 'rmdir out/sub 2>/dev/null; ls "$0" >/dev/null && echo listed' "$B/out/sub"
@@ -139,14 +139,14 @@ $HINT_LINK" "$who: re-pointed: the refusal"
 	run R -p "$CFG/w.json" -- cat "$B/out/sub/id_ed25519"
 	is "$rc:$err" "125:corral: fatal: policy \"read\" grants $B/out/sub: its resolution passes through the symbolic link $B/out/sub, in the write grant $B/out, which the agent can write
 $HINT_LINK" "$who: a link in a write grant: 125"
-	leaked; ok $((! $?)) "$who: write grant: the key did not leak"
+	leaked; status_ok $((! $?)) "$who: write grant: the key did not leak"
 
 	put "$CFG/o.json" "{\"write\": [\"$B/out\"]}"
 	ln -s "$H" "$B/out/wslink"
 	run R -p "$CFG/o.json" -w "$B/out/wslink/.ssh" -- cat id_ed25519
 	is "$rc:$err" "125:corral: fatal: the workspace $B/out/wslink/.ssh: its resolution passes through the symbolic link $B/out/wslink, in the write grant $B/out, which the agent can write
 $HINT_LINK" "$who: the workspace through a link in a write grant: 125"
-	leaked; ok $((! $?)) "$who: workspace link: the key did not leak"
+	leaked; status_ok $((! $?)) "$who: workspace link: the key did not leak"
 	ln -s "$W" "$B/wsalias"
 	run R -w "$B/wsalias" -- cat data/id_ed25519
 	is "$rc" 1 "$who: control: a workspace through a link outside the agent's reach runs (the agent's own status)"
@@ -156,7 +156,7 @@ $HINT_LINK" "$who: the workspace through a link in a write grant: 125"
 	run R -p "$CFG/e.json" -- env
 	is "$rc:$err" "125:corral: fatal: the env file $W/envfile: its resolution passes through the symbolic link $W/envfile, in the workspace $W, which the agent can write
 $HINT_LINK" "$who: an env file re-pointed: 125"
-	leaked; ok $((! $?)) "$who: env file: the key did not leak"
+	leaked; status_ok $((! $?)) "$who: env file: the key did not leak"
 
 	mkdir -p "$B/keys"
 	echo "SSH-PRIVATE-KEY-$who-2" > "$B/keys/key"
@@ -168,7 +168,7 @@ $HINT_LINK" "$who: an env file re-pointed: 125"
 	unlike "$out" "$B/keys" "$who: PATH: the link's target is not in the chain"
 	run sh -c "cd '$W' && $AS env -i HOME='$H' PATH='$W/bin:/usr/bin:/bin' '$C' run -- cat '$W/bin/key'"
 	like "$rc:$err" "^1:cat: $W/bin/key: Permission denied" "$who: PATH: the target is unreachable"
-	leaked; ok $((! $?)) "$who: PATH: the key did not leak"
+	leaked; status_ok $((! $?)) "$who: PATH: the key did not leak"
 	rm "$W/bin"
 	ln -s "$B/keys" "$B/binalias"
 	run sh -c "cd '$W' && $AS env -i HOME='$H' PATH='$B/binalias:/usr/bin:/bin' '$C' run -- cat '$B/binalias/key'"

@@ -178,7 +178,7 @@ except urllib.error.HTTPError as e: print(e.code)"
 	unlike "$out" '^0$' "$who: npm install from an unlisted registry: 403"
 	inb "$PY" -m pip download --no-cache-dir --no-deps --disable-pip-version-check -q \
 	    --index-url http://pypi.test/simple --trusted-host pypi.test -d "$D/wheels" tinypkg
-	ok "$([ -f "$D/wheels/tinypkg-1.0-py3-none-any.whl" ]; echo $?)" "$who: pip download from an index stand-in through the proxy"
+	status_ok "$([ -f "$D/wheels/tinypkg-1.0-py3-none-any.whl" ]; echo $?)" "$who: pip download from an index stand-in through the proxy"
 }
 
 suite root ""

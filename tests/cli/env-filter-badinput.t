@@ -14,7 +14,7 @@ refuse() {
 	is "$err" "$want" "$desc: message"
 	is "$out" "" "$desc: nothing on stdout"
 	[ ! -e "$TMP/ran" ]
-	ok $? "$desc: nothing exec'd"
+	status_ok $? "$desc: nothing exec'd"
 }
 F() { printf "$2" >"$TMP/$1"; chmod 0600 "$TMP/$1"; echo "$TMP/$1"; }
 
@@ -106,7 +106,7 @@ run env -i "$EF" -F 4 -- /usr/bin/touch "$TMP/ran" 4>"$TMP/wonly"
 is "$rc:$err" "125:env-filter: fatal: unable to read fd 4: Bad file descriptor" "-F write-only descriptor"
 run env -i "$EF" -F 4 -- /usr/bin/touch "$TMP/ran" 4<"$TMP/dir.env"
 is "$rc:$err" "125:env-filter: fatal: unable to read fd 4: Is a directory" "-F a directory"
-[ ! -e "$TMP/ran" ]; ok $? "-F errors: nothing exec'd"
+[ ! -e "$TMP/ran" ]; status_ok $? "-F errors: nothing exec'd"
 printf 'A=1\nbad line\n' >"$TMP/fd.env"
 run env -i "$EF" -F 5 -- /usr/bin/touch "$TMP/ran" 5<"$TMP/fd.env"
 is "$rc:$err" "125:env-filter: fatal: fd 5:2: line without '='" "-F line without '=': fd and line"
@@ -117,7 +117,7 @@ run env -i "$EF" -F 5 -- /usr/bin/touch "$TMP/ran" 5<"$TMP/many.env"
 is "$rc:$err" "125:env-filter: fatal: fd 5:1025: more than 1024 entries" "-F too many entries"
 run env -i "$EF" -F 5 -- /usr/bin/touch "$TMP/ran" 5<"$TMP/huge.env"
 is "$rc:$err" "125:env-filter: fatal: fd 5: more than 1048576 bytes" "-F over 1 MiB"
-[ ! -e "$TMP/ran" ]; ok $? "-F line errors: nothing exec'd"
+[ ! -e "$TMP/ran" ]; status_ok $? "-F line errors: nothing exec'd"
 
 # usage
 refuse "unknown option" "env-filter: usage: unknown option -x

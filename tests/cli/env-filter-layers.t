@@ -135,7 +135,7 @@ run env -i "$EF" -s A=1 -s 'B=x y' --print0
 printf 'A=1\0B=x y\0' >"$TMP/want0"
 env -i "$EF" -s A=1 -s 'B=x y' --print0 >"$TMP/got0"
 cmp -s "$TMP/want0" "$TMP/got0"
-ok $? "--print0: NAME=VALUE, NUL-terminated"
+status_ok $? "--print0: NAME=VALUE, NUL-terminated"
 
 run "$EF" --help
 is "$rc" 0 "--help exits 0"

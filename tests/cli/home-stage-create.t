@@ -28,7 +28,7 @@ claude_signin tok0 $((t + 3600)) >"$TMP/c0"
 S put claude --agent claude --account-from "$TMP/acct" <"$TMP/c0"
 
 run "$HS" --help
-ok $rc "--help"
+status_ok $rc "--help"
 like "$out" 'usage: home-stage create --state DIR --attempt ID --agent NAME \[--signin NAME\]' "--help synopsis"
 run "$HS" --version
 is "$out" "home-stage 0.1.0" "--version"
@@ -36,7 +36,7 @@ is "$out" "home-stage 0.1.0" "--version"
 id=$(S begin --agent claude --pid $$)
 cd "$ws"
 run H create --state "$st" --attempt "$id" --agent claude
-ok $rc "create exits 0"
+status_ok $rc "create exits 0"
 d=$out
 like "$d" "^$st/attempt-$id-claude-[0-9a-f]{16}\$" "prints only the attempt directory"
 is "$err" "" "nothing on stderr"
@@ -66,7 +66,7 @@ mv "$home/.gitconfig.off" "$home/.gitconfig"
 rm -rf "$home/.config"
 id3=$(S begin --agent claude --pid $$)
 run env -i HOME=/nonexistent "$HS" create --state "$st" --attempt "$id3" --agent claude
-ok $rc "no git config at all: still created"
+status_ok $rc "no git config at all: still created"
 is "$(cat "$out/home/.gitconfig")" "" ".gitconfig is empty then"
 
 # --signin picks another stored sign-in; --full-setup copies nothing
@@ -76,11 +76,11 @@ d4=$(H create --state "$st" --attempt "$id4" --agent claude --signin work)
 like "$(cat "$d4/home/.claude/.credentials.json")" '"accessToken":"tok9"' "--signin NAME stages that sign-in"
 id5=$(S begin --agent claude --pid $$)
 run H create --state "$st" --attempt "$id5" --agent claude --full-setup
-ok $rc "--full-setup"
+status_ok $rc "--full-setup"
 is "$(printf '%s\n' "$out" | sed -n 2p)" "$home/.claude" "--full-setup prints the folders to grant"
 d5=$(printf '%s\n' "$out" | head -n 1)
-[ ! -e "$d5/home/.claude" ]; ok $? "--full-setup copies no sign-in"
-[ ! -e "$st/released/$id5.claude" ]; ok $? "--full-setup releases nothing"
+[ ! -e "$d5/home/.claude" ]; status_ok $? "--full-setup copies no sign-in"
+[ ! -e "$st/released/$id5.claude" ]; status_ok $? "--full-setup releases nothing"
 id5b=$(S begin --agent gemini --pid $$)
 run H create --state "$st" --attempt "$id5b" --agent gemini --full-setup
 like "$err" "full setup: $home/.gemini is not a directory, not granted" "--full-setup: a missing folder is named, not printed"
@@ -137,7 +137,7 @@ is $rc 1 "symlink planted at the attempt path: create refuses"
 like "$(cat "$TMP/pl")" "^planted $st/attempt-$id7-claude-[0-9a-f]{16}\$" "the helper planted exactly that path"
 like "$err" "^home-stage: fatal: unable to create $st/attempt-$id7-claude-[0-9a-f]{16}: File exists" "planted symlink: message"
 is "$(ls -A "$TMP/outside")" "f" "nothing created through the symlink"
-[ ! -e "$st/released/$id7.claude" ]; ok $? "nothing released for it"
+[ ! -e "$st/released/$id7.claude" ]; status_ok $? "nothing released for it"
 run env -i HOME="$home" "$TR" -o "$TMP/pl" plant dir - -- "$HS" create --state "$st" --attempt "$id7" --agent claude
 is $rc 1 "directory pre-created at the attempt path: create refuses"
 p=$(cut -d' ' -f2 "$TMP/pl")
@@ -148,7 +148,7 @@ nobody_dir "$TMP/nb"
 as_nobody sh -c '"$0" --store "$1" put claude --agent claude --account-from "$2" <"$3"' "$SS" "$TMP/nb/st" "$TMP/acct" "$TMP/c0"
 nid=$(as_nobody "$SS" --store "$TMP/nb/st" begin --agent claude --pid $$)
 run as_nobody env -i HOME=/nonexistent "$HS" create --state "$TMP/nb/st" --attempt "$nid" --agent claude --workspace "$ws"
-ok $rc "nobody: create"
+status_ok $rc "nobody: create"
 is "$(stat -c '%U %a' "$out/home/.claude/.credentials.json")" "nobody 600" "nobody: sign-in is nobody's, 0600"
 run as_nobody env -i HOME=/nonexistent "$HS" create --state "$st" --attempt "$id6" --agent claude --workspace "$ws"
 is $rc 2 "nobody: root's store is out of reach"

@@ -3,7 +3,7 @@
 . "$CORRAL_TOP/tests/lib/tap.sh"
 . "$CORRAL_TOP/tests/lib/session-store.sh"
 . "$CORRAL_TOP/tests/lib/provider.sh"
-provider_start; ok $? "fake provider on 127.0.0.1:$PORT"
+provider_start; status_ok $? "fake provider on 127.0.0.1:$PORT"
 st=$TMP/store ws=$TMP/ws
 mkdir -p "$ws"
 cd "$ws"
@@ -21,9 +21,9 @@ precious" ]; }
 
 stage
 run H finish $PV "$d"
-ok $rc "unchanged sign-in: exit 0"
+status_ok $rc "unchanged sign-in: exit 0"
 is "$out" "" "unchanged: nothing taken back"
-[ ! -e "$d" ]; ok $? "tree removed"
+[ ! -e "$d" ]; status_ok $? "tree removed"
 is "$(stored)" "$(cat "$TMP/c0")" "store unchanged"
 
 stage
@@ -31,10 +31,10 @@ provider_token tok1 u-1
 claude_signin tok1 $((t + 7200)) >"$d/home/.claude/.credentials.json"
 claude_account u-1 >"$d/home/.claude.json"
 run H finish $PV "$d"
-ok $rc "renewed sign-in, verified by the provider: exit 0"
+status_ok $rc "renewed sign-in, verified by the provider: exit 0"
 is "$out" "claude" "reports what it took back, by name only"
 is "$(stored)" "$(claude_signin tok1 $((t + 7200)))" "the store holds the renewed sign-in"
-[ ! -e "$d" ]; ok $? "tree removed"
+[ ! -e "$d" ]; status_ok $? "tree removed"
 unlike "$out$err" "tok1" "no token in the output"
 
 refused() {	# refused DESC: the agent wrote $d's sign-in; finish must refuse it
@@ -44,7 +44,7 @@ refused() {	# refused DESC: the agent wrote $d's sign-in; finish must refuse it
 	is "$out" "" "$1: nothing taken back"
 	like "$err" "renewed sign-in claude not taken back: .*; the stored sign-in stays" "$1: said in one line"
 	is "$(stored)" "$before" "$1: store unchanged"
-	[ ! -e "$d" ]; ok $? "$1: tree removed all the same"
+	[ ! -e "$d" ]; status_ok $? "$1: tree removed all the same"
 }
 provider_token tokA u-2
 stage; claude_signin tokA $((t + 9000)) >"$d/home/.claude/.credentials.json"; claude_account u-1 >"$d/home/.claude.json"
@@ -70,8 +70,8 @@ rss=$(awk '{print $2}' "$TMP/rss")
 stage; claude_signin tokO $((t + 60)) >"$d/home/.claude/.credentials.json"; claude_account u-1 >"$d/home/.claude.json"
 "$TR" -o "$TMP/rss0" rss -- "$HS" finish $PV "$d" 2>/dev/null
 rss0=$(awk '{print $2}' "$TMP/rss0")
-[ "$rss" -lt $((rss0 + 2048)) ]; ok $? "50 MiB: peak RSS ${rss} KiB, within 2 MiB of a small refusal's ${rss0} KiB"
-[ ! -e "$d" ]; ok $? "50 MiB: tree removed"
+[ "$rss" -lt $((rss0 + 2048)) ]; status_ok $? "50 MiB: peak RSS ${rss} KiB, within 2 MiB of a small refusal's ${rss0} KiB"
+[ ! -e "$d" ]; status_ok $? "50 MiB: tree removed"
 
 # Symlinks the agent planted: never followed, for take-back or removal.
 claude_signin tokS $((t + 8500)) >"$TMP/outside/creds.json"
@@ -82,7 +82,7 @@ ln -s "$TMP/outside/creds.json" "$d/home/.claude/.credentials.json"
 claude_account u-1 >"$d/home/.claude.json"
 before=$(stored)
 run H finish $PV "$d"
-ok $rc "sign-in replaced by a symlink: finish completes"
+status_ok $rc "sign-in replaced by a symlink: finish completes"
 like "$err" "renewed sign-in claude not taken back: .claude/.credentials.json is not a plain file; the stored sign-in stays" "symlinked sign-in: not taken back"
 is "$(stored)" "$before" "symlinked sign-in: store unchanged"
 stage
@@ -99,9 +99,9 @@ ln -s "$TMP/outside/f" "$d/config/flink"
 mkdir -p "$d/home/a/b/c" && ln -s "$TMP/outside/sub" "$d/home/a/b/c/deep"
 ln -s / "$d/home/root"
 run H finish $PV "$d"
-ok $rc "planted symlinks: finish exits 0"
-[ ! -e "$d" ] && [ ! -L "$d" ]; ok $? "planted symlinks: tree removed"
-outside_ok; ok $? "nothing deleted through any planted symlink"
+status_ok $rc "planted symlinks: finish exits 0"
+[ ! -e "$d" ] && [ ! -L "$d" ]; status_ok $? "planted symlinks: tree removed"
+outside_ok; status_ok $? "nothing deleted through any planted symlink"
 is "$(ls -A "$TMP/outside" | sort | tr '\n' ' ')" "acct.json creds.json f sub " "the outside directory is as it was"
 
 # A very deep tree and many files are removed too.
@@ -109,8 +109,8 @@ stage
 ( cd "$d/home" && i=0 && while [ $i -lt 300 ]; do mkdir d && cd d || exit 1; i=$((i + 1)); done; touch f )
 i=0; while [ $i -lt 500 ]; do : >"$d/tmp/f$i"; i=$((i + 1)); done
 run H finish $PV "$d"
-ok $rc "300 levels deep and 500 files: exit 0"
-[ ! -e "$d" ]; ok $? "deep tree removed"
+status_ok $rc "300 levels deep and 500 files: exit 0"
+[ ! -e "$d" ]; status_ok $? "deep tree removed"
 
 # A process left running writes into a folder just as finish removes it
 # (ptrace stops finish at that rmdir and creates a file there first):
@@ -123,19 +123,19 @@ for dirname in tmp home .claude attempt-dir; do
 	run env -i HOME=/nonexistent "$TR" -o "$TMP/pl" plant fill "$dirname" -- "$HS" finish $PV "$d"
 	like "$(cat "$TMP/pl")" "^planted $st/(.*/)?$dirname\$" "a file planted in $dirname at its rmdir"
 	[ "${CORRAL_MODE:-musl}" = san ] && rc=0
-	ok $rc "$dirname refilled at its rmdir: exit 0"
-	[ ! -e "$d" ]; ok $? "$dirname refilled at its rmdir: tree removed all the same"
+	status_ok $rc "$dirname refilled at its rmdir: exit 0"
+	[ ! -e "$d" ]; status_ok $? "$dirname refilled at its rmdir: tree removed all the same"
 done
 
 # finish refuses what is not an attempt directory
 run H finish "$TMP/outside"
 is $rc 2 "not an attempt directory: exit 2"
 like "$err" "^home-stage: fatal: $TMP/outside: not an attempt directory" "not an attempt dir: message"
-outside_ok; ok $? "and leaves it alone"
+outside_ok; status_ok $? "and leaves it alone"
 ln -s "$TMP/outside" "$st/attempt-0123456789abcdef0123456789abcdef-claude-0123456789abcdef"
 run H finish "$st/attempt-0123456789abcdef0123456789abcdef-claude-0123456789abcdef"
 is $rc 2 "an attempt path that is a symlink: refused"
-outside_ok; ok $? "nothing deleted through it"
+outside_ok; status_ok $? "nothing deleted through it"
 rm "$st/attempt-0123456789abcdef0123456789abcdef-claude-0123456789abcdef"
 run H finish
 is $rc 2 "finish without DIR: usage"
@@ -164,8 +164,8 @@ provider_token tokN u-1
 claude_signin tokN $((t + 7000)) | as_nobody sh -c 'cat >"$0/home/.claude/.credentials.json"' "$nd"
 claude_account u-1 | as_nobody sh -c 'cat >"$0/home/.claude.json"' "$nd"
 run as_nobody env -i HOME=/nonexistent "$HS" finish $PV "$nd"
-ok $rc "nobody: finish"
+status_ok $rc "nobody: finish"
 is "$out" "claude" "nobody: renewed sign-in taken back"
-[ ! -e "$nd" ]; ok $? "nobody: tree with a mode-000 folder removed"
-outside_ok; ok $? "nobody: outside intact"
+[ ! -e "$nd" ]; status_ok $? "nobody: tree with a mode-000 folder removed"
+outside_ok; status_ok $? "nobody: outside intact"
 done_testing

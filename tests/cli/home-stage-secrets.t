@@ -25,15 +25,15 @@ like "$(cat "$TMP/w")" '^leaks [1-9]' "control: a token in a grandchild's argv i
 
 run "$TR" -o "$TMP/w" watch "$TMP/secret" -- /bin/sh -c 'exec "$0" --store "$1" put claude --agent claude --account-from "$2" <"$3"' \
 	"$SS" "$st" "$TMP/acct" "$TMP/c0"
-san && rc=0; ok $rc "put under watch"
+san && rc=0; status_ok $rc "put under watch"
 like "$(tail -n +2 "$st/creds/claude")" "$tok" "put under watch stored the sign-in"
 like "$(cat "$TMP/w")" '^leaks 0 checks [1-9]' "put: no token in any cmdline or environ"
 
 id=$("$SS" --store "$st" begin --agent claude --pid $$)
 run "$TR" -o "$TMP/w" watch "$TMP/secret" -- /usr/bin/env -i HOME=/nonexistent "$HS" create --state "$st" --attempt "$id" --agent claude
 d=$(printf '%s\n' "$out" | head -n 1)
-san && [ -d "$d" ] && rc=0; ok $rc "create under watch"
-[ -f "$d/home/.claude/.credentials.json" ]; ok $? "create under watch staged the sign-in"
+san && [ -d "$d" ] && rc=0; status_ok $rc "create under watch"
+[ -f "$d/home/.claude/.credentials.json" ]; status_ok $? "create under watch staged the sign-in"
 like "$(cat "$TMP/w")" '^leaks 0 checks [1-9][0-9]' "create (and the session-store it runs): no token in any cmdline or environ"
 unlike "$err" "$tok" "create: no token on stderr"
 
@@ -43,7 +43,7 @@ provider_token "$tok2" u-1
 claude_signin "$tok2" $((t + 7200)) >"$d/home/.claude/.credentials.json"
 claude_account u-1 >"$d/home/.claude.json"
 run "$TR" -o "$TMP/w" watch "$TMP/secret2" -- /usr/bin/env -i HOME=/nonexistent "$HS" finish $PV "$d"
-san && rc=0 && out=claude; ok $rc "finish under watch"
+san && rc=0 && out=claude; status_ok $rc "finish under watch"
 is "$out" "claude" "finish took the renewed sign-in back"
 like "$(tail -n +2 "$st/creds/claude")" "$tok2" "the store holds the renewed sign-in"
 like "$(cat "$TMP/w")" '^leaks 0 checks [1-9][0-9]' "finish (and session-store renew, which asks the provider with it): no token in any cmdline or environ"

@@ -11,7 +11,7 @@ for m in "$CORRAL_TOP"/*/*.1; do
 	run mandoc -Tlint -Wwarning "$m"
 	is "$out$err" "" "mandoc -Tlint -Wwarning: ${m#"$CORRAL_TOP/"}"
 done
-ok $((n == 0)) "found $n man pages"
+status_ok $((n == 0)) "found $n man pages"
 
 p=0
 for b in "$CORRAL_BIN"/*; do
@@ -19,7 +19,7 @@ for b in "$CORRAL_BIN"/*; do
 	p=$((p + 1))
 	prog=$(basename "$b")
 	page=$(ls "$CORRAL_TOP"/*/"$prog.1" 2>/dev/null | head -n1)
-	ok $(( ${#page} == 0 )) "$prog has a man page (${page#"$CORRAL_TOP/"})"
+	status_ok $(( ${#page} == 0 )) "$prog has a man page (${page#"$CORRAL_TOP/"})"
 	run "$b" --version </dev/null
 	is "$rc:$out" "0:$prog $version" "$prog --version"
 	run "$b" --help </dev/null
@@ -34,6 +34,6 @@ for b in "$CORRAL_BIN"/*; do
 		is "$miss" "" "$prog: the options in --help's usage are in the SYNOPSIS"
 	fi
 done
-ok $((p == 0)) "found $p programs in \$CORRAL_BIN"
+status_ok $((p == 0)) "found $p programs in \$CORRAL_BIN"
 
 done_testing

@@ -43,7 +43,7 @@ like "$out" '"message":"message too large"' 'over-size line: message too large'
 like "$(grep '"id":99' "$TMP/out")" '"text":"ok"' 'session still up after all of it'
 is "$(grep -c '"tools/call"' "$REC")" 1 'only the one good call reached the upstream'
 hwm=$(sed -n 's/^HWM //p' "$TMP/out")
-ok "$([ "${hwm:-999999}" -lt 8192 ] && echo 0 || echo 1)" "memory bounded: 20 MB line read with peak RSS ${hwm} kB (< 8 MiB)"
+status_ok "$([ "${hwm:-999999}" -lt 8192 ] && echo 0 || echo 1)" "memory bounded: 20 MB line read with peak RSS ${hwm} kB (< 8 MiB)"
 like "$(tail -1 "$TMP/out")" '^EXIT 0$' 'exit 0'
 is "$err" "" 'nothing on stderr for agent mistakes'
 done_testing

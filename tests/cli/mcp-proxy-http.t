@@ -117,7 +117,7 @@ cert() {	# cert NAME DNSNAME
 }
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$C/ca.key" -out "$C/ca.pem" -days 2 -subj /CN=corral-test-ca 2>/dev/null &&
 	cert srv localhost && cert wrong other.test
-ok $? 'test CA and server certificates made with openssl'
+status_ok $? 'test CA and server certificates made with openssl'
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$C/other.key" -out "$C/other.pem" -days 2 -subj /CN=other-ca 2>/dev/null
 node "$FAKEH" "$TMP/tport" "$TMP/trec" "$C/srv.key" "$C/srv.pem" & pids="$pids $!"
 node "$FAKEH" "$TMP/wport" "$TMP/wrec" "$C/wrong.key" "$C/wrong.pem" & pids="$pids $!"

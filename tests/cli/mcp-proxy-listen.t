@@ -42,7 +42,7 @@ is "$rc" 2 'socket path in use: refused'
 like "$err" "^mcp-proxy: fatal: unable to listen on $TMP/sock: Address (already )?in use" 'in use: message'
 kill $PX; wait $PX; st=$?
 is "$st" 0 'SIGTERM: exit 0'
-ok "$([ ! -e "$TMP/sock" ]; echo $?)" 'socket removed on exit'
+status_ok "$([ ! -e "$TMP/sock" ]; echo $?)" 'socket removed on exit'
 
 # 2. loopback Streamable HTTP
 node "$FAKEH" "$TMP/uport" "$TMP/urec" & pids="$pids $!"

@@ -31,11 +31,11 @@ is "$?" 0 'the proxy exits 0 at the end of its input'
 # a unix socket is removed at the end, though the proxy may no longer remove files
 "$P" --listen-unix "$TMP/sock" -a echo -- "$FAKE" "$TMP/rec2" 2>"$TMP/err2" & PX=$!; pids="$pids $PX"
 waitfor '[ -S "$TMP/sock" ]'
-ok "$([ -S "$TMP/sock" ]; echo $?)" 'the unix socket is there while the proxy runs'
+status_ok "$([ -S "$TMP/sock" ]; echo $?)" 'the unix socket is there while the proxy runs'
 is "$(field "$PX" NoNewPrivs)" 1 '--listen-unix: no_new_privs too'
 kill -TERM $PX; wait $PX
 is "$?" 0 'SIGTERM: exit 0'
 waitfor '! [ -e "$TMP/sock" ]'
-ok "$([ ! -e "$TMP/sock" ]; echo $?)" 'the socket is removed'
+status_ok "$([ ! -e "$TMP/sock" ]; echo $?)" 'the socket is removed'
 unlike "$(cat "$TMP/err" "$TMP/err2")" 'narrow' 'no narrowing failure said'
 done_testing

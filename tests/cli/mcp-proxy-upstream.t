@@ -29,15 +29,15 @@ pids=$(printf '%s\n' "$out" | sed -n 's/.*"text":"\([0-9]*\) \([0-9]*\)".*/\1 \2
 up=${pids% *} gc=${pids#* }
 like "$pids" '^[0-9]+ [0-9]+$' 'upstream reported its pid and its child'
 like "$out" 'EXIT 0' 'SIGTERM: proxy exits 0'
-gone "$up"; ok $? "upstream $up gone after SIGTERM"
-gone "$gc"; ok $? "upstream's own child $gc gone too (process group)"
+gone "$up"; status_ok $? "upstream $up gone after SIGTERM"
+gone "$gc"; status_ok $? "upstream's own child $gc gone too (process group)"
 
 # 3. SIGKILL of the proxy: the kernel kills the upstream (parent-death signal)
 { echo "send $INIT"; echo 'wait "i"'; call 3 grandchild; echo 'wait 3'; echo 'signal SIGKILL'; } > "$TMP/s"
 run python3 "$DRIVE" "$TMP/s" -- "$P" $ALL -- "$FAKE" "$REC"
 pids=$(printf '%s\n' "$out" | sed -n 's/.*"text":"\([0-9]*\) \([0-9]*\)".*/\1 \2/p')
 up=${pids% *} gc=${pids#* }
-gone "$up"; ok $? "SIGKILL: upstream $up gone"
+gone "$up"; status_ok $? "SIGKILL: upstream $up gone"
 [ -n "$gc" ] && kill "$gc" 2>/dev/null
 
 # 4. fails to start: zero tools, errors, retries with backoff, session up

@@ -65,7 +65,7 @@ $S/tmp" "$who: runs in the workspace, HOME and TMPDIR the session tmp"
 	is "$(j .stdout)" "mine" "$who: control: its own workspace is readable and writable"
 	# writing outside
 	sbx session_bash "{\"command\":\"echo x > $SD/outside; echo x > /tmp/sbx-outside-$who-$$; echo x > $S/history.git/hooks/pre-commit; echo y > \$TMPDIR/t && cat \$TMPDIR/t\"}"
-	ok $([ ! -e "$SD/outside" ] && [ ! -e "/tmp/sbx-outside-$who-$$" ] && [ ! -e "$S/history.git/hooks/pre-commit" ]; echo $?) "$who: nothing written outside the workspace and tmp"
+	status_ok $([ ! -e "$SD/outside" ] && [ ! -e "/tmp/sbx-outside-$who-$$" ] && [ ! -e "$S/history.git/hooks/pre-commit" ]; echo $?) "$who: nothing written outside the workspace and tmp"
 	is "$(j .stdout)" y "$who: control: the session tmp is writable"
 	# the environment
 	sbx session_bash '{"command":"env"}'
@@ -81,17 +81,17 @@ $S/tmp" "$who: runs in the workspace, HOME and TMPDIR the session tmp"
 	tag=$$$n
 	sbx session_bash "{\"command\":\"sleep 7${tag}1 & setsid sleep 7${tag}2 & nohup sh -c 'sleep 7${tag}3' >/dev/null 2>&1 & (sleep 7${tag}4 &) ; kill -0 \$! && echo alive\"}"
 	is "$(j .stdout)" alive "$who: control: the background process ran during the call"
-	ok $(gone "sleep 7${tag}[1-4]"; echo $?) "$who: background, setsid, nohup and orphaned processes ended with the call"
+	status_ok $(gone "sleep 7${tag}[1-4]"; echo $?) "$who: background, setsid, nohup and orphaned processes ended with the call"
 	# the timeout ends the whole tree
 	echo '{"bash_timeout_ms": 300}' > "$SBX_CFG"
 	sbx session_bash "{\"command\":\"sleep 8${tag}1 & setsid sleep 8${tag}2 & echo started; sleep 8${tag}3\"}"
 	is "$(j .timed_out):$(j .exit_code):$(j .stdout)" "true:124:started" "$who: bash_timeout_ms: timed out, 124, output kept"
-	ok $(gone "sleep 8${tag}[1-3]"; echo $?) "$who: bash_timeout_ms: the whole process tree is gone"
+	status_ok $(gone "sleep 8${tag}[1-3]"; echo $?) "$who: bash_timeout_ms: the whole process tree is gone"
 	echo '{"bash_timeout_ms": 3000, "max_workspace_mb": 1}' > "$SBX_CFG"
 	# max_workspace_mb: a file is bounded, and a workspace over it goes back
 	sbx session_bash '{"command":"head -c 600000 /dev/zero > a.bin; head -c 600000 /dev/zero > b.bin; ls"}'
 	like "$(j .workspace_error)" 'over max_workspace_mb' "$who: a workspace over max_workspace_mb: refused"
-	ok $([ ! -e "$S/workspace/a.bin" ] && [ ! -e "$S/workspace/b.bin" ]; echo $?) "$who: ... and rolled back to the last checkpoint"
+	status_ok $([ ! -e "$S/workspace/a.bin" ] && [ ! -e "$S/workspace/b.bin" ]; echo $?) "$who: ... and rolled back to the last checkpoint"
 	sbx session_bash '{"command":"head -c 5000000 /dev/zero > c.bin; wc -c < c.bin"}'
 	is "$(j .stdout)" 1048576 "$who: one file stops at max_workspace_mb (RLIMIT_FSIZE)"
 	sbx session_bash '{"command":"rm c.bin; head -c 600000 /dev/zero > a.bin && echo fits"}'
@@ -106,7 +106,7 @@ $S/tmp" "$who: runs in the workspace, HOME and TMPDIR the session tmp"
 	sbx session_bash '{"command":"true"}'
 	is "$(j .new_checkpoint)" false "$who: control: no change, no checkpoint"
 	sbx session_close
-	ok $(gone "sleep [78]${tag}"; echo $?) "$who: nothing is left after session_close"
+	status_ok $(gone "sleep [78]${tag}"; echo $?) "$who: nothing is left after session_close"
 done
 
 # no namespaces at all (Ubuntu 24.04, containers): the same boundary
@@ -115,7 +115,7 @@ SBX_AS=$T/helpers/nonamespace
 sbx create_session
 sbx session_bash "{\"command\":\"echo in > f; cat $SBX_HOME/.ssh/id_ed25519; echo x > $TMP/nons/outside\"}"
 is "$iserr:$(j .stdout)" "false:" 'no namespaces: session_bash runs'
-ok $([ -f "$SBX_STORE"/sessions/*/workspace/f ] && [ ! -e "$TMP/nons/outside" ]; echo $?) 'no namespaces: writes the workspace, not outside'
+status_ok $([ -f "$SBX_STORE"/sessions/*/workspace/f ] && [ ! -e "$TMP/nons/outside" ]; echo $?) 'no namespaces: writes the workspace, not outside'
 like "$(j .stderr)" 'Permission denied' 'no namespaces: the home stays unreadable'
 
 # probe refuses (no Landlock): session_bash refuses, other tools work
@@ -125,7 +125,7 @@ sbx create_session
 sbx session_bash '{"command":"echo ran > ran.txt"}'
 is "$iserr" true 'no Landlock: session_bash refused'
 like "$text" 'probe could not prove the boundary at tier full' 'no Landlock: probe is why'
-ok $([ -z "$(ls "$SBX_STORE"/sessions/*/workspace)" ]; echo $?) 'no Landlock: nothing ran'
+status_ok $([ -z "$(ls "$SBX_STORE"/sessions/*/workspace)" ]; echo $?) 'no Landlock: nothing ran'
 sbx session_write_files '{"entries":[{"path":"f","content":"x"}]}'
 is "$iserr" false 'no Landlock: the file tools still work'
 done_testing

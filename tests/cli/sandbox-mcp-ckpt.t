@@ -60,7 +60,7 @@ sbx session_history
 cig=$(j '.checkpoints[0].checkpoint_id')
 is "$(g show "$cig:ignored.txt")" hidden 'an ignored file is still checkpointed'
 sbx session_diff "{\"from_checkpoint_id\":\"$c0\"}"
-ok $([ ! -e /tmp/sbx-hook-ran ] && [ ! -e /tmp/sbx-filter-ran ]; echo $?) 'no hook, filter or diff driver from the workspace ran'
+status_ok $([ ! -e /tmp/sbx-hook-ran ] && [ ! -e /tmp/sbx-filter-ran ]; echo $?) 'no hook, filter or diff driver from the workspace ran'
 is "$(g config --get core.hooksPath; echo "$?")" 1 'the history repository has no hooks path of the agent'
 
 # fork: a new session with the same files, its own history
@@ -112,7 +112,7 @@ srv() { env -i PATH=/usr/bin:/bin HOME="$SBX_HOME" "$SBX" --store "$SBX_STORE" -
 "$TR" -o "$TMP/cnt" count -- /bin/sh -c 'exec env -i PATH=/usr/bin:/bin HOME="$1" "$2" --store "$3" --config "$4" <"$5" >/dev/null 2>&1' \
 	sh "$SBX_HOME" "$SBX" "$SBX_STORE" "$SBX_CFG" "$TMP/req"
 n=$(awk '{print $2}' "$TMP/cnt")
-[ "$n" -gt 100 ]; ok $? "kill sweep: $n system calls"
+[ "$n" -gt 100 ]; status_ok $? "kill sweep: $n system calls"
 step=$(( n / 60 + 1 )) k=1 torn=0 lost=0 nold=0 nnew=0 pts=0
 while [ $k -le $n ]; do
 	printf 'OLD-CONTENT' > "$W/k.txt"
@@ -126,7 +126,7 @@ while [ $k -le $n ]; do
 	k=$((k + step)) pts=$((pts + 1))
 done
 is "$torn:$lost" 0:0 "kill -9 at $pts points of $n: never a torn file, never a lost checkpoint"
-[ $nold -gt 0 ] && [ $nnew -gt 0 ]; ok $? "kill sweep: both outcomes seen (old $nold, new $nnew)"
+[ $nold -gt 0 ] && [ $nnew -gt 0 ]; status_ok $? "kill sweep: both outcomes seen (old $nold, new $nnew)"
 sbx session_write_files '{"entries":[{"path":"after.txt","content":"fine"}]}'
 is "$iserr" false 'after the kills a new server works (stale git locks cleared)'
 is "$(ls -A "$S/stage")" "" 'and the stage holds no leftover'

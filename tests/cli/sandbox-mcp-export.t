@@ -27,14 +27,14 @@ for o in '../escape' "$TMP/elsewhere" '/etc' 'x/../../escape' "$TMP/exp/../elsew
 	sbx session_export "{\"output_dir\":\"$o\"}"
 	is "$iserr" true "export: output_dir $o refused"
 done
-ok $([ -z "$(ls "$TMP/elsewhere")" ] && [ ! -e "$TMP/escape" ]; echo $?) 'export: nothing written outside export_root'
+status_ok $([ -z "$(ls "$TMP/elsewhere")" ] && [ ! -e "$TMP/escape" ]; echo $?) 'export: nothing written outside export_root'
 sbx session_export '{"output_dir":"out","keys":["../../etc/passwd"]}'
 is "$iserr" true 'export: a key with .. refused'
 # a symlink planted in the workspace, then exported
 sbx session_bash '{"command":"ln -s /etc/passwd link; ln -s / root; ln -s ../.. d/up; echo ok"}'
 sbx session_export '{"output_dir":"links"}'
 is "$iserr:$(j .symlinks_skipped)" "false:3" 'export: planted symlinks are skipped, not followed'
-ok $([ ! -e "$TMP/exp/links/link" ] && [ ! -e "$TMP/exp/links/root" ] && [ -f "$TMP/exp/links/d/b.txt" ]; echo $?) 'export: no link or its target copied; the files are'
+status_ok $([ ! -e "$TMP/exp/links/link" ] && [ ! -e "$TMP/exp/links/root" ] && [ -f "$TMP/exp/links/d/b.txt" ]; echo $?) 'export: no link or its target copied; the files are'
 sbx session_export '{"output_dir":"links2","keys":["link"]}'
 like "$iserr:$text" 'true:.*link' 'export: a symlink as a key refused'
 sbx session_export '{"output_dir":"links3","keys":["root/etc/passwd"]}'
@@ -43,7 +43,7 @@ like "$iserr:$text" 'true:.*symbolic link' 'export: a key through a symlink refu
 ln -s "$TMP/elsewhere" "$TMP/exp/trap"
 sbx session_export '{"output_dir":"trap/x"}'
 like "$iserr:$text" 'true:.*symbolic link' 'export: an output_dir through a symlink in export_root refused'
-ok $([ -z "$(ls "$TMP/elsewhere")" ]; echo $?) 'export: nothing reached through it'
+status_ok $([ -z "$(ls "$TMP/elsewhere")" ]; echo $?) 'export: nothing reached through it'
 echo "{\"export_root\": \"$TMP\"}" > "$SBX_CFG"
 sbx session_export '{"output_dir":"x"}'
 like "$text" 'holds the store or the home' 'export: an export_root holding the store refused'
@@ -56,18 +56,18 @@ echo "{\"mount_allowlist\": [\"$H\"]}" > "$SBX_CFG"
 sbx session_mount "{\"path\":\"$H/proj\"}"
 is "$iserr:$(j .copied_to):$(j .symlinks_skipped)" "false:proj:1" 'mount: copied, the symlink in it skipped'
 is "$(cat "$W/proj/src/main.c")" code 'mount: the files are in the workspace'
-ok $([ ! -e "$W/proj/key" ] && [ ! -e "$W/proj/node_modules" ]; echo $?) 'mount: no link, and node_modules is not copied'
+status_ok $([ ! -e "$W/proj/key" ] && [ ! -e "$W/proj/node_modules" ]; echo $?) 'mount: no link, and node_modules is not copied'
 is "$(j '.overlays[0]')" "$H/proj/node_modules" 'mount: node_modules is an overlay'
 sbx session_bash "{\"command\":\"cat $H/proj/node_modules/m/index.js; echo x > $H/proj/node_modules/m/new.js; cat $H/proj/src/main.c; cat $SBX_HOME/.ssh/id_ed25519\"}"
 like "$(j .stdout)" '^module' 'mount: the overlay is readable in place'
 like "$(j .stdout)" 'code' 'mount: mount_allowlist entries are readable'
-ok $([ ! -e "$H/proj/node_modules/m/new.js" ]; echo $?) 'mount: the overlay is read-only'
+status_ok $([ ! -e "$H/proj/node_modules/m/new.js" ]; echo $?) 'mount: the overlay is read-only'
 unlike "$(j .stdout)" 'PRIVATE' 'mount: the home stays unreadable'
 for p in "$SBX_HOME/.ssh/id_ed25519" "$H/sshdir/id_ed25519" "$H/proj/key" "$TMP/exp" 'relative/path' "$SBX_STORE"; do
 	sbx session_mount "{\"path\":\"$p\"}"
 	is "$iserr" true "mount: $p refused"
 done
-ok $(! grep -rq PRIVATE "$W"; echo $?) 'mount: no secret reached the workspace'
+status_ok $(! grep -rq PRIVATE "$W"; echo $?) 'mount: no secret reached the workspace'
 echo "{\"mount_allowlist\": [\"$H\"], \"max_workspace_mb\": 1}" > "$SBX_CFG"
 head -c 2000000 /dev/zero > "$H/big"
 sbx session_mount "{\"path\":\"$H/big\"}"

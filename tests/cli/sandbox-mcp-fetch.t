@@ -61,7 +61,7 @@ is "$out" "public:/x" 'control: the listener answers a direct request'
 
 if ! is_root; then
 	diag "not root: the network namespace part needs unshare -n (run the suite as root)"
-	ok 1 'network namespace tests need root'
+	status_ok 1 'network namespace tests need root'
 	done_testing; exit
 fi
 # in a network namespace: public-looking (TEST-NET-2), loopback, private

@@ -48,8 +48,8 @@ like "$text" 'path \.\./victim has a "\.\." component: refused' '.. : says so'
 sbx session_read_file '{"path":"/etc/passwd"}'
 like "$text" 'is absolute' 'absolute: says so'
 is "$(cat "$TMP/a/victim")" outside 'the file outside is intact'
-ok $([ ! -e "$W/ok-first.txt" ] && [ -e "$W/g.txt" ]; echo $?) 'nothing was touched before the refusal (the good entries neither)'
-ok $(! grep -rq PWNED "$TMP/a" /etc/passwd; echo $?) 'nothing was written anywhere'
+status_ok $([ ! -e "$W/ok-first.txt" ] && [ -e "$W/g.txt" ]; echo $?) 'nothing was touched before the refusal (the good entries neither)'
+status_ok $(! grep -rq PWNED "$TMP/a" /etc/passwd; echo $?) 'nothing was written anywhere'
 
 # symlinks planted by a command, then used by the file tools
 sbx session_bash "{\"command\":\"ln -s $TMP/a/victim link; ln -s / root; ln -s $SBX_HOME home; ln -s d dlink; echo ok\"}"
@@ -65,16 +65,16 @@ is "$iserr" true 'write_files: through a symlink to the home refused'
 is "$(cat "$SBX_HOME/.ssh/id_ed25519")" PRIVATE-KEY-MATERIAL 'the home is intact'
 sbx session_write_files '{"entries":[{"path":"link","content":"replaced"}]}'
 is "$iserr:$(cat "$TMP/a/victim")" "false:outside" 'write_files on a symlink replaces the link, never its target'
-ok $([ -f "$W/link" ] && [ ! -L "$W/link" ]; echo $?) '... which is now a plain file'
+status_ok $([ -f "$W/link" ] && [ ! -L "$W/link" ]; echo $?) '... which is now a plain file'
 sbx session_delete_files '{"paths":["home/.ssh/id_ed25519"]}'
 is "$iserr" true 'delete_files: through a symlink refused'
-ok $([ -f "$SBX_HOME/.ssh/id_ed25519" ]; echo $?) 'the key is still there'
+status_ok $([ -f "$SBX_HOME/.ssh/id_ed25519" ]; echo $?) 'the key is still there'
 sbx session_delete_files '{"paths":["root"]}'
 is "$iserr:$(j '.deleted[0].deleted')" "false:true" 'delete_files: a symlink itself is removed, not followed'
-ok $([ -d /etc ] && [ ! -e "$W/root" ]; echo $?) '... and / is untouched'
+status_ok $([ -d /etc ] && [ ! -e "$W/root" ]; echo $?) '... and / is untouched'
 sbx session_delete_files '{"paths":["d","g.txt","absent"]}'
 is "$(j '[.deleted[].deleted]|@json')" '[true,true,false]' 'delete_files: a directory, a file; an absent one reported'
-ok $([ ! -e "$W/d" ] && [ ! -e "$W/g.txt" ]; echo $?) 'delete_files: gone'
+status_ok $([ ! -e "$W/d" ] && [ ! -e "$W/g.txt" ]; echo $?) 'delete_files: gone'
 
 # max_workspace_mb bounds every write
 echo '{"max_workspace_mb": 1}' > "$SBX_CFG"
@@ -82,7 +82,7 @@ big=$(head -c 600000 /dev/zero | tr '\0' a)
 printf '{"entries":[{"path":"x1","content":"%s"},{"path":"x2","content":"%s"}]}' "$big" "$big" > "$TMP/two.json"
 sbx session_write_files "$(cat "$TMP/two.json")"
 like "$iserr:$text" 'true:.*over max_workspace_mb \(1 MiB\): nothing written' 'a write over max_workspace_mb refused'
-ok $([ ! -e "$W/x1" ] && [ ! -e "$W/x2" ]; echo $?) '... nothing written'
+status_ok $([ ! -e "$W/x1" ] && [ ! -e "$W/x2" ]; echo $?) '... nothing written'
 printf '{"entries":[{"path":"x1","content":"%s"}]}' "$big" > "$TMP/one.json"
 sbx session_write_files "$(cat "$TMP/one.json")"
 is "$iserr:$(wc -c < "$W/x1")" "false:600000" 'control: within the bound'

@@ -94,7 +94,7 @@ sbx session_label '{"label":"renamed"}'
 is "$(j .label)" renamed 'session_label'
 sbx session_close "{\"session_id\":\"$s2\"}"
 is "$(j .closed)" true 'session_close'
-ok $([ ! -e "$SBX_STORE/sessions/$s2" ]; echo $?) 'session_close: its directory is gone'
+status_ok $([ ! -e "$SBX_STORE/sessions/$s2" ]; echo $?) 'session_close: its directory is gone'
 sbx get_session_state "{\"session_id\":\"$s2\"}"
 is "$iserr" true 'a closed session is gone'
 
@@ -104,13 +104,13 @@ sbx create_session '{"label":"young"}'
 s3=$(j .session_id)
 touch -d '2 hours ago' "$SBX_STORE/sessions/$s1/used"
 sbx get_config
-ok $([ ! -e "$SBX_STORE/sessions/$s1" ]; echo $?) 'reaper: an idle session is closed'
-ok $([ -d "$SBX_STORE/sessions/$s3" ]; echo $?) 'reaper (control): a fresh one stays'
+status_ok $([ ! -e "$SBX_STORE/sessions/$s1" ]; echo $?) 'reaper: an idle session is closed'
+status_ok $([ -d "$SBX_STORE/sessions/$s3" ]; echo $?) 'reaper (control): a fresh one stays'
 echo '{"session_idle_timeout_secs": 60, "snapshot_on_close": true}' > "$SBX_CFG"
 touch -d '2 hours ago' "$SBX_STORE/sessions/$s3/used"
 printf '' | env -i PATH=/usr/bin:/bin HOME="$SBX_HOME" "$SBX" --store "$SBX_STORE" --config "$SBX_CFG"
 is "$?" 0 'a server with no input exits 0'
-ok $([ ! -e "$SBX_STORE/sessions/$s3" ]; echo $?) 'reaper at start (no call at all)'
+status_ok $([ ! -e "$SBX_STORE/sessions/$s3" ]; echo $?) 'reaper at start (no call at all)'
 like "$(ls "$SBX_STORE/snapshots")" "^$s3-.*-young\.bundle$" 'snapshot_on_close: snapshotted first'
 
 # the store: refused when not ours or open to others

@@ -5,7 +5,7 @@
 st=$TMP/store
 
 run "$SS" --help
-ok $rc "--help exits 0"
+status_ok $rc "--help exits 0"
 like "$out" 'usage: session-store \[--store DIR\]' "--help prints the synopsis"
 run "$SS" --version
 is "$out" "session-store 0.1.0" "--version"
@@ -16,23 +16,23 @@ run "$SS" --store "$st" frobnicate
 is $rc 2 "unknown command: exit 2"
 
 run "$SS" --store "$st" begin --agent claude
-ok $rc "begin exits 0"
+status_ok $rc "begin exits 0"
 id=$out
 like "$id" '^[0-9a-f]{32}$' "begin prints only a 128-bit hex id"
 is "$(stat -c %a "$st")" 700 "store created 0700"
 is "$(stat -c %a "$st/attempts/$id")" 600 "record 0600"
 run "$SS" --store "$st" begin --agent claude
-[ "$out" != "$id" ]; ok $? "ids differ"
+[ "$out" != "$id" ]; status_ok $? "ids differ"
 id2=$out
 run "$SS" --store "$st" show "$id" --json
-ok $rc "show --json"
+status_ok $rc "show --json"
 like "$out" "^\\{\"id\":\"$id\",\"agent\":\"claude\",\"pid\":$$,\"pid_start\":[0-9]+,\"start\":[0-9]+,\"end\":null\\}\$" \
 	"record holds id, agent, the caller's pid and the start time"
 run "$SS" --store "$st" show "$id"
 like "$out" "agent claude" "show as text"
 
 run "$SS" --store "$st" end "$id" --status 3 --platform linux --tier landlock-7
-ok $rc "end exits 0"
+status_ok $rc "end exits 0"
 run "$SS" --store "$st" show "$id" --json
 like "$out" '"end":[0-9]+,"status":3,"platform":"linux","tier":"landlock-7"}$' "end recorded status, platform, tier"
 run "$SS" --store "$st" end "$id" --status 0

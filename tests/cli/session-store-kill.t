@@ -19,7 +19,7 @@ killsweep() {
 	cp "$old" "$file"
 	"$TR" -o "$TMP/cnt" count -- "$@" >/dev/null 2>&1
 	n=$(awk '{print $2}' "$TMP/cnt")
-	[ "$n" -gt 20 ]; ok $? "$name: $n system calls to sweep"
+	[ "$n" -gt 20 ]; status_ok $? "$name: $n system calls to sweep"
 	k=1 nold=0 nnew=0 torn=0 step=$(step_for $n) pts=0
 	while [ $k -le $((n + 1)) ]; do
 		cp "$old" "$file"
@@ -30,7 +30,7 @@ killsweep() {
 		k=$((k + step)) pts=$((pts + 1))
 	done
 	is $torn 0 "$name: killed at $pts points of $((n + 1)) (every ${step}): never torn"
-	[ $nold -gt 0 ] && [ $nnew -gt 0 ]; ok $? "$name: both outcomes seen (old $nold, new $nnew)"
+	[ $nold -gt 0 ] && [ $nnew -gt 0 ]; status_ok $? "$name: both outcomes seen (old $nold, new $nnew)"
 }
 
 # renew (verified by a fake provider on loopback)
@@ -74,7 +74,7 @@ while [ $k -le $((n + 1)) ]; do
 	k=$((k + step))
 done
 is $torn 0 "end: killed at every ${step}th of $((n + 1)) points: never torn"
-[ $nold -gt 0 ] && [ $nnew -gt 0 ]; ok $? "end: both outcomes seen (old $nold, new $nnew)"
+[ $nold -gt 0 ] && [ $nnew -gt 0 ]; status_ok $? "end: both outcomes seen (old $nold, new $nnew)"
 
 # begin: a record appears whole or not at all
 "$TR" -o "$TMP/cnt" count -- "$SS" --store "$st" begin --agent claude >/dev/null 2>&1
@@ -107,6 +107,6 @@ is $twice 0 "release killed at every ${step}th of $((n + 1)) points: the secret 
 diag "temp files left by the kills: $(ls -A "$st/creds" "$st/attempts" | grep -c '\.tmp-')"
 printf 'half' > "$st/creds/.rel.tmp-0123456789abcdef"
 S reap --older-than 0 >/dev/null
-[ ! -e "$st/creds/.rel.tmp-0123456789abcdef" ]; ok $? "reap removes the planted temp file"
+[ ! -e "$st/creds/.rel.tmp-0123456789abcdef" ]; status_ok $? "reap removes the planted temp file"
 is "$(ls -A "$st/creds" "$st/attempts" | grep -c '\.tmp-')" 0 "reap removes every temp file of a killed write"
 done_testing

@@ -32,25 +32,25 @@ ln -s "$TMP/outside" "$st/attempt-$iddead-claude-fedcba9876543210"
 mkdir -p "$st/attempt-$idlive-claude-0123456789abcdef/home"
 
 run S reap --older-than 1h
-ok $rc "reap --older-than 1h"
+status_ok $rc "reap --older-than 1h"
 is "$out" "" "nothing younger than an hour is reaped"
 run S reap --older-than 0
-ok $rc "reap --older-than 0"
+status_ok $rc "reap --older-than 0"
 is "$out" "$iddead" "only the attempt whose process is gone is reaped"
-[ ! -e "$st/attempts/$iddead" ]; ok $? "its record is gone"
-[ -z "$(ls "$st" | grep "$iddead")" ]; ok $? "its trees and the planted symlink are gone"
-[ ! -e "$st/released/$iddead.tok" ]; ok $? "its release marker is gone"
-outside_ok; ok $? "nothing outside was deleted through the symlinks"
-[ -d "$TMP/outside/sub" ]; ok $? "the outside directory is intact"
-[ -e "$st/attempts/$idlive" ] && [ -d "$st/attempt-$idlive-claude-0123456789abcdef" ]; ok $? "the live attempt stays"
-[ -e "$st/attempts/$idself" ]; ok $? "the caller's own attempt stays"
+[ ! -e "$st/attempts/$iddead" ]; status_ok $? "its record is gone"
+[ -z "$(ls "$st" | grep "$iddead")" ]; status_ok $? "its trees and the planted symlink are gone"
+[ ! -e "$st/released/$iddead.tok" ]; status_ok $? "its release marker is gone"
+outside_ok; status_ok $? "nothing outside was deleted through the symlinks"
+[ -d "$TMP/outside/sub" ]; status_ok $? "the outside directory is intact"
+[ -e "$st/attempts/$idlive" ] && [ -d "$st/attempt-$idlive-claude-0123456789abcdef" ]; status_ok $? "the live attempt stays"
+[ -e "$st/attempts/$idself" ]; status_ok $? "the caller's own attempt stays"
 
 # pid reuse: a record naming a live pid with another start time is gone
 kill $live; wait $live 2>/dev/null
 sed -i 's/"pid_start":[0-9]*/"pid_start":1/; s/"pid":[0-9]*/"pid":1/' "$st/attempts/$idlive"
 run S reap --older-than 0
 is "$out" "$idlive" "a reused pid (other start time) counts as gone"
-[ ! -e "$st/attempt-$idlive-claude-0123456789abcdef" ]; ok $? "and its tree is removed"
+[ ! -e "$st/attempt-$idlive-claude-0123456789abcdef" ]; status_ok $? "and its tree is removed"
 
 # a tree without a record, older than the bound, goes too
 orphan=0123456789abcdef0123456789abcdef
@@ -61,11 +61,11 @@ is "$out" "" "a fresh orphan tree stays under a 1 day bound"
 touch -h -d '3 days ago' "$st/attempt-$orphan-codex-0123456789abcdef"
 run S reap --older-than 1d
 is "$out" "$orphan" "an orphan tree older than the bound is reaped"
-outside_ok; ok $? "outside still intact"
+outside_ok; status_ok $? "outside still intact"
 # names that are not attempt trees are never touched
 mkdir "$st/attempt-notanid"
 run S reap --older-than 0
-[ -d "$st/attempt-notanid" ]; ok $? "a non-attempt name is left alone"
+[ -d "$st/attempt-notanid" ]; status_ok $? "a non-attempt name is left alone"
 run S reap --older-than soon
 is $rc 2 "bad duration: exit 2"
 like "$err" "^session-store: fatal: bad --older-than soon" "bad duration: message"
@@ -86,9 +86,9 @@ for i in 1 2 3; do
 done
 orphan2=fedcba9876543210fedcba9876543210
 mkdir -p "$st2/attempt-$orphan2-codex-0123456789abcdef/home"
-[ "$(ls "$st2/released" | wc -l)" -eq 3 ]; ok $? "control: three release markers before the reap"
+[ "$(ls "$st2/released" | wc -l)" -eq 3 ]; status_ok $? "control: three release markers before the reap"
 run "$SS" --store "$st2" reap --older-than 0
-ok $rc "reap of three dead attempts and an orphan"
+status_ok $rc "reap of three dead attempts and an orphan"
 is "$(printf '%s\n' $out | sort | tr '\n' ' ')" "$(printf '%s\n' $ids $orphan2 | sort | tr '\n' ' ')" "all three and the orphan are reported in one run"
 is "$(ls "$st2/released")" "" "every release marker is gone after one run"
 is "$(ls "$st2" | grep '^attempt-')" "" "every tree, the orphan's too, is gone after one run"
@@ -103,6 +103,6 @@ as_nobody ln -s "$TMP/outside" "$TMP/nb/st/attempt-$nid-claude-0123456789abcdef/
 as_nobody chmod 000 "$TMP/nb/st/attempt-$nid-claude-0123456789abcdef/home/locked"
 run as_nobody "$SS" --store "$TMP/nb/st" reap --older-than 0
 is "$out" "$nid" "nobody: reaped, through a mode-000 directory"
-[ ! -e "$TMP/nb/st/attempt-$nid-claude-0123456789abcdef" ]; ok $? "nobody: tree gone"
-outside_ok; ok $? "nobody: outside intact"
+[ ! -e "$TMP/nb/st/attempt-$nid-claude-0123456789abcdef" ]; status_ok $? "nobody: tree gone"
+outside_ok; status_ok $? "nobody: outside intact"
 done_testing

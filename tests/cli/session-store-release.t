@@ -7,7 +7,7 @@ S() { "$SS" --store "$st" "$@"; }
 
 printf 'mcp-token-%s' "$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')" > "$TMP/secret"
 run S put github <"$TMP/secret"
-ok $rc "put from stdin"
+status_ok $rc "put from stdin"
 is "$(stat -c %a "$st/creds/github")" 600 "stored 0600"
 is "$err" "" "put prints nothing"
 run S put github "$(cat "$TMP/secret")"
@@ -20,7 +20,7 @@ is $rc 2 "bad credential name refused"
 
 id=$(S begin --agent claude)
 run S release github --attempt "$id"
-ok $rc "release exits 0"
+status_ok $rc "release exits 0"
 is "$out" "$(cat "$TMP/secret")" "release writes exactly the secret"
 run S release github --attempt "$id"
 is $rc 1 "second release for the attempt refused: exit 1"
@@ -30,7 +30,7 @@ unlike "$err" "$(cat "$TMP/secret")" "the secret is never in an error"
 
 id2=$(S begin --agent claude)
 run sh -c 'exec "$@" 7>"$0"' "$TMP/fd7" "$SS" --store "$st" release github --attempt "$id2" --fd 7
-ok $rc "release --fd"
+status_ok $rc "release --fd"
 is "$(cat "$TMP/fd7")" "$(cat "$TMP/secret")" "release --fd writes to that descriptor"
 is "$out" "" "release --fd: nothing on stdout"
 run S release github --attempt "$(S begin --agent claude)" --fd 9
@@ -66,18 +66,18 @@ done
 # The same credential for different attempts is released once each.
 a=$(S release github --attempt "$(S begin --agent claude)")
 b=$(S release github --attempt "$(S begin --agent claude)")
-[ "$a" = "$b" ] && [ -n "$a" ]; ok $? "each attempt gets its one release"
+[ "$a" = "$b" ] && [ -n "$a" ]; status_ok $? "each attempt gets its one release"
 
 # Sign-ins: put --agent checks what it stores.
 t=$(now)
 claude_signin tok1 $((t + 3600)) >"$TMP/c1"
 claude_account u-1 >"$TMP/acct"
 run S put claude --agent claude --account-from "$TMP/acct" <"$TMP/c1"
-ok $rc "put --agent claude with its account file"
+status_ok $rc "put --agent claude with its account file"
 # a heavy user's ~/.claude.json is large: 2 MiB of project history is fine
 { printf '{"projects":{"p":"'; head -c 2097152 /dev/zero | tr '\0' 'h'; printf '"},"oauthAccount":{"accountUuid":"u-1"}}'; } >"$TMP/bigacct"
 run S put claudebig --agent claude --account-from "$TMP/bigacct" <"$TMP/c1"
-ok $rc "put with a 2 MiB account file"
+status_ok $rc "put with a 2 MiB account file"
 run S put claude2 --agent claude <"$TMP/c1"
 is $rc 1 "claude sign-in without the account file refused"
 like "$err" "the account is in .claude.json" "names the account file"
@@ -88,9 +88,9 @@ like "$err" "^session-store: fatal: sign-in: expiry: malformed JSON" "malformed:
 run S put x --agent nosuch <"$TMP/c1"
 is $rc 2 "unknown agent: exit 2"
 codex_signin acc-1 $((t + 3600)) | S put codex --agent codex
-ok $? "put --agent codex (expiry from the JWT)"
+status_ok $? "put --agent codex (expiry from the JWT)"
 gemini_signin 1099 $((t + 3600)) | S put gemini --agent gemini
-ok $? "put --agent gemini"
+status_ok $? "put --agent gemini"
 id4=$(S begin --agent claude)
 run S release claude --attempt "$id4"
 is "$out" "$(cat "$TMP/c1")" "a sign-in is released without the store's header"
@@ -103,15 +103,15 @@ like "$err" "larger than 1048576 bytes" "50 MiB: message"
 rss=$(awk '{print $2}' "$TMP/rss")
 "$TR" -o "$TMP/rss0" rss -- "$SS" --store "$st" put small <"$TMP/secret"
 rss0=$(awk '{print $2}' "$TMP/rss0")
-[ "$rss" -lt $((rss0 + 2048)) ]; ok $? "50 MiB: peak RSS ${rss} KiB, within 2 MiB of a small put's ${rss0} KiB"
+[ "$rss" -lt $((rss0 + 2048)) ]; status_ok $? "50 MiB: peak RSS ${rss} KiB, within 2 MiB of a small put's ${rss0} KiB"
 run sh -c 'cat "$0" | "$1" --store "$2" put big' "$TMP/big" "$SS" "$st"
 is $rc 1 "50 MiB through a pipe refused too"
-[ ! -e "$st/creds/big" ]; ok $? "nothing stored"
+[ ! -e "$st/creds/big" ]; status_ok $? "nothing stored"
 
 # as nobody
 nobody_dir "$TMP/nb"
 run as_nobody sh -c '"$0" --store "$1" put tok <"$2"' "$SS" "$TMP/nb/st" "$TMP/secret"
-ok $rc "nobody: put"
+status_ok $rc "nobody: put"
 nid=$(as_nobody "$SS" --store "$TMP/nb/st" begin --agent claude)
 run as_nobody "$SS" --store "$TMP/nb/st" release tok --attempt "$nid"
 is "$out" "$(cat "$TMP/secret")" "nobody: release"

@@ -6,7 +6,7 @@
 . "$CORRAL_TOP/tests/lib/tap.sh"
 . "$CORRAL_TOP/tests/lib/session-store.sh"
 . "$CORRAL_TOP/tests/lib/provider.sh"
-provider_start; ok $? "fake provider on 127.0.0.1:$PORT"
+provider_start; status_ok $? "fake provider on 127.0.0.1:$PORT"
 st=$TMP/store
 S() { "$SS" --store "$st" $PV "$@"; }
 t=$(now)
@@ -21,10 +21,10 @@ unchanged() { cmp -s "$st/creds/claude" "$TMP/stored0"; }
 
 vsignin tok1 $((t + 7200)) >"$TMP/c1"
 run S renew claude --from "$TMP/c1"
-ok $rc "later expiry, the provider names the stored account: taken"
+status_ok $rc "later expiry, the provider names the stored account: taken"
 is "$(tail -n +2 "$st/creds/claude")" "$(cat "$TMP/c1")" "stored sign-in replaced"
 is "$(stat -c %a "$st/creds/claude")" 600 "still 0600"
-cmp -s "$st/prev/claude" "$TMP/stored0"; ok $? "the one replaced is in prev/, whole"
+cmp -s "$st/prev/claude" "$TMP/stored0"; status_ok $? "the one replaced is in prev/, whole"
 is "$(stat -c %a "$st/prev" "$st/prev/claude" | tr '\n' ' ')" "700 600 " "prev/ is 0700, its files 0600"
 cp "$st/creds/claude" "$TMP/stored0"
 
@@ -33,7 +33,7 @@ refused() {	# refused DESC REASON-ERE ARGS...
 	run S renew claude "$@"
 	is $rc 1 "$desc: exit 1"
 	like "$err" "^session-store: fatal: renewed sign-in claude not taken back: $re.*; the stored sign-in stays" "$desc: reason"
-	unchanged; ok $? "$desc: stored sign-in unchanged"
+	unchanged; status_ok $? "$desc: stored sign-in unchanged"
 }
 vsignin tokA $((t + 9000)) u-2 >"$TMP/other"
 refused "the provider names another account" "the provider says its token belongs to another account" --from "$TMP/other"
@@ -65,7 +65,7 @@ is $rc 2 "--account-from is no longer taken (a file the agent wrote names no acc
 ln -s "$TMP/c2" "$TMP/c2link"
 run S renew claude --from "$TMP/c2link"
 is $rc 2 "--from a symlink refused"
-unchanged; ok $? "symlink: unchanged"
+unchanged; status_ok $? "symlink: unchanged"
 head -c 52428800 /dev/zero | tr '\0' ' ' >"$TMP/big"
 run "$TR" -o "$TMP/rss" rss -- "$SS" --store "$st" $PV renew claude --from "$TMP/big"
 is $rc 1 "50 MiB sign-in refused"
@@ -73,12 +73,12 @@ like "$err" "the renewed sign-in: larger than 1048576 bytes" "50 MiB: message"
 rss=$(awk '{print $2}' "$TMP/rss")
 "$TR" -o "$TMP/rss0" rss -- "$SS" --store "$st" $PV renew claude --from "$TMP/older" 2>/dev/null
 rss0=$(awk '{print $2}' "$TMP/rss0")
-[ "$rss" -lt $((rss0 + 2048)) ]; ok $? "50 MiB file: peak RSS ${rss} KiB, within 2 MiB of a small renewal's ${rss0} KiB"
+[ "$rss" -lt $((rss0 + 2048)) ]; status_ok $? "50 MiB file: peak RSS ${rss} KiB, within 2 MiB of a small renewal's ${rss0} KiB"
 run "$TR" -o "$TMP/rss" rss -- "$SS" --store "$st" $PV renew claude --from-fd 0 <"$TMP/big"
 is $rc 1 "50 MiB on a descriptor refused"
 run sh -c 'cat "$0" | "$1" --store "$2" renew claude --from-fd 0' "$TMP/big" "$SS" "$st"
 is $rc 1 "50 MiB through a pipe refused"
-unchanged; ok $? "50 MiB: unchanged"
+unchanged; status_ok $? "50 MiB: unchanged"
 run S renew github --from "$TMP/c2"
 is $rc 1 "renew of a missing credential: exit 1"
 printf 'opaque' | S put opaque
@@ -90,7 +90,7 @@ is $rc 2 "--from and --from-fd together: usage"
 
 # --from-fd, as home-stage passes it
 run sh -c 'exec "$0" --store "$1" --profiles "$2" --test-cacert "$3" renew claude --from-fd 0 <"$4"' "$SS" "$st" "$PROF" "$CA" "$TMP/c2"
-ok $rc "renew by descriptor"
+status_ok $rc "renew by descriptor"
 cp "$st/creds/claude" "$TMP/stored0"
 
 # codex: expiry inside the access token, the token sent in a header by POST;
@@ -99,7 +99,7 @@ codex_signin acc-1 $((t + 3600)) | S put codex --agent codex
 codex_signin acc-1 $((t + 7200)) >"$TMP/x1"
 provider_token "$(sed 's/.*"access_token":"\([^"]*\)".*/\1/' "$TMP/x1")" acc-1
 run S renew codex --from "$TMP/x1"
-ok $rc "codex: later access token, verified: taken"
+status_ok $rc "codex: later access token, verified: taken"
 like "$(tail -n 1 "$PV_DIR/log")" '"method": "POST", "path": "/keyed"' "codex: asked by POST, the token in X-Api-Key"
 codex_signin acc-1 $((t + 9000)) >"$TMP/x2"
 provider_token "$(sed 's/.*"access_token":"\([^"]*\)".*/\1/' "$TMP/x2")" acc-2
@@ -114,7 +114,7 @@ gemini_signin 1099 $((t + 1800)) | S put gemini --agent gemini
 gemini_signin 1099 $((t + 3600)) >"$TMP/g1"
 provider_token ya29.x 1099
 run S renew gemini --from "$TMP/g1"
-ok $rc "gemini: later expiry_date, userinfo names the sub: taken"
+status_ok $rc "gemini: later expiry_date, userinfo names the sub: taken"
 
 # A profile file can override: a tighter max_ahead
 provider_profiles "https://localhost:$PORT" | sed 's|"full_setup": \[".claude"\]}|"full_setup": [".claude"], "max_ahead": 600}|' >"$TMP/prof.json"
@@ -122,7 +122,7 @@ vsignin tok3 $((t + 7400)) >"$TMP/c3"
 run "$SS" --store "$st" --profiles "$TMP/prof.json" --test-cacert "$CA" renew claude --from "$TMP/c3"
 is $rc 1 "--profiles max_ahead 600 refuses a 2 h token"
 run S renew claude --from "$TMP/c3"
-ok $rc "the default accepts it"
+status_ok $rc "the default accepts it"
 printf '{"claude":{"signin":"/etc/shadow"}}' >"$TMP/badprof.json"
 run "$SS" --store "$st" --profiles "$TMP/badprof.json" list
 is $rc 2 "a bad profile file: exit 2"

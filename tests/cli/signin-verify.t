@@ -11,7 +11,7 @@
 . "$CORRAL_TOP/tests/lib/session-store.sh"
 . "$CORRAL_TOP/tests/lib/provider.sh"
 C=$CORRAL_BIN/corral
-provider_start; ok $? "the fake provider runs over TLS on 127.0.0.1:$PORT"
+provider_start; status_ok $? "the fake provider runs over TLS on 127.0.0.1:$PORT"
 
 suite() {	# suite WHO
 	who=$1
@@ -56,15 +56,15 @@ suite() {	# suite WHO
 	is "$rc" 0 "$who: forged: the agent's status passes through"
 	is "$err" "session-store: fatal: renewed sign-in claude not taken back: the provider says its token belongs to another account; the stored sign-in stays
 $HINT" "$who: forged: one line says so, and how to sign in again"
-	cmp -s "$ST/creds/claude" "$B/good"; ok $? "$who: forged: the stored sign-in stays"
+	cmp -s "$ST/creds/claude" "$B/good"; status_ok $? "$who: forged: the stored sign-in stays"
 	run R -- sh -c 'cat "$HOME/.claude/.credentials.json"'
 	like "$out" "\"accessToken\":\"tok1-$who\"" "$who: forged: the next run is handed the good sign-in"
-	grep -rq ATTACKER "$ST"; ok $((! $?)) "$who: forged: ATTACKER-ACCESS is nowhere in the store (prev/ included)"
+	grep -rq ATTACKER "$ST"; status_ok $((! $?)) "$who: forged: ATTACKER-ACCESS is nowhere in the store (prev/ included)"
 
 	agent_writes "UNKNOWN-$who" $((t + 9100)) "u-1-$who"
 	is "$err" "session-store: fatal: renewed sign-in claude not taken back: the account could not be verified (https://localhost:$PORT/profile answered HTTP 401); the stored sign-in stays
 $HINT" "$who: a token the provider rejects: not taken back"
-	cmp -s "$ST/creds/claude" "$B/good"; ok $? "$who: rejected: the stored sign-in stays"
+	cmp -s "$ST/creds/claude" "$B/good"; status_ok $? "$who: rejected: the stored sign-in stays"
 
 	provider_token "tokX-$who" "u-1-$who"
 	agent_writes "tokX-$who" $((t - 60)) "u-1-$who"
@@ -72,8 +72,8 @@ $HINT" "$who: a token the provider rejects: not taken back"
 	provider_token "tokF-$who" "u-1-$who"
 	agent_writes "tokF-$who" $((t + 400 * 86400)) "u-1-$who"
 	like "$err" "^session-store: fatal: renewed sign-in claude not taken back: its expiry is implausibly far off; the stored sign-in stays" "$who: a far-future renewal (400 days): not taken back"
-	grep -q "tokX-$who\|tokF-$who" "$PV_DIR/log"; ok $((! $?)) "$who: implausible expiries never reach the network"
-	cmp -s "$ST/creds/claude" "$B/good"; ok $? "$who: expiries: the stored sign-in stays"
+	grep -q "tokX-$who\|tokF-$who" "$PV_DIR/log"; status_ok $((! $?)) "$who: implausible expiries never reach the network"
+	cmp -s "$ST/creds/claude" "$B/good"; status_ok $? "$who: expiries: the stored sign-in stays"
 
 	# no network: the verification fails, nothing is taken back, and the
 	# old sign-in is still usable (a network namespace of our own: no
@@ -87,7 +87,7 @@ $HINT" "$who: a token the provider rejects: not taken back"
 	is "$rc" 0 "$who: offline: the run completes"
 	like "$err" "^session-store: fatal: renewed sign-in claude not taken back: the account could not be verified \(https://api.anthropic.com/api/oauth/profile: [^)]+\); the stored sign-in stays" "$who: offline: the default profile asks api.anthropic.com, which is unreachable: not taken back"
 	is "$(printf '%s\n' "$err" | wc -l)" 2 "$who: offline: said in one line and a hint"
-	cmp -s "$ST/creds/claude" "$B/good"; ok $? "$who: offline: the stored sign-in stays"
+	cmp -s "$ST/creds/claude" "$B/good"; status_ok $? "$who: offline: the stored sign-in stays"
 	provider_token "tok2-$who" "u-1-$who"
 	agent_writes "tok2-$who" $((t + 9500)) "u-1-$who"
 	like "$(cat "$W/staged.json")" "tok1-$who" "$who: offline: the old sign-in is handed out next time"
@@ -131,7 +131,7 @@ i=0; while [ ! -s "$TMP/pport" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); 
 pp=$(cat "$TMP/pport")
 run env HTTPS_PROXY=http://127.0.0.1:$pp https_proxy=http://127.0.0.1:$pp ALL_PROXY=http://127.0.0.1:$pp "$SS" --store "$st" $PV renew claude --from "$TMP/p1"
 is "$rc:$err" "0:" "proxy variables set: the renewal is verified directly"
-ok "$([ ! -e "$TMP/phit" ]; echo $?)" "the proxy the environment names was never contacted"
+status_ok "$([ ! -e "$TMP/phit" ]; echo $?)" "the proxy the environment names was never contacted"
 kill $ppid 2>/dev/null
 
 # the provider's answer is bounded and redirects are not followed

@@ -21,7 +21,7 @@ for want in \
 	"$P $X/mk/spawn-exceptions:4: an exception needs FILE FUNCTION CALL REASON"
 do
 	printf '%s\n' "$err" | grep -qxF -- "$want"
-	ok $? "names: ${want#"$P "}"
+	status_ok $? "names: ${want#"$P "}"
 done
 is "$(printf '%s\n' "$err" | grep -c fatal)" 10 "no other findings: good, listed, commented, quoted and tests/ sites pass"
 unlike "$err" "good|listed|ignored|comment|string" "explicit and listed sites are not named"

@@ -12,8 +12,8 @@ for b in "$CORRAL_BIN"/*; do
 	n=$((n + 1))
 	like "$(file -b "$b")" "statically linked|static-pie linked" "$(basename "$b") is statically linked"
 done
-ok $((n == 0)) "found $n programs"
+status_ok $((n == 0)) "found $n programs"
 size=$(stat -c %s "$CORRAL_BIN/env-filter")
-ok $((size >= 65536)) "env-filter is under 64 KiB ($size bytes)"
+status_ok $((size >= 65536)) "env-filter is under 64 KiB ($size bytes)"
 
 done_testing

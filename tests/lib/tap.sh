@@ -1,5 +1,5 @@
 # tap.sh: TAP for shell tests. Source it: . "$CORRAL_TOP/tests/lib/tap.sh"
-#   ok COND-STATUS DESC     is GOT WANT DESC     like GOT ERE DESC
+#   status_ok STATUS DESC     is GOT WANT DESC     like GOT ERE DESC
 #   run CMD...              sets $rc, $out, $err (stdout/stderr of CMD)
 #   as_nobody CMD...        runs CMD as nobody (setpriv), all capabilities gone
 #   done_testing
@@ -11,7 +11,7 @@ TMP=$(mktemp -d /tmp/corral-test.XXXXXX)
 chmod 0755 "$TMP"
 trap 'rm -rf "$TMP"' EXIT
 
-ok() {	# ok STATUS DESC: passes when STATUS is 0
+status_ok() {	# status_ok STATUS DESC: passes when STATUS (an exit status) is 0
 	tap_n=$((tap_n + 1))
 	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"
 	else echo "not ok $tap_n - $2"; tap_fail=$((tap_fail + 1)); fi

@@ -568,3 +568,18 @@ out:
 	free(bytes);
 	return rc;
 }
+
+const char *
+json_type_name(const jsmntok_t *t, const char *js)
+{
+	switch (t->type) {
+	case JSMN_OBJECT: return "an object";
+	case JSMN_ARRAY: return "an array";
+	case JSMN_STRING: return "a string";
+	case JSMN_PRIMITIVE:
+		if (js[t->start] == 't' || js[t->start] == 'f') return "a boolean";
+		if (js[t->start] == 'n') return "null";
+		return "a number";
+	default: return "something else";
+	}
+}

@@ -24,6 +24,9 @@ enum { JSON_MAX_DEPTH = 64 };
  * grammar. Returns the token count, or -1 (errno EINVAL malformed, ENOMEM too
  * many tokens, EFBIG too long, ELOOP nested deeper than JSON_MAX_DEPTH). */
 int json_parse(const char *js, size_t len, jsmntok_t *toks, unsigned ntoks);
+/* "an object", "an array", "a string", "a boolean", "null", "a number":
+ * what token t of js is, for messages. */
+const char *json_type_name(const jsmntok_t *t, const char *js);
 /* 1 when no object or array in js[0..len) is nested deeper than max (the
  * top level is depth 1); brackets inside strings do not count. One pass,
  * stopping at the first level too deep: run it before jsmn does. */

@@ -94,3 +94,14 @@ msg_stdout_done(void)
 	}
 	return 0;
 }
+
+int
+msg_say(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return -1;
+}

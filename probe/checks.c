@@ -30,7 +30,7 @@
 
 #include "apply.h"
 #include "compat.h"
-#include "check.h"
+#include "judge.h"
 #include "contain.h"
 #include "egress.h"
 #include "probe.h"

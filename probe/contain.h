@@ -4,7 +4,7 @@
  * ob->got (probe_obs) in the order of its table row. */
 #ifndef PROBE_CONTAIN_H
 #define PROBE_CONTAIN_H
-#include "check.h"
+#include "judge.h"
 #include "probe.h"
 
 void contain_prlimit(const struct probe_ctx *ctx, struct probe_obs *ob);

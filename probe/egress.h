@@ -1,7 +1,7 @@
 /* egress: probe's check of the IP broker (issue 14), inside its child. */
 #ifndef PROBE_EGRESS_H
 #define PROBE_EGRESS_H
-#include "check.h"
+#include "judge.h"
 
 /* After the boundary (--filter-ip): the attempts of the "egress" check
  * into ob, outside_port being the parent's loopback listener. */

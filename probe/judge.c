@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
+#include "judge.h"
 
 static const struct { int e; const char *name; } errnames[] = {
 	{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { ESRCH, "ESRCH" },

@@ -6,7 +6,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "judge.h"
 #include "fdio.h"
 #include "msg.h"
 #include "probe.h"

@@ -5,7 +5,7 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
-#include "check.h"
+#include "judge.h"
 
 /* Everything a child needs, prepared by the parent before any child starts. */
 struct probe_ctx {

@@ -3,7 +3,7 @@
 #define PROBE_REPORT_H
 #include <stddef.h>
 
-#include "check.h"
+#include "judge.h"
 
 enum probe_format { FMT_DEFAULT, FMT_VERBOSE, FMT_JSON };
 

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "judge.h"
 #include "probe.h"
 #include "rnd.h"
 

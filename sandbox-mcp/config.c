@@ -128,21 +128,6 @@ fail(struct pc *c, int tok, const char *fmt, ...)
 	return -1;
 }
 
-static const char *
-tname(const jsmntok_t *t, const char *js)
-{
-	switch (t->type) {
-	case JSMN_OBJECT: return "an object";
-	case JSMN_ARRAY: return "an array";
-	case JSMN_STRING: return "a string";
-	case JSMN_PRIMITIVE:
-		if (js[t->start] == 't' || js[t->start] == 'f') return "a boolean";
-		if (js[t->start] == 'n') return "null";
-		return "a number";
-	default: return "something else";
-	}
-}
-
 /* A string without control characters or NUL. */
 static int
 get_str(struct pc *c, int k, const char *key, char **out)
@@ -151,7 +136,7 @@ get_str(struct pc *c, int k, const char *key, char **out)
 	int l;
 
 	if (c->t[k].type != JSMN_STRING)
-		return fail(c, k, "\"%s\" must be a string, not %s", key, tname(&c->t[k], c->js));
+		return fail(c, k, "\"%s\" must be a string, not %s", key, json_type_name(&c->t[k], c->js));
 	if ((l = json_str(c->js, &c->t[k], buf, sizeof buf)) < 0)
 		return fail(c, k, "\"%s\": a string longer than %d bytes", key, CFG_STR_MAX - 1);
 	for (int i = 0; i < l; i++)
@@ -173,13 +158,13 @@ get_value(struct pc *c, int v, const struct key *k, struct config *cf)
 	switch (k->type) {
 	case K_BOOL:
 		if (t->type != JSMN_PRIMITIVE || (c->js[t->start] != 't' && c->js[t->start] != 'f'))
-			return fail(c, v, "\"%s\" must be a boolean, not %s", k->name, tname(t, c->js));
+			return fail(c, v, "\"%s\" must be a boolean, not %s", k->name, json_type_name(t, c->js));
 		*(int *)base = c->js[t->start] == 't';
 		return 0;
 	case K_INT: {
 		int64_t x;
 		if (t->type != JSMN_PRIMITIVE || json_int(c->js, t, &x) < 0)
-			return fail(c, v, "\"%s\" must be an integer, not %s", k->name, tname(t, c->js));
+			return fail(c, v, "\"%s\" must be an integer, not %s", k->name, json_type_name(t, c->js));
 		if (x < k->min || x > k->max)
 			return fail(c, v, "\"%s\" must be between %lld and %lld", k->name,
 			    (long long)k->min, (long long)k->max);
@@ -201,7 +186,7 @@ get_value(struct pc *c, int v, const struct key *k, struct config *cf)
 		struct cfg_list *l = (struct cfg_list *)base;
 		int e = v + 1;
 		if (t->type != JSMN_ARRAY)
-			return fail(c, v, "\"%s\" must be an array of strings, not %s", k->name, tname(t, c->js));
+			return fail(c, v, "\"%s\" must be an array of strings, not %s", k->name, json_type_name(t, c->js));
 		if (t->size > CFG_LIST_MAX)
 			return fail(c, v, "\"%s\" has more than %d entries", k->name, CFG_LIST_MAX);
 		list_free(l);
@@ -263,7 +248,7 @@ config_parse(const char *buf, size_t len, struct config *cf, struct cfg_err *err
 		return -1;
 	}
 	if (t[0].type != JSMN_OBJECT)
-		return fail(&c, 0, "the configuration must be an object, not %s", tname(&t[0], buf));
+		return fail(&c, 0, "the configuration must be an object, not %s", json_type_name(&t[0], buf));
 	k = 1;
 	for (int i = 0; i < t[0].size; i++) {
 		int v = k + 1, j;

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "fdio.h"
 #include "gitref.h"
 #include "gitrun.h"
@@ -28,17 +29,6 @@
 #include "rmtree.h"
 
 #define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-
-static int __attribute__((format(printf, 3, 4)))
-say(char *buf, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* A loose ref file at rdir/ref, every directory opened without following.
  * 0: read into *buf; -1 with errno (ENOENT: no loose ref). */
@@ -75,23 +65,23 @@ read_tip(const struct gitws *g, int rdir, char *tip, char *why, size_t whyn)
 
 	tip[0] = '\0';
 	if (file_read_bounded(rdir, "HEAD", 4096, &buf, &len) < 0)
-		return say(why, whyn, "its HEAD is unreadable (%s)", strerror(errno));
+		return msg_say(why, whyn, "its HEAD is unreadable (%s)", strerror(errno));
 	kind = gitref_parse(buf, len, g->hexlen, ref, tip);
 	free(buf);
 	for (int depth = 0; kind == 1; depth++) {
 		if (depth == 5)
-			return say(why, whyn, "its HEAD is a chain of symbolic refs");
+			return msg_say(why, whyn, "its HEAD is a chain of symbolic refs");
 		if (read_loose(rdir, ref, &buf, &len) == 0) {
 			kind = gitref_parse(buf, len, g->hexlen, ref, tip);
 			free(buf);
 			continue;
 		}
 		if (errno != ENOENT)
-			return say(why, whyn, "%s is not a regular ref file (%s)", ref, strerror(errno));
+			return msg_say(why, whyn, "%s is not a regular ref file (%s)", ref, strerror(errno));
 		if (file_read_bounded(rdir, "packed-refs", 256 << 20, &buf, &len) < 0) {
 			if (errno == ENOENT)
 				return 0;	/* unborn */
-			return say(why, whyn, "its packed-refs is unreadable (%s)", strerror(errno));
+			return msg_say(why, whyn, "its packed-refs is unreadable (%s)", strerror(errno));
 		}
 		kind = gitref_packed_find(buf, len, ref, g->hexlen, tip);
 		free(buf);
@@ -99,7 +89,7 @@ read_tip(const struct gitws *g, int rdir, char *tip, char *why, size_t whyn)
 			return tip[0] = '\0', 0;	/* unborn */
 	}
 	if (kind < 0)
-		return say(why, whyn, "its HEAD or a ref it names is malformed");
+		return msg_say(why, whyn, "its HEAD or a ref it names is malformed");
 	return 0;
 }
 
@@ -206,10 +196,10 @@ bring_objects(const struct gitws *g, const char *q, const char *tip, char *why, 
 	snprintf(revs, sizeof revs, "%s\n%s%s%s", tip, g->start[0] ? "^" : "", g->start,
 	    g->start[0] ? "\n" : "");
 	if (pipe2(in, O_CLOEXEC) < 0)
-		return say(why, whyn, "pipe: %s", strerror(errno));
+		return msg_say(why, whyn, "pipe: %s", strerror(errno));
 	if (pipe2(mid, O_CLOEXEC) < 0) {
 		close(in[0]), close(in[1]);
-		return say(why, whyn, "pipe: %s", strerror(errno));
+		return msg_say(why, whyn, "pipe: %s", strerror(errno));
 	}
 	a = gitrun_start(&src, po, in[0], mid[1]);
 	close(in[0]);
@@ -222,7 +212,7 @@ bring_objects(const struct gitws *g, const char *q, const char *tip, char *why, 
 	ca = a < 0 ? -1 : gitrun_wait(a);
 	cb = b < 0 ? -1 : gitrun_wait(b);
 	if (ca != 0 || cb != 0)
-		return say(why, whyn, "its objects did not pass git pack-objects (status %d) and index-pack --strict (status %d)",
+		return msg_say(why, whyn, "its objects did not pass git pack-objects (status %d) and index-pack --strict (status %d)",
 		    ca, cb);
 	return 0;
 }
@@ -328,21 +318,21 @@ files_tree(const struct gitws *g, int afd, const char *tip, char *tree, char *wh
 	snprintf(idx, sizeof idx, "%s/import.index", g->dir);
 	(void)unlinkat(afd, "import.index", 0);
 	if (gitws_copy(afd, "base.index", afd, "import.index", ~0ULL) < 0 && errno != ENOENT)
-		return say(why, whyn, "unable to copy %s/base.index: %s", g->dir, strerror(errno));
+		return msg_say(why, whyn, "unable to copy %s/base.index: %s", g->dir, strerror(errno));
 	if (tip[0] && strcmp(tip, g->start) != 0) {
 		/* carry the starting stat information over where it still holds */
 		if (!g->start[0] || gitrun(&gc, rtm, -1, -1, NULL, NULL, 0) != 0) {
 			(void)unlinkat(afd, "import.index", 0);
 			if ((code = gitrun(&gc, rt, -1, -1, NULL, NULL, 0)) != 0)
-				return say(why, whyn, "git read-tree %s failed (status %d)", tip, code);
+				return msg_say(why, whyn, "git read-tree %s failed (status %d)", tip, code);
 		}
 	}
 	if ((code = gitrun(&gc, add, -1, -1, NULL, NULL, 0)) != 0 && code != 1)
-		return say(why, whyn, "git add -A over %s failed (status %d)", g->work, code);
+		return msg_say(why, whyn, "git add -A over %s failed (status %d)", g->work, code);
 	code = gitrun(&gc, wt, -1, -1, &out, &len, 4096);
 	if (code != 0 || len < g->hexlen || !gitref_oid_ok(out, g->hexlen, g->hexlen)) {
 		free(out);
-		return say(why, whyn, "git write-tree failed (status %d)", code);
+		return msg_say(why, whyn, "git write-tree failed (status %d)", code);
 	}
 	memcpy(tree, out, g->hexlen);
 	tree[g->hexlen] = '\0';
@@ -405,7 +395,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 
 	memset(res, 0, sizeof *res);
 	if ((afd = open(g->dir, OPEN_DIR)) < 0)
-		return say(why, whyn, "%s: %s", g->dir, strerror(errno));
+		return msg_say(why, whyn, "%s: %s", g->dir, strerror(errno));
 	qc.afd = afd;
 	qc.since.tv_sec -= 1;	/* timestamps are coarser than the clock */
 	snprintf(q, sizeof q, "%s/objects", g->dir);
@@ -420,17 +410,17 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	/* 2. its objects, checked on the way in */
 	if (rdir >= 0 && tip[0] && strcmp(tip, g->start) != 0) {
 		if (copy_objects(g, rdir, afd, q, &skipped) < 0) {
-			say(why, whyn, "unable to copy the attempt's objects into %s: %s", q, strerror(errno));
+			msg_say(why, whyn, "unable to copy the attempt's objects into %s: %s", q, strerror(errno));
 			goto out;
 		}
 		if (bring_objects(g, q, tip, msg, sizeof msg) < 0) {
-			say(why, whyn, "the attempt's commits were refused: %s", msg);
+			msg_say(why, whyn, "the attempt's commits were refused: %s", msg);
 			goto out;
 		}
 		snprintf(ptip, sizeof ptip, "%s^{commit}", tip);
 		const char *const rp[] = { "rev-parse", "--verify", "-q", ptip, NULL };
 		if (run_oid(g, &gc, rp, c1) < 0 || strcmp(c1, tip) != 0) {
-			say(why, whyn, "the attempt's HEAD %s is not a commit", tip);
+			msg_say(why, whyn, "the attempt's HEAD %s is not a commit", tip);
 			goto out;
 		}
 	}
@@ -439,7 +429,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	rdir = -1;
 	/* 3. the files it left: nested repositories and special files aside */
 	if ((wfd = open(g->work, OPEN_DIR)) < 0) {
-		say(why, whyn, "%s: %s", g->work, strerror(errno));
+		msg_say(why, whyn, "%s: %s", g->work, strerror(errno));
 		goto out;
 	}
 	r = quarantine(&qc, wfd, "", 0);
@@ -449,7 +439,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	if (qc.qfd >= 0)
 		close(qc.qfd);
 	if (r < 0) {
-		say(why, whyn, "unable to move nested repositories aside in %s: %s", g->work, strerror(errno));
+		msg_say(why, whyn, "unable to move nested repositories aside in %s: %s", g->work, strerror(errno));
 		goto out;
 	}
 	r = -1;
@@ -466,7 +456,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 			const char *const ct[] = { "commit-tree", tree, "-m", msg, tip[0] ? "-p" : NULL, tip, NULL };
 			snprintf(msg, sizeof msg, "corral: the changes attempt %s left uncommitted", attempt);
 			if (run_oid(g, &gc, ct, c1) < 0) {
-				say(why, whyn, "git commit-tree failed");
+				msg_say(why, whyn, "git commit-tree failed");
 				goto out;
 			}
 			snprintf(res->commit, sizeof res->commit, "%.64s", c1);
@@ -484,7 +474,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 		const char *const ur[] = { "update-ref", "-m", spec, res->branch, res->commit, "", NULL };
 		int code = gitrun(&gc, ur, -1, -1, NULL, NULL, 0);
 		if (code != 0) {
-			say(why, whyn, "git update-ref %s failed (status %d)", res->branch, code);
+			msg_say(why, whyn, "git update-ref %s failed (status %d)", res->branch, code);
 			res->branch[0] = '\0';
 			goto out;
 		}
@@ -493,7 +483,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	r = 0;
 done:
 	if (res->quarantined == 0 && rmtree_at(AT_FDCWD, g->dir) < 0)
-		say(why, whyn, "unable to remove %s: %s", g->dir, strerror(errno));
+		msg_say(why, whyn, "unable to remove %s: %s", g->dir, strerror(errno));
 out:
 	if (rdir >= 0)
 		close(rdir);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "fdio.h"
 #include "gitref.h"
 #include "gitrun.h"
@@ -17,17 +18,6 @@
 #include "rmtree.h"
 
 #define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-
-static int __attribute__((format(printf, 3, 4)))
-say(char *buf, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* path, relative to base unless absolute, resolved into out */
 static int
@@ -77,18 +67,18 @@ gitws_locate(struct gitws *g, const char *ws, char *why, size_t whyn)
 	snprintf(g->ws, sizeof g->ws, "%s", ws);
 	snprintf(p, sizeof p, "%s/.git", ws);
 	if (lstat(p, &st) < 0)
-		return say(why, whyn, "%s: %s", p, strerror(errno));
+		return msg_say(why, whyn, "%s: %s", p, strerror(errno));
 	if (S_ISREG(st.st_mode)) {
 		/* a linked worktree: "gitdir: PATH" */
 		if (file_read_bounded(AT_FDCWD, p, 4096, &buf, &len) < 0)
-			return say(why, whyn, "unable to read %s: %s", p, strerror(errno));
+			return msg_say(why, whyn, "unable to read %s: %s", p, strerror(errno));
 		r = gitref_gitfile(buf, len, pointer, sizeof pointer);
 		free(buf);
 		if (r < 0 || resolve_at(ws, pointer, g->gitdir) < 0)
-			return say(why, whyn, "%s does not name a git directory", p);
+			return msg_say(why, whyn, "%s does not name a git directory", p);
 		g->linked = 1;
 	} else if (realpath(p, g->gitdir) == NULL || stat(g->gitdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		return say(why, whyn, "%s is not a git directory", p);
+		return msg_say(why, whyn, "%s is not a git directory", p);
 	}
 	snprintf(p, sizeof p, "%s/commondir", g->gitdir);
 	if (file_read_bounded(AT_FDCWD, p, 4096, &buf, &len) == 0) {
@@ -97,7 +87,7 @@ gitws_locate(struct gitws *g, const char *ws, char *why, size_t whyn)
 		r = len > 0 && len < sizeof pointer ? resolve_at(g->gitdir, buf, g->common) : -1;
 		free(buf);
 		if (r < 0)
-			return say(why, whyn, "%s does not name the common git directory", p);
+			return msg_say(why, whyn, "%s does not name the common git directory", p);
 	} else {
 		snprintf(g->common, sizeof g->common, "%s", g->gitdir);
 	}
@@ -113,7 +103,7 @@ gitws_locate(struct gitws *g, const char *ws, char *why, size_t whyn)
 	}
 	find_objects(g);
 	if (g->objects.err || g->objects.n == 0)
-		return say(why, whyn, "%s/objects: not found", g->common);
+		return msg_say(why, whyn, "%s/objects: not found", g->common);
 	return 0;
 }
 
@@ -132,7 +122,7 @@ gitws_undo_protect(const struct gitws *g, char *why, size_t whyn)
 	int d, r = 0;
 
 	if ((d = open(g->gitdir, OPEN_DIR)) < 0)
-		return say(why, whyn, "%s: %s", g->gitdir, strerror(errno));
+		return msg_say(why, whyn, "%s: %s", g->gitdir, strerror(errno));
 	if (fstatat(d, "index", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode) &&
 	    (n = readlinkat(d, "index", lnk, sizeof lnk - 1)) > 0 &&
 	    (lnk[n] = '\0', strcmp(lnk, "corral-index/index") == 0)) {
@@ -141,7 +131,7 @@ gitws_undo_protect(const struct gitws *g, char *why, size_t whyn)
 		else
 			r = unlinkat(d, "index", 0);
 		if (r < 0)
-			say(why, whyn, "unable to restore %s/index: %s", g->gitdir, strerror(errno));
+			msg_say(why, whyn, "unable to restore %s/index: %s", g->gitdir, strerror(errno));
 		else
 			(void)unlinkat(d, "corral-index", AT_REMOVEDIR);
 	}
@@ -352,23 +342,23 @@ make_repo(struct gitws *g, int rfd, const char *alt, char *why, size_t whyn)
 
 	for (size_t i = 0; dirs[i]; i++)
 		if (mkdirat(rfd, dirs[i], 0755) < 0)
-			return say(why, whyn, "unable to make the attempt repository: %s", strerror(errno));
+			return msg_say(why, whyn, "unable to make the attempt repository: %s", strerror(errno));
 	user_lines(g, user, sizeof user);
 	snprintf(cfg, sizeof cfg, "[core]\n\trepositoryformatversion = %d\n\tfilemode = true\n"
 	    "\tbare = false\n\tlogallrefupdates = true\n%s%s", g->hexlen == 64,
 	    g->hexlen == 64 ? "[extensions]\n\tobjectformat = sha256\n" : "", user);
 	if (write_new(rfd, "config", cfg, strlen(cfg)) < 0 ||
 	    write_new(rfd, "objects/info/alternates", alt, strlen(alt)) < 0)
-		return say(why, whyn, "unable to write the attempt repository: %s", strerror(errno));
+		return msg_say(why, whyn, "unable to write the attempt repository: %s", strerror(errno));
 	code = gitrun(&gc, fer, -1, -1, &refs, &rlen, 256 << 20);
 	if (code != 0) {
-		say(why, whyn, "git for-each-ref in %s failed (status %d)", g->gitdir, code);
+		msg_say(why, whyn, "git for-each-ref in %s failed (status %d)", g->gitdir, code);
 		goto out;
 	}
 	snprintf(hp, sizeof hp, "%s/HEAD", g->gitdir);
 	if (file_read_bounded(AT_FDCWD, hp, 4096, &head, &hlen) < 0 ||
 	    (kind = gitref_parse(head, hlen, g->hexlen, ref, oid)) < 0) {
-		say(why, whyn, "%s: not a HEAD git would read", hp);
+		msg_say(why, whyn, "%s: not a HEAD git would read", hp);
 		goto out;
 	}
 	/* the refs, checked, as one packed-refs file; the start commit */
@@ -409,7 +399,7 @@ make_repo(struct gitws *g, int rfd, const char *alt, char *why, size_t whyn)
 nomem:
 	errno = ENOMEM;
 sys:
-	say(why, whyn, "unable to write the attempt repository: %s", strerror(errno));
+	msg_say(why, whyn, "unable to write the attempt repository: %s", strerror(errno));
 out:
 	if (fd >= 0)
 		close(fd);
@@ -463,24 +453,24 @@ checkout(struct gitws *g, int rfd, int wfd, char *why, size_t whyn)
 		if (!g->start[0])
 			return 0;	/* unborn: nothing to check out */
 		if ((code = gitrun(&in, rt, -1, -1, NULL, NULL, 0)) != 0)
-			return say(why, whyn, "git read-tree HEAD in the attempt repository failed (status %d)", code);
+			return msg_say(why, whyn, "git read-tree HEAD in the attempt repository failed (status %d)", code);
 		return 0;
 	}
 	if (copy_index(g, rfd) < 0)
-		return say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
+		return msg_say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
 	if ((code = gitrun(&in, co, -1, -1, NULL, NULL, 0)) != 0)
-		return say(why, whyn, "git checkout-index in the attempt repository failed (status %d)", code);
+		return msg_say(why, whyn, "git checkout-index in the attempt repository failed (status %d)", code);
 	sc = gitrun(&real, stv, -1, -1, &st, &stlen, 256 << 20);
 	if (sc != 0) {
 		free(st);
-		return say(why, whyn, "git status in %s failed (status %d)", g->ws, sc);
+		return msg_say(why, whyn, "git status in %s failed (status %d)", g->ws, sc);
 	}
 	if ((wsfd = open(g->ws, OPEN_DIR)) < 0) {
-		say(why, whyn, "%s: %s", g->ws, strerror(errno));
+		msg_say(why, whyn, "%s: %s", g->ws, strerror(errno));
 	} else {
 		r = apply_status(g, wsfd, wfd, st, stlen);
 		if (r < 0)
-			say(why, whyn, "unable to copy your changes into %s: %s", g->work, strerror(errno));
+			msg_say(why, whyn, "unable to copy your changes into %s: %s", g->work, strerror(errno));
 		close(wsfd);
 	}
 	free(st);
@@ -500,15 +490,15 @@ gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, 
 	if ((sfd = open(store, OPEN_DIR)) < 0 ||
 	    ((mkdirat(sfd, "git", 0700) < 0 && errno != EEXIST)) ||
 	    (gfd = openat(sfd, "git", OPEN_DIR)) < 0 || fstat(gfd, &st) < 0)
-		return say(why, whyn, "unable to open %s/git: %s", store, strerror(errno)),
+		return msg_say(why, whyn, "unable to open %s/git: %s", store, strerror(errno)),
 		    sfd >= 0 ? close(sfd) : 0, -1;
 	close(sfd);
 	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
 		close(gfd);
-		return say(why, whyn, "%s/git is not a private directory of ours", store);
+		return msg_say(why, whyn, "%s/git is not a private directory of ours", store);
 	}
 	if (mkdirat(gfd, attempt, 0700) < 0 || (afd = openat(gfd, attempt, OPEN_DIR)) < 0) {
-		say(why, whyn, "unable to make %s: %s", g->dir, strerror(errno));
+		msg_say(why, whyn, "unable to make %s: %s", g->dir, strerror(errno));
 		close(gfd);
 		return -1;
 	}
@@ -546,7 +536,7 @@ toolong:
 		if (checkout(g, rfd, wfd, why, whyn) < 0)
 			goto out;
 	} else if (copy_index(g, rfd) < 0) {
-		say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
+		msg_say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
 		goto out;
 	}
 	/* the index as it was at the start, stat information and all, where
@@ -556,7 +546,7 @@ toolong:
 	r = 0;
 	goto out;
 sys:
-	say(why, whyn, "unable to set up %s: %s", g->dir, strerror(errno));
+	msg_say(why, whyn, "unable to set up %s: %s", g->dir, strerror(errno));
 out:
 	if (rfd >= 0)
 		close(rfd);

@@ -75,21 +75,6 @@ fail(struct pctx *c, int tok, const char *fmt, ...)
 	return -1;
 }
 
-static const char *
-tname(const jsmntok_t *t, const char *js)
-{
-	switch (t->type) {
-	case JSMN_OBJECT: return "an object";
-	case JSMN_ARRAY: return "an array";
-	case JSMN_STRING: return "a string";
-	case JSMN_PRIMITIVE:
-		if (js[t->start] == 't' || js[t->start] == 'f') return "a boolean";
-		if (js[t->start] == 'n') return "null";
-		return "a number";
-	default: return "something else";
-	}
-}
-
 static int
 get_bool(struct pctx *c, int k, const char *key, int *out)
 {
@@ -99,7 +84,7 @@ get_bool(struct pctx *c, int k, const char *key, int *out)
 		return *out = 1, 0;
 	if (t->type == JSMN_PRIMITIVE && c->js[t->start] == 'f')
 		return *out = 0, 0;
-	return fail(c, k, "\"%s\" must be a boolean, not %s", key, tname(t, c->js));
+	return fail(c, k, "\"%s\" must be a boolean, not %s", key, json_type_name(t, c->js));
 }
 
 /* A string without control characters or NUL, at most max bytes. */
@@ -110,7 +95,7 @@ get_str(struct pctx *c, int k, const char *key, size_t max, char **out)
 	int l;
 
 	if (c->t[k].type != JSMN_STRING)
-		return fail(c, k, "\"%s\" must be a string, not %s", key, tname(&c->t[k], c->js));
+		return fail(c, k, "\"%s\" must be a string, not %s", key, json_type_name(&c->t[k], c->js));
 	if (max > PATH_MAX)
 		max = PATH_MAX;
 	l = json_str(c->js, &c->t[k], buf, max + 1);
@@ -201,13 +186,13 @@ get_list(struct pctx *c, int k, const char *key, enum item kind, struct strlist 
 	int i;
 
 	if (c->t[k].type != JSMN_ARRAY)
-		return fail(c, k, "\"%s\" must be an array of strings, not %s", key, tname(&c->t[k], c->js));
+		return fail(c, k, "\"%s\" must be an array of strings, not %s", key, json_type_name(&c->t[k], c->js));
 	if (c->t[k].size > POLICY_MAX_ITEMS)
 		return fail(c, k, "\"%s\" has more than %d entries", key, POLICY_MAX_ITEMS);
 	list_free(l);
 	for (i = k + 1; i < json_next(c->t, k); i = json_next(c->t, i)) {
 		if (c->t[i].type != JSMN_STRING)
-			return fail(c, i, "\"%s\" entries must be strings, not %s", key, tname(&c->t[i], c->js));
+			return fail(c, i, "\"%s\" entries must be strings, not %s", key, json_type_name(&c->t[i], c->js));
 		if (get_str(c, i, key, PATH_MAX - 1, &s) < 0)
 			return -1;
 		if (*s == '\0' && kind != IT_ARG) {
@@ -231,13 +216,13 @@ get_ports(struct pctx *c, int k, const char *key, struct portlist *pl)
 	int i;
 
 	if (c->t[k].type != JSMN_ARRAY)
-		return fail(c, k, "\"%s\" must be an array of port numbers, not %s", key, tname(&c->t[k], c->js));
+		return fail(c, k, "\"%s\" must be an array of port numbers, not %s", key, json_type_name(&c->t[k], c->js));
 	if (c->t[k].size > POLICY_MAX_PORTS)
 		return fail(c, k, "\"%s\" has more than %d ports", key, POLICY_MAX_PORTS);
 	pl->n = 0;
 	for (i = k + 1; i < json_next(c->t, k); i = json_next(c->t, i)) {
 		if (c->t[i].type != JSMN_PRIMITIVE || json_int(c->js, &c->t[i], &v) < 0)
-			return fail(c, i, "\"%s\" entries must be integers, not %s", key, tname(&c->t[i], c->js));
+			return fail(c, i, "\"%s\" entries must be integers, not %s", key, json_type_name(&c->t[i], c->js));
 		if (v < 1 || v > 65535)
 			return fail(c, i, "\"%s\": port %lld is out of range 1-65535", key, (long long)v);
 		pl->v[pl->n++] = (uint16_t)v;
@@ -272,7 +257,7 @@ walk(struct pctx *c, int k, const char *what, const char *const keys[], member_f
 	char kb[64];
 
 	if (c->t[k].type != JSMN_OBJECT)
-		return fail(c, k, "%s must be an object, not %s", what, tname(&c->t[k], c->js));
+		return fail(c, k, "%s must be an object, not %s", what, json_type_name(&c->t[k], c->js));
 	i = k + 1;
 	for (m = 0; m < c->t[k].size; m++) {
 		for (w = 0; keys[w]; w++)
@@ -340,7 +325,7 @@ net_member(struct pctx *c, int w, int v, void *arg)
 	case 3:
 		np->mode = v;
 		if (c->t[v].type != JSMN_STRING)
-			return fail(c, v, "\"network.mode\" must be a string, not %s", tname(&c->t[v], c->js));
+			return fail(c, v, "\"network.mode\" must be a string, not %s", json_type_name(&c->t[v], c->js));
 		return net_mode_name(c, v, &p->net);
 	case 4: return get_bool(c, v, "network.deny_private", &p->deny_private);
 	case 5: return get_ports(c, v, "network.allow_loopback", &p->allow_loopback);
@@ -359,7 +344,7 @@ get_network(struct pctx *c, int k, struct policy *p)
 	if (c->t[k].type == JSMN_STRING)
 		return net_mode_name(c, k, &p->net);
 	if (c->t[k].type != JSMN_OBJECT)
-		return fail(c, k, "\"network\" must be \"open\", \"none\" or an object, not %s", tname(&c->t[k], c->js));
+		return fail(c, k, "\"network\" must be \"open\", \"none\" or an object, not %s", json_type_name(&c->t[k], c->js));
 	p->net = NET_OPEN;
 	if (walk(c, k, "\"network\"", net_keys, net_member, &np) < 0)
 		return -1;
@@ -393,7 +378,7 @@ env_member(struct pctx *c, int w, int v, void *arg)
 	case 2: return get_list(c, v, "env.files", IT_PATH, &p->env_files);
 	}
 	if (c->t[v].type != JSMN_OBJECT)
-		return fail(c, v, "\"env.set\" must be an object of strings, not %s", tname(&c->t[v], c->js));
+		return fail(c, v, "\"env.set\" must be an object of strings, not %s", json_type_name(&c->t[v], c->js));
 	if (c->t[v].size > POLICY_MAX_ITEMS)
 		return fail(c, v, "\"env.set\" has more than %d entries", POLICY_MAX_ITEMS);
 	list_free(&p->env_set);
@@ -473,7 +458,7 @@ get_mcp(struct pctx *c, int k, struct policy *p)
 	int i, m;
 
 	if (c->t[k].type != JSMN_OBJECT)
-		return fail(c, k, "\"mcp\" must be an object of servers, not %s", tname(&c->t[k], c->js));
+		return fail(c, k, "\"mcp\" must be an object of servers, not %s", json_type_name(&c->t[k], c->js));
 	if (c->t[k].size > POLICY_MAX_MCP)
 		return fail(c, k, "\"mcp\" has more than %d servers", POLICY_MAX_MCP);
 	for (size_t j = 0; j < p->nmcp; j++)
@@ -529,7 +514,7 @@ limits_member(struct pctx *c, int w, int v, void *arg)
 	}
 	if (c->t[v].type != JSMN_PRIMITIVE || json_int(c->js, &c->t[v], &n) < 0)
 		return fail(c, v, "\"limits.%s\" must be a positive integer%s, not %s", limits_keys[w],
-		    w == LIM_MEMORY || w == LIM_FSIZE ? " or a size string" : "", tname(&c->t[v], c->js));
+		    w == LIM_MEMORY || w == LIM_FSIZE ? " or a size string" : "", json_type_name(&c->t[v], c->js));
 	if (n < 1)
 		return fail(c, v, "\"limits.%s\" must be at least 1, not %lld", limits_keys[w], (long long)n);
 	l->v[w] = (uint64_t)n;
@@ -547,7 +532,7 @@ top_member(struct pctx *c, int w, int v, void *arg)
 	switch (w) {
 	case 0:
 		if (c->t[v].type != JSMN_PRIMITIVE || json_int(c->js, &c->t[v], &ver) < 0)
-			return fail(c, v, "\"version\" must be an integer, not %s", tname(&c->t[v], c->js));
+			return fail(c, v, "\"version\" must be an integer, not %s", json_type_name(&c->t[v], c->js));
 		if (ver != 1)
 			return fail(c, v, "policy version %lld is not supported (this corral reads version 1)", (long long)ver);
 		return 0;

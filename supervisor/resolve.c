@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "execenv.h"
 #include "homepath.h"
 #include "installtree.h"
@@ -19,17 +20,6 @@
 #include "gitstep.h"
 #include "resolve.h"
 
-
-static int __attribute__((format(printf, 3, 4)))
-say(char *buf, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static void
 addwarn(char *warn, size_t n, const char *line)
@@ -68,14 +58,14 @@ grant(struct rctx *c, struct argv *to, const char *key, const char *path)
 
 	av_pushf(&c->seen, "%s\t%s", key, path);	/* trust: linkwalk.c */
 	if (realpath(path, real) == NULL) {
-		say(c->why, c->whyn, "policy \"%s\" grants %s: %s", key, path, strerror(errno));
-		say(c->hint, c->hintn, "remove it from the policy, or create it first");
+		msg_say(c->why, c->whyn, "policy \"%s\" grants %s: %s", key, path, strerror(errno));
+		msg_say(c->hint, c->hintn, "remove it from the policy, or create it first");
 		return -1;
 	}
 	if (c->pl->home[0] && path_within(c->pl->home, real)) {
-		say(c->why, c->whyn, "policy \"%s\" grants %s, which holds your home %s",
+		msg_say(c->why, c->whyn, "policy \"%s\" grants %s, which holds your home %s",
 		    key, real, c->pl->home);
-		say(c->hint, c->hintn, "grant the directories the program needs, not a parent of your home");
+		msg_say(c->hint, c->hintn, "grant the directories the program needs, not a parent of your home");
 		return -1;
 	}
 	if (!has(to, real))
@@ -149,9 +139,9 @@ expand(struct rctx *c, struct argv *to, const char *key, const char *entry)
 
 	if (entry[0] == '~') {
 		if (!c->pl->home[0])
-			return say(c->why, c->whyn, "policy \"%s\" names %s, but there is no home directory", key, entry);
+			return msg_say(c->why, c->whyn, "policy \"%s\" names %s, but there is no home directory", key, entry);
 		if ((size_t)snprintf(path, sizeof path, "%s%s", c->pl->home, entry + 1) >= sizeof path)
-			return say(c->why, c->whyn, "policy \"%s\": %s is too long", key, entry);
+			return msg_say(c->why, c->whyn, "policy \"%s\": %s is too long", key, entry);
 	} else {
 		snprintf(path, sizeof path, "%s", entry);
 	}
@@ -170,7 +160,7 @@ expand(struct rctx *c, struct argv *to, const char *key, const char *entry)
 	}
 	closedir(dp);
 	if (m.err)
-		return av_free(&m), say(c->why, c->whyn, "out of memory");
+		return av_free(&m), msg_say(c->why, c->whyn, "out of memory");
 	if (m.n)
 		qsort(m.v, m.n, sizeof *m.v, cmpstr);
 	for (size_t i = 0; i < m.n && r == 0; i++)
@@ -187,16 +177,16 @@ workspace_resolve(struct plan *pl, const struct policy *pol, char *why, size_t w
 	struct stat st;
 
 	if (realpath(ws, pl->workspace) == NULL)
-		return say(why, whyn, "workspace %s: %s", ws, strerror(errno));
+		return msg_say(why, whyn, "workspace %s: %s", ws, strerror(errno));
 	if (stat(pl->workspace, &st) < 0 || !S_ISDIR(st.st_mode))
-		return say(why, whyn, "workspace %s is not a directory", pl->workspace);
+		return msg_say(why, whyn, "workspace %s is not a directory", pl->workspace);
 	if (pl->home[0] && path_within(pl->home, pl->workspace)) {
-		say(why, whyn, "workspace %s holds your home directory %s", pl->workspace, pl->home);
-		return say(hint, hintn, "run corral from a project directory, or pass -w DIR");
+		msg_say(why, whyn, "workspace %s holds your home directory %s", pl->workspace, pl->home);
+		return msg_say(hint, hintn, "run corral from a project directory, or pass -w DIR");
 	}
 	if (path_within(pl->store, pl->workspace)) {
-		say(why, whyn, "workspace %s holds the state directory %s", pl->workspace, pl->store);
-		return say(hint, hintn, "pick another workspace with -w DIR, or set XDG_STATE_HOME");
+		msg_say(why, whyn, "workspace %s holds the state directory %s", pl->workspace, pl->store);
+		return msg_say(hint, hintn, "pick another workspace with -w DIR, or set XDG_STATE_HOME");
 	}
 	return 0;
 }
@@ -290,7 +280,7 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	pl->cmd = cmd;
 
 	if (resolve_stepdir(pl->stepdir, sizeof pl->stepdir) < 0)
-		return say(why, whyn, "cannot find the step programs (/proc/self/exe): %s", strerror(errno));
+		return msg_say(why, whyn, "cannot find the step programs (/proc/self/exe): %s", strerror(errno));
 
 	/* the real home: what must stay unreachable */
 	home = env_get(envp, "HOME");
@@ -308,13 +298,13 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	xs = env_get(envp, "XDG_STATE_HOME");
 	if (xs && *xs == '/') {
 		if ((size_t)snprintf(pl->store, sizeof pl->store, "%s/corral", xs) >= sizeof pl->store)
-			return say(why, whyn, "XDG_STATE_HOME is too long");
+			return msg_say(why, whyn, "XDG_STATE_HOME is too long");
 	} else if (pl->home[0]) {
 		if ((size_t)snprintf(pl->store, sizeof pl->store, "%s/.local/state/corral", pl->home) >= sizeof pl->store)
-			return say(why, whyn, "HOME is too long");
+			return msg_say(why, whyn, "HOME is too long");
 	} else
-		return say(why, whyn, "no state directory: HOME and XDG_STATE_HOME are unset"),
-		    say(hint, hintn, "set HOME or XDG_STATE_HOME"), -1;
+		return msg_say(why, whyn, "no state directory: HOME and XDG_STATE_HOME are unset"),
+		    msg_say(hint, hintn, "set HOME or XDG_STATE_HOME"), -1;
 
 	/* the workspace */
 	if (workspace_resolve(pl, pol, why, whyn, hint, hintn) < 0) {
@@ -327,8 +317,8 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	}
 
 	if (pol->nmcp > 0 && pol->net == NET_NONE) {
-		say(why, whyn, "the policy names MCP servers, but \"network\" is \"none\": the agent reaches mcp-proxy over loopback TCP");
-		return say(hint, hintn, "use \"network\": {\"connect\": []} (the proxies' ports are added), or drop \"mcp\"");
+		msg_say(why, whyn, "the policy names MCP servers, but \"network\" is \"none\": the agent reaches mcp-proxy over loopback TCP");
+		return msg_say(hint, hintn, "use \"network\": {\"connect\": []} (the proxies' ports are added), or drop \"mcp\"");
 	}
 
 	/* a workspace that is a repository's top gets an attempt repository */
@@ -356,7 +346,7 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 			return av_free(&c.seen), -1;
 	/* trust (linkwalk.c): nothing resolved through a link the agent can write */
 	if (c.seen.err)
-		say(why, whyn, "out of memory");
+		msg_say(why, whyn, "out of memory");
 	if (c.seen.err || links_check(pl, &c.seen, why, whyn, hint, hintn) < 0) {
 		av_free(&c.seen);
 		return -1;
@@ -366,9 +356,9 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 		grant_path_dirs(pl, path, warn, warnn);
 	/* tool (installtree.c): the command's own install tree, and its interpreter's */
 	if (cmd && cmd[0] && installtree_grant(pl, agent_path(pl, pol, envp), cmd[0], &pl->notes) < 0)
-		return say(why, whyn, "out of memory");
+		return msg_say(why, whyn, "out of memory");
 	if (pl->ex.err || pl->rd.err || pl->wr.err)
-		return say(why, whyn, "out of memory");
+		return msg_say(why, whyn, "out of memory");
 	/* a grant inside a grant that gives as much says nothing more */
 	prune(&pl->ex, &pl->ex);
 	prune(&pl->rd, &pl->ex);
@@ -396,7 +386,7 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	if (!pl->signin && !(pol->full_setup && base != NULL))
 		if ((size_t)snprintf(pl->nosignin, sizeof pl->nosignin, "%s/nosignin-%s.json",
 		    pl->store, pl->agent) >= sizeof pl->nosignin)
-			return say(why, whyn, "the state directory's path is too long");
+			return msg_say(why, whyn, "the state directory's path is too long");
 	if (pol->full_setup)
 		pl->signin = 0;
 	return 0;

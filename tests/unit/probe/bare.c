@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "apply.h"
-#include "check.h"
+#include "judge.h"
 #include "probe.h"
 #include "tap.h"
 

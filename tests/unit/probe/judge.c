@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
+#include "judge.h"
 #include "json.h"
 #include "report.h"
 #include "tap.h"

@@ -1,5 +1,5 @@
 /*
- * check.h: probe's checks, their observations and the pure judgement.
+ * judge.h: probe's checks, their observations and the pure judgement.
  *
  * A check is a few attempts made by a real child process after it applied
  * a policy through confine's sandbox code (lib/sandbox.h); the child writes
@@ -9,8 +9,8 @@
  * against the table here; anything else (apply refused, a crash, a short
  * report, a timeout) leaves every check of that child unproven.
  */
-#ifndef PROBE_CHECK_H
-#define PROBE_CHECK_H
+#ifndef PROBE_JUDGE_H
+#define PROBE_JUDGE_H
 #include <stddef.h>
 #include <stdint.h>
 

@@ -250,5 +250,5 @@ main(void)
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", t);
 	if (system(cmd) != 0)
 		perror("rm");
-	return tap_n = tap_n, printf("1..%d\n", tap_n), tap_fail != 0;
+	return done_testing();
 }

@@ -5,6 +5,22 @@
 
 #include "hostname.h"
 
+/* Lowercase a code point without depending on the locale: glibc's
+ * towlower changes nothing outside ASCII in the C locale (musl's does).
+ * The scripts of most host names are covered by hand, towlower the rest. */
+static unsigned
+lower(unsigned c)
+{
+	if ((c >= 0xC0 && c <= 0xDE && c != 0xD7) || (c >= 0x391 && c <= 0x3AB && c != 0x3A2) ||
+	    (c >= 0x410 && c <= 0x42F))
+		return c + 0x20;
+	if (c >= 0x400 && c <= 0x40F)
+		return c + 0x50;
+	if (((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177)) && c % 2 == 0)
+		return c + 1;
+	return (unsigned)towlower((wint_t)c);
+}
+
 int
 punycode_encode(const unsigned *cp, size_t n, char *out, size_t outn)
 {
@@ -68,6 +84,7 @@ utf8(const unsigned char *s, size_t n, unsigned *cp)
 	size_t l, i;
 	unsigned c;
 
+
 	if (s[0] < 0x80)
 		return *cp = s[0], 1;
 	if ((s[0] & 0xe0) == 0xc0)
@@ -109,7 +126,7 @@ label(const char *s, size_t n, char *out, size_t *o)
 			return -1;
 		if (cp[k] >= 0x80) {
 			ascii = 0;
-			cp[k] = (unsigned)towlower((wint_t)cp[k]);
+			cp[k] = lower(cp[k]);
 		} else if (cp[k] >= 'A' && cp[k] <= 'Z')
 			cp[k] += 'a' - 'A';
 		if (cp[k] < 0x80 && !((cp[k] >= 'a' && cp[k] <= 'z') ||

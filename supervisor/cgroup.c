@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "sweep.h"
 #include "fdio.h"
 
 static const char *const kind_ctl[CG_NKIND] = { NULL, "memory", "pids" };
@@ -318,25 +319,11 @@ cg_enter(const struct cg *cg)
 static int
 kill_listed(int dfd)
 {
-	char buf[8192], *p, *e;
-	int n = 0, fd;
-	ssize_t r;
+	int n, fd = openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
 
-	fd = openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	while ((r = read(fd, buf, sizeof buf - 1)) > 0) {
-		buf[r] = '\0';
-		for (p = buf; *p; p = e) {
-			long pid = strtol(p, &e, 10);
-			if (e == p)
-				break;
-			if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
-				n++;
-			while (*e == '\n')
-				e++;
-		}
-	}
+	n = kill_listed_fd(fd);
 	close(fd);
 	return n;
 }

@@ -34,18 +34,13 @@ k_on_signal(int sig)
 	errno = e;
 }
 
-/* SIGKILL every child listed in /proc/self/task/PID/children */
-static int
-kill_children(void)
+int
+kill_listed_fd(int fd)
 {
-	char path[64], buf[8192], *p, *e;
-	int fd, n = 0;
+	char buf[8192], *p, *e;
+	int n = 0;
 	ssize_t r;
 
-	snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
 	while ((r = read(fd, buf, sizeof buf - 1)) > 0) {
 		buf[r] = '\0';
 		for (p = buf; *p; p = e) {
@@ -56,6 +51,21 @@ kill_children(void)
 				n++;
 		}
 	}
+	return n;
+}
+
+/* SIGKILL every child listed in /proc/self/task/PID/children */
+static int
+kill_children(void)
+{
+	char path[64];
+	int fd, n;
+
+	snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = kill_listed_fd(fd);
 	close(fd);
 	return n;
 }

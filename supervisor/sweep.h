@@ -50,5 +50,8 @@ int keeper_result_read(int fd, struct keeper_result *r);
 /* Kill and reap every child of the calling process, round after round,
  * until none is left (corral calls it too when the keeper itself died). */
 void sweep_children(void);
+/* SIGKILL every pid listed (whitespace-separated) in what fd reads;
+ * how many were killed. Used for children files and cgroup.procs. */
+int kill_listed_fd(int fd);
 
 #endif

@@ -645,6 +645,12 @@ policy_parse(const char *buf, size_t len, struct policy *p, struct policy_err *e
 			snprintf(err->msg, sizeof err->msg, "more than %d JSON tokens", POLICY_MAX_TOKENS);
 			return -1;
 		}
+		if (r == ELOOP) {
+			/* said before jsmn runs: its cost grows with the square of the depth */
+			free(t);
+			snprintf(err->msg, sizeof err->msg, "nested deeper than %d levels", JSON_MAX_DEPTH);
+			return -1;
+		}
 		/* where jsmn stopped, when it did: the position of a syntax error */
 		jsmn_parser jp;
 		jsmn_init(&jp);

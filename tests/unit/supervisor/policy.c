@@ -144,6 +144,19 @@ main(void)
 	bad("{\"read\": [] x", 1, 13, "not valid JSON");
 	ok(parse("{\"read\": [01]}") == -1 && strstr(E.msg, "not valid JSON") != NULL, "a bad number is not JSON");
 	ok(parse("") == -1, "empty input refused");
+	{
+		/* 65 levels: one past the cap, refused before jsmn runs; 64 parse */
+		char deep[200];
+		memset(deep, '[', 65);
+		memset(deep + 65, ']', 65);
+		deep[130] = '\0';
+		ok(parse(deep) == -1 && strstr(E.msg, "nested deeper than 64 levels") != NULL, "65 levels: too deep, said so");
+		deep[64] = '\0';
+		memset(deep, '[', 64);
+		memset(deep + 64, ']', 64);
+		deep[128] = '\0';
+		ok(parse(deep) == -1 && strstr(E.msg, "nested deeper") == NULL, "64 levels: not refused for depth (an array is not a policy)");
+	}
 
 	/* tiers */
 	ok(policy_tier_rank("fs") < policy_tier_rank("fs+net") && policy_tier_rank("fs+net") < policy_tier_rank("full"),

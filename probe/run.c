@@ -1,7 +1,6 @@
 /* run: the parent's fixtures, and every check's child at once. */
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "judge.h"
+#include "listen.h"
 #include "probe.h"
 #include "rnd.h"
 
@@ -34,29 +34,6 @@ mkfile(const char *path)
 		return -1;
 	}
 	return close(fd);
-}
-
-static int
-tcp_listener(int *port)
-{
-	struct sockaddr_in sin;
-	socklen_t len = sizeof sin;
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	if (s < 0)
-		return -1;
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(s, (struct sockaddr *)&sin, sizeof sin) < 0 || listen(s, 8) < 0 ||
-	    getsockname(s, (struct sockaddr *)&sin, &len) < 0) {
-		int e = errno;
-		close(s);
-		errno = e;
-		return -1;
-	}
-	*port = ntohs(sin.sin_port);
-	return s;
 }
 
 static int
@@ -132,10 +109,10 @@ probe_setup(struct probe_ctx *ctx, const char **what)
 	if (ctx->leak_fd < 0)
 		return -1;
 	*what = "loopback TCP listener";
-	ctx->tcp_allow_fd = tcp_listener(&ctx->tcp_allow);
+	ctx->tcp_allow_fd = listen_loopback(0, &ctx->tcp_allow);
 	if (ctx->tcp_allow_fd < 0)
 		return -1;
-	ctx->tcp_deny_fd = tcp_listener(&ctx->tcp_deny);
+	ctx->tcp_deny_fd = listen_loopback(0, &ctx->tcp_deny);
 	if (ctx->tcp_deny_fd < 0)
 		return -1;
 	*what = "abstract unix listener";

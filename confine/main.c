@@ -19,7 +19,8 @@ static const char usage_text[] =
 "usage: confine [-r PATH] [-x PATH] [-w PATH] [-W PATH] [-o] [-f FILE] [--dev]\n"
 "               [--tty PATH] [--connect PORT] [--bind PORT] [--no-network] [--no-scope]\n"
 "               [--filter-ip] [--loopback PORT] [--deny-private] [--no-remote]\n"
-"               [--unix PATH] [--keep-fd N] [--mount[-ro] SRC:DST] [--userns]\n"
+"               [--unix PATH] [--keep-fd N] [--refusals FD] [--mount[-ro] SRC:DST]\n"
+"               [--userns]\n"
 "               [--] PROG [ARG...]\n"
 "       confine -h | --help | --version\n"
 "\n"
@@ -42,6 +43,8 @@ static const char usage_text[] =
 "      --no-remote       no destination but loopback (with --loopback: a proxy)\n"
 "      --unix PATH       allow connect() to this pathname unix socket\n"
 "      --keep-fd N       keep inherited descriptor N open\n"
+"      --refusals FD     write a line to FD for each refusal of the broker\n"
+"                        (the program never holds FD)\n"
 "      --mount SRC:DST   bind SRC over DST in a private mount namespace\n"
 "      --mount-ro SRC:DST  the same, read-only\n"
 "      --userns          allow new user namespaces (refused by default)\n"
@@ -52,7 +55,7 @@ static const char usage_text[] =
 "127 PROG not found, otherwise PROG's.\n";
 
 enum { O_DEV = 256, O_TTY, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_VERSION,
-	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS, O_MOUNT, O_MOUNTRO };
+	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS, O_MOUNT, O_MOUNTRO, O_REFUSALS };
 
 static int
 load_file(struct sb_policy *p, const char *path)
@@ -93,6 +96,7 @@ main(int argc, char *argv[], char *envp[])
 		{ "no-scope", no_argument, NULL, O_NOSCOPE },
 		{ "unix", required_argument, NULL, O_UNIX },
 		{ "keep-fd", required_argument, NULL, O_KEEPFD },
+		{ "refusals", required_argument, NULL, O_REFUSALS },
 		{ "filter-ip", no_argument, NULL, O_FILTERIP },
 		{ "loopback", required_argument, NULL, O_LOOPBACK },
 		{ "deny-private", no_argument, NULL, O_DENYPRIV },
@@ -136,6 +140,7 @@ main(int argc, char *argv[], char *envp[])
 		case O_NOSCOPE: word = "no-scope"; break;
 		case O_UNIX: word = "unix"; arg = optarg; break;
 		case O_KEEPFD: word = "keep-fd"; arg = optarg; break;
+		case O_REFUSALS: word = "refusals"; arg = optarg; break;
 		case O_FILTERIP: word = "filter-ip"; break;
 		case O_LOOPBACK: word = "loopback"; arg = optarg; break;
 		case O_DENYPRIV: word = "deny-private"; break;
@@ -166,6 +171,11 @@ main(int argc, char *argv[], char *envp[])
 	if (optind >= argc) {
 		msg_usage("missing PROG");
 		msg_hint("confine --help");
+		return EXIT_CHAIN_FAIL;
+	}
+	if (pol.refusals_fd >= 0 && fcntl(pol.refusals_fd, F_GETFD) < 0) {
+		msg_fatal("--refusals %d: not an open descriptor", pol.refusals_fd);
+		msg_hint("open it for writing in the caller, e.g. a pipe whose read end the caller keeps");
 		return EXIT_CHAIN_FAIL;
 	}
 	if (sb_apply(&pol, &e) != 0) {

@@ -10,7 +10,7 @@ static int
 known(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
-		"keep-fd", "mount", "mount-ro", "dev", "no-network", "no-scope",
+		"keep-fd", "refusals", "mount", "mount-ro", "dev", "no-network", "no-scope",
 		"filter-ip", "loopback", "deny-private", "no-remote", "userns", "tty", NULL };
 	size_t i;
 
@@ -24,7 +24,7 @@ static int
 takes_arg(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
-		"keep-fd", "mount", "mount-ro", "loopback", "tty", NULL };
+		"keep-fd", "refusals", "mount", "mount-ro", "loopback", "tty", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
@@ -184,7 +184,24 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 			*why = "too many keep-fd rules";
 			return -1;
 		}
+		if (n == p->refusals_fd) {
+			*why = "that descriptor is the refusals descriptor: only the broker keeps it";
+			return -1;
+		}
 		p->keep_fd[p->nkeep++] = n;
+		return 0;
+	}
+	if (strcmp(word, "refusals") == 0) {
+		if (num_parse_fd(arg, &n) != 0 || n < 3) {
+			*why = "descriptor must be a number from 3 to 1048576";
+			return -1;
+		}
+		for (size_t k = 0; k < p->nkeep; k++)
+			if (p->keep_fd[k] == n) {
+				*why = "that descriptor is kept for the program (keep-fd): the agent would hold it";
+				return -1;
+			}
+		p->refusals_fd = n;
 		return 0;
 	}
 	if (strcmp(word, "mount") == 0 || strcmp(word, "mount-ro") == 0) {

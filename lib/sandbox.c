@@ -98,6 +98,7 @@ sb_policy_init(struct sb_policy *p)
 	memset(p, 0, sizeof *p);
 	p->net = SB_NET_OPEN;
 	p->scope = 1;
+	p->refusals_fd = -1;
 }
 
 int

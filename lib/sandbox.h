@@ -76,7 +76,8 @@
  *           capability in the target namespace, which only a user
  *           namespace could give). Every other namespace needs
  *           CAP_SYS_ADMIN, which is gone.
- *   - every descriptor >= 3 closed except keep_fd[].
+ *   - every descriptor >= 3 closed except keep_fd[] (refusals_fd too: only
+ *     the broker keeps it, see lib/sandbox_refusal.c).
  *
  * Errnos seen inside (what probe checks): Landlock denials are EACCES (file
  * access, TCP connect/bind); scoping gives EPERM (kill() of a process
@@ -171,6 +172,9 @@ struct sb_policy {
 					   ruleset (lib/sandbox_mount.c) */
 	int mount_ro[SB_MAX_MOUNT];	/* 1: that bind is read-only */
 	size_t nmount;
+	int refusals_fd;		/* >= 3: the broker writes a record of each
+					   refusal there (lib/refusal.h); closed
+					   before the program runs. -1: none */
 };
 
 /* Failure codes of sb_apply (sb_error.code). */

@@ -136,7 +136,7 @@ unix_connect(const struct broker *b, int sock, const struct sockaddr_storage *ss
 		/* abstract: Landlock's scope would deny it from inside */
 		if (!b->scope)
 			return connect(sock, (const struct sockaddr *)ss, len) == 0 ? 0 : -errno;
-		return -EPERM;
+		return sb_refused(-EPERM, "abstract", ss, len);
 	}
 	if (plen >= sizeof su.sun_path)
 		plen = sizeof su.sun_path - 1;
@@ -145,7 +145,7 @@ unix_connect(const struct broker *b, int sock, const struct sockaddr_storage *ss
 		if (strcmp(su.sun_path, b->path[i]) == 0)
 			break;
 	if (i == b->n)
-		return -EACCES;
+		return sb_refused(-EACCES, "unix-path", ss, len);
 	memset(&su, 0, sizeof su);
 	su.sun_family = AF_UNIX;
 	snprintf(via, sizeof via, "/proc/self/fd/%d", b->pin[i]);
@@ -187,7 +187,7 @@ serve(struct broker *b, const struct seccomp_notif *req, struct seccomp_notif_re
 	else if (dom == AF_NETLINK && b->net != SB_NET_NONE)
 		resp->error = connect(sock, (struct sockaddr *)&ss, len) == 0 ? 0 : -errno;
 	else
-		resp->error = -EACCES;
+		resp->error = sb_refused(-EACCES, "family", &ss, len);
 	close(sock);
 	return r;
 }
@@ -205,6 +205,7 @@ job_run(void *arg)
 
 	memset(&resp, 0, sizeof resp);
 	resp.id = j->req.id;
+	sb_refusal_serving(&j->req);
 	if (serve(j->b, &j->req, &resp) == 1) {
 		resp.error = 0;
 		resp.val = 0;
@@ -265,19 +266,21 @@ broker_main(struct broker *b, int sock)
 	pthread_attr_t at;
 	pthread_t th;
 	struct job *j;
-	int keep[SB_MAX_UNIX + 1], null;
+	int keep[SB_MAX_UNIX + 2], null;
 	size_t i;
 
 	for (i = 0; i < b->n; i++)
 		keep[i] = b->pin[i];
 	keep[b->n] = sock;
+	keep[b->n + 1] = b->p->refusals_fd;	/* lib/sandbox_refusal.c */
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);
 		dup2(null, 2);
 	}
-	if (fd_close_from(3, keep, b->n + 1) != 0 ||
+	sb_refusal_init(b->p->refusals_fd >= 3 ? b->p->refusals_fd : -1);
+	if (fd_close_from(3, keep, b->n + 2) != 0 ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || broker_caps() != 0)
 		_exit(1);
 	b->nfd = take_listener(b->confine, sock);

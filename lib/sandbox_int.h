@@ -80,6 +80,16 @@ int sb_peek(int pid, uint64_t src, void *dst, size_t n);
 int sb_caller_pidfd(int pid);
 
 
+/* The broker's refusal records (lib/sandbox_refusal.c). In the broker:
+ * records go to fd (-1: none); the request this thread answers. */
+void sb_refusal_init(int fd);
+void sb_refusal_serving(const struct seccomp_notif *req);
+struct ipdest;
+/* Record a refusal of the request being served, answered err (returned):
+ * to d, or to the copied address sa[0..len) (any family). */
+int sb_refused_ip(int err, const char *why, const struct ipdest *d);
+int sb_refused(int err, const char *why, const void *sa, size_t len);
+
 /* The agent's own terminal (path) and /dev/tty: read, write, ioctl. */
 int sb_tty_rules(int rfd, const char *path, int abi, struct sb_error *e);
 

@@ -140,7 +140,7 @@ decide(struct sb_ipb *b, int type, const struct ipdest *d)
 	switch (c) {
 	case IPC_METADATA:
 	case IPC_LINKLOCAL:
-		return -EACCES;
+		return sb_refused_ip(-EACCES, ip_class_name(c), d);
 	case IPC_LOOPBACK:
 		if (in_ports(p->loopback, p->nloopback, d->port) || is_own(b, type, d))
 			return 0;
@@ -148,21 +148,21 @@ decide(struct sb_ipb *b, int type, const struct ipdest *d)
 			for (i = 0; i < b->nresolver; i++)
 				if (b->resolver_af[i] == d->family && memcmp(b->resolver[i], d->a, n) == 0)
 					return 0;
-		return -EACCES;
+		return sb_refused_ip(-EACCES, "loopback", d);
 	case IPC_PRIVATE:
 		if (p->deny_private)
-			return -EACCES;
+			return sb_refused_ip(-EACCES, "private", d);
 		/* FALLTHROUGH */
 	case IPC_PUBLIC:
 		if (p->no_remote)
-			return -EACCES;
+			return sb_refused_ip(-EACCES, "remote", d);
 		break;
 	}
 ports:
 	if (p->net == SB_NET_NONE)
-		return -EACCES;
+		return sb_refused_ip(-EACCES, "no-network", d);
 	if (p->net == SB_NET_PORTS && type == SOCK_STREAM && !in_ports(p->connect, p->nconnect, d->port))
-		return -EACCES;
+		return sb_refused_ip(-EACCES, "port", d);
 	return 0;
 }
 
@@ -251,7 +251,7 @@ do_bind(struct sb_ipb *b, const struct seccomp_notif *req, int sock)
 		return -EINVAL;
 	if (b->p->net == SB_NET_PORTS && type == SOCK_STREAM && ss.ss_family != AF_UNSPEC &&
 	    !in_ports(b->p->bind, b->p->nbind, d.port))
-		return -EACCES;
+		return sb_refused_ip(-EACCES, "port", &d);
 	if (bind(sock, (struct sockaddr *)&ss, (socklen_t)len) != 0)
 		return -errno;
 	record(b, sock, type);
@@ -377,13 +377,14 @@ send_one(struct sb_ipb *b, int pid, int pidfd, int sock, int dom, int type, uint
 	if (m.msg_name && m.msg_namelen && type != SOCK_STREAM) {
 		if (dom == AF_UNIX) {
 			/* a datagram to any pathname socket: not through here */
-			r = ((struct sockaddr_un *)&ss)->sun_path[0] ? -EACCES : -EPERM;
+			r = sb_refused(((struct sockaddr_un *)&ss)->sun_path[0] ? -EACCES : -EPERM,
+			    "unix-dgram", &ss, m.msg_namelen);
 			goto out;
 		}
 		if (dom == AF_NETLINK)
 			goto send;	/* to the kernel: the broker holds no capability */
 		if (dom != AF_INET && dom != AF_INET6) {
-			r = -EACCES;
+			r = sb_refused(-EACCES, "family", &ss, m.msg_namelen);
 			goto out;
 		}
 		if (ip_classify(&ss, m.msg_namelen, &d) != 0) {
@@ -429,12 +430,13 @@ do_sendto(struct sb_ipb *b, const struct seccomp_notif *req, int sock, int dom, 
 		return -EFAULT;
 	if (type != SOCK_STREAM) {
 		if (dom == AF_UNIX)
-			return alen > offsetof(struct sockaddr_un, sun_path) &&
-			    ((struct sockaddr_un *)&ss)->sun_path[0] == '\0' ? -EPERM : -EACCES;
+			return sb_refused(alen > offsetof(struct sockaddr_un, sun_path) &&
+			    ((struct sockaddr_un *)&ss)->sun_path[0] == '\0' ? -EPERM : -EACCES,
+			    "unix-dgram", &ss, alen);
 		if (dom == AF_NETLINK)
 			;	/* to the kernel: the broker holds no capability */
 		else if (dom != AF_INET && dom != AF_INET6)
-			return -EACCES;
+			return sb_refused(-EACCES, "family", &ss, alen);
 		else if (ip_classify(&ss, alen, &d) != 0)
 			return -EINVAL;
 		else if ((r = decide(b, type, &d)) != 0)

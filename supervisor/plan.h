@@ -34,6 +34,7 @@ struct plan {
 	char egress_port[32];		/* NET_ALLOW: egress-proxy's loopback port (SHVAR in explain) */
 	char *const *cmd;		/* the program and its arguments */
 	const char *tty;		/* the agent's own pts (pty.c), or NULL */
+	int refusals_fd;		/* corral run: confine --refusals (refusals.c), 0: none */
 	const char *attempt;		/* attempt id (SHVAR in explain) */
 	const char *attempt_dir;	/* its directory (SHVAR in explain) */
 	/* tool (installtree.c, homepath.c): the command's install tree and the

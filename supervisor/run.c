@@ -101,6 +101,7 @@ probe_fields(const char *out, char *platform, size_t pn, char *tier, size_t tn)
 struct runstate {
 	struct mcpset mcp;
 	struct denials den;		/* the boundary's refusals, from audit */
+	struct refusals ref;		/* ... and the seccomp broker's (refusals.c) */
 	struct egressproc eg;		/* egress-proxy (network allow) */
 	struct plan pl;
 	struct policy pol;
@@ -446,6 +447,7 @@ run_chain(struct runstate *s, char *const envp[], struct keeper_result *res)
 	if (pty_open(&s->tty) < 0)
 		return msg_fatal_sys("unable to make a terminal for the agent"), -1;
 	s->pl.tty = s->tty.master >= 0 ? s->tty.slave : NULL;
+	s->pl.refusals_fd = refusals_open(&s->ref) > 2 ? s->ref.wr : 0;
 	if (step_chain(&s->pl, &a, &ci, &xi) < 0)
 		return pty_close(&s->tty), msg_fatal_sys("unable to build the chain"), -1;
 	audit_chain(s, &a, ci, xi);
@@ -489,6 +491,9 @@ run_denials(struct runstate *s, pid_t chain, int code)
 	denials_collect(&s->den, chain, code != 0 ? 20 : 0);
 	denials_report(&s->den, code, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, &s->au, 0);
 	denials_close(&s->den);
+	refusals_collect(&s->ref);
+	refusals_report(&s->ref, &s->pl, code, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, &s->au, 0);
+	refusals_close(&s->ref);
 }
 
 static void
@@ -522,6 +527,7 @@ cmd_run(int argc, char **argv, char **envp)
 	msg_init("corral");
 	s.au.fd = -1;
 	s.den.fd = -1;
+	s.ref.rd = s.ref.wr = -1;
 	s.reap.pid = -1;
 	if ((r = runopts_parse(argc, argv, &o)) != 0)
 		return r > 0 ? 0 : EXIT_CHAIN_FAIL;

@@ -80,6 +80,12 @@ main(void)
 	is_int(line, 2, "... on line 2");
 	is_int(parse("bind 1\nno-network\n", &line, &why), -1, "bind then no-network");
 	is_int(parse("keep-fd 2\n", &line, &why), -1, "keep-fd 2");
+	is_int(parse("refusals 7\n", &line, &why), 0, "refusals 7");
+	is_int(p.refusals_fd, 7, "... the broker's descriptor");
+	is_int(p.nkeep, 0, "... not kept for the program");
+	is_int(parse("refusals 2\n", &line, &why), -1, "refusals 2");
+	is_int(parse("keep-fd 7\nrefusals 7\n", &line, &why), -1, "keep-fd 7 then refusals 7");
+	is_int(parse("refusals 7\nkeep-fd 7\n", &line, &why), -1, "refusals 7 then keep-fd 7");
 	is_int(parse("unix rel.sock\n", &line, &why), -1, "relative unix path");
 	is_int(parse("optional connect 1\n", &line, &why), -1, "optional on a non-path word");
 	is_int(parse("optional\n", &line, &why), -1, "optional alone");

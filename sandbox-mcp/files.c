@@ -113,13 +113,12 @@ tool_session_read_file(struct sbx *s, const struct targs *a, struct jw *out, cha
 	return 0;
 }
 
-int
-tool_session_read_files(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+/* The "paths" array arr (-1: arg_tok refused it): bounded, and every path
+ * checked before the first is touched. */
+static int
+paths_check(const struct targs *a, int arr, char *err, size_t errn)
 {
-	char path[WS_PATH_MAX + 1], e1[SBX_ERR_MAX];
-	int arr = arg_tok(a, "paths", JSMN_ARRAY, 1, err, errn);
-	size_t total = 0;
-	struct sess ss;
+	char path[WS_PATH_MAX + 1];
 
 	if (arr < 0)
 		return -1;
@@ -129,6 +128,19 @@ tool_session_read_files(struct sbx *s, const struct targs *a, struct jw *out, ch
 		if (arg_tokstr(a, arg_elem(a, arr, i), "a path", path, sizeof path, err, errn) < 0 ||
 		    ws_path_check(path, err, errn) < 0)
 			return -1;
+	return 0;
+}
+
+int
+tool_session_read_files(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	char path[WS_PATH_MAX + 1], e1[SBX_ERR_MAX];
+	int arr = arg_tok(a, "paths", JSMN_ARRAY, 1, err, errn);
+	size_t total = 0;
+	struct sess ss;
+
+	if (paths_check(a, arr, err, errn) < 0)
+		return -1;
 	if (sess_pick(s, a, &ss, err, errn) < 0)
 		return -1;
 	jw_key(out, "files");
@@ -327,14 +339,8 @@ tool_session_delete_files(struct sbx *s, const struct targs *a, struct jw *out, 
 	int arr = arg_tok(a, "paths", JSMN_ARRAY, 1, err, errn), rc = -1;
 	struct sess ss;
 
-	if (arr < 0)
+	if (paths_check(a, arr, err, errn) < 0)
 		return -1;
-	if (a->t[arr].size > WS_PATHS_MAX)
-		return sbx_err(err, errn, "more than %d paths", WS_PATHS_MAX);
-	for (int i = 0; i < a->t[arr].size; i++)
-		if (arg_tokstr(a, arg_elem(a, arr, i), "a path", path, sizeof path, err, errn) < 0 ||
-		    ws_path_check(path, err, errn) < 0)
-			return -1;
 	if (sess_pick(s, a, &ss, err, errn) < 0)
 		return -1;
 	/* every parent is reached without a symlink before the first removal */

@@ -10,10 +10,7 @@
 void
 http_head(struct conn *k, int status, const char *ctype, size_t clen, int has_len)
 {
-	/* keep-alive only for a JSON answer or a 202, whose length is known */
-	if (!has_len || status >= 400)
-		k->h.keep = 0;
-	if (httpd_head(&k->wr, status, ctype, clen, has_len, k->h.keep) < 0)
+	if (httpc_head(&k->h, &k->wr, status, ctype, clen, has_len) < 0)
 		msg_warn("out of memory queueing an answer to the client");
 }
 
@@ -21,10 +18,7 @@ http_head(struct conn *k, int status, const char *ctype, size_t clen, int has_le
 void
 http_status(struct conn *k, int status)
 {
-	k->wr.len = 0;
-	http_head(k, status, NULL, 0, 1);
-	k->h.closing = 1;
-	k->h.started = 1;
+	httpc_status(&k->h, &k->wr, status);
 }
 
 /* s[0..n) is one line ending in \n. final: it answers the client's request. */
@@ -43,9 +37,7 @@ conn_out(struct proxy *p, int c, const char *s, size_t n, int final)
 		return;
 	} else if (final && !k->h.started) {
 		/* the answer alone: plain JSON */
-		http_head(k, 200, "application/json", n - 1, 1);
-		bad = buf_add(&k->wr, s, n - 1) < 0;
-		k->h.started = k->h.closing = 1;
+		bad = httpc_json(&k->h, &k->wr, 200, s, n - 1) < 0;
 	} else {
 		/* notifications or requests first: an event stream, the answer last */
 		if (!k->h.started)
@@ -157,8 +149,8 @@ conn_new(struct proxy *p, int fd, enum ckind kind)
 		k->used = 1;
 		k->in = k->out = fd;
 		k->kind = kind;
-		k->h.idle_at = now_ms();
-		k->h.head_at = kind == C_HTTP ? k->h.idle_at : 0;
+		if (kind == C_HTTP)
+			httpc_init(&k->h, now_ms());
 		return c;
 	}
 	close(fd);

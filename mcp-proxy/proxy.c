@@ -79,10 +79,8 @@ check_timers(struct proxy *p)
 	/* an HTTP connection that has not delivered a whole request in time
 	 * (idle keep-alive, or a head or body trickling in) gives its slot back */
 	for (int c = 0; c < MAX_CONN; c++) {
-		struct conn *k = &p->conn[c];
-		int64_t due = http_head_due(p, k);
-		if ((k->used && k->kind == C_HTTP && !k->h.got && !k->h.started &&
-		    now - k->h.idle_at >= p->cfg->http_idle_ms) || (due && now >= due))
+		int64_t due = http_due(p, &p->conn[c]);
+		if (due && now >= due)
 			conn_close(p, c);
 	}
 	if (p->state == UP_DOWN && !p->stopping && now >= p->retry_at)
@@ -100,11 +98,7 @@ next_timeout(struct proxy *p)
 	if (p->state == UP_DOWN && !p->stopping && p->retry_at < t)
 		t = p->retry_at;
 	for (int c = 0; c < MAX_CONN; c++) {
-		struct conn *k = &p->conn[c];
-		int64_t due = http_head_due(p, k);
-		if (k->used && k->kind == C_HTTP && !k->h.got && !k->h.started &&
-		    k->h.idle_at + p->cfg->http_idle_ms < t)
-			t = k->h.idle_at + p->cfg->http_idle_ms;
+		int64_t due = http_due(p, &p->conn[c]);
 		if (due && due < t)
 			t = due;
 	}
@@ -201,14 +195,9 @@ recycle(struct proxy *p)
 		struct conn *k = &p->conn[c];
 		if (!k->used || k->kind == C_STDIO)
 			continue;
-		if (k->kind == C_HTTP && k->h.closing && k->h.keep && !k->eof && k->wr.len == 0 && k->out >= 0 &&
-		    conn_pending(p, c) == 0) {
-			k->h.started = k->h.closing = k->h.got = k->h.keep = 0;
-			k->h.idle_at = now_ms();
-			k->h.head_at = 0;
-			httpd_in_reset(&k->h.in);
+		if (k->kind == C_HTTP && !k->eof && k->wr.len == 0 && k->out >= 0 && conn_pending(p, c) == 0 &&
+		    httpc_reuse(&k->h, now_ms()))
 			continue;
-		}
 		if ((k->h.closing && k->wr.len == 0) || k->out < 0 ||
 		    (k->eof && k->kind == C_UNIX && conn_pending(p, c) == 0 && k->wr.len == 0))
 			conn_close(p, c);

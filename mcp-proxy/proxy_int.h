@@ -17,16 +17,10 @@
 #include <sys/types.h>
 
 #include "buf.h"
-#include "httpd.h"
+#include "httpconn.h"
 #include "launcher.h"
 #include "proxy.h"
 #include "rpc.h"
-
-/* HTTP: connections that have not shown a checked head yet may hold at
- * most MAX_PREAUTH slots (the oldest gives way to a new one), so clients
- * presenting the token always find room; a head must be complete within
- * HEAD_MS of its first byte (or of the connection). */
-enum { MAX_PREAUTH = 48, HEAD_MS = 5000 };
 
 /* Malformed upstream messages reported per start; the rest are dropped
  * silently (garbage comes by the line). */
@@ -42,13 +36,8 @@ struct conn {
 	int used, in, out, eof, discard;
 	enum ckind kind;
 	struct buf rd, wr;
-	struct conn_http {		/* kind C_HTTP only: one request at a time */
-		int started, closing, got;	/* answer begun; close once flushed; message in */
-		int keep;		/* keep-alive: another request may follow */
-		struct httpd_in in;	/* the request being read */
-		int64_t idle_at;	/* waiting since then for a whole request */
-		int64_t head_at;	/* its head began then (0: no byte of it yet) */
-	} h;
+	struct httpc h;		/* kind C_HTTP: one request at a time, its deadlines
+				 * (lib/httpconn); got and closing serve every kind */
 };
 
 /* K_LIST: which listing, filtered to which allowlist */
@@ -140,8 +129,9 @@ int conn_new(struct proxy *p, int fd, enum ckind kind);
 void http_read(struct proxy *p, int c);
 /* An HTTP connection was accepted: make room among the unproven ones. */
 void http_make_room(struct proxy *p);
-/* When connection k's head is due (0: none pending). */
-int64_t http_head_due(const struct proxy *p, const struct conn *k);
+/* When HTTP connection k must give its slot back (0: not HTTP, or an
+ * answer is due to it). */
+int64_t http_due(const struct proxy *p, const struct conn *k);
 
 /* pend.c */
 struct pend *pend_new(struct proxy *p, enum pkind kind, int c, const char *cid, size_t cidn);

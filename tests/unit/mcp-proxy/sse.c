@@ -4,7 +4,7 @@
 #include "tap.h"
 #include "../../../mcp-proxy/http_up.h"
 #include "../../../mcp-proxy/sse.h"
-#include "../../../mcp-proxy/token.h"
+#include "token.h"
 
 static char got[8][128], ev[8][32];
 static int ngot;

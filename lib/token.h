@@ -1,6 +1,7 @@
-/* token: the upstream bearer token, from a private file or a descriptor. */
-#ifndef MCP_TOKEN_H
-#define MCP_TOKEN_H
+/* token: a bearer token (mcp-proxy upstream and listener, sandbox-mcp
+ * listener), from a private file or a descriptor, never argv or env. */
+#ifndef CORRAL_TOKEN_H
+#define CORRAL_TOKEN_H
 #include <stddef.h>
 
 enum { TOKEN_MAX = 4096 };

@@ -1,7 +1,8 @@
 # make fuzz: libFuzzer harnesses over the pure parsers (clang, glibc, ASan+UBSan).
 #   fuzz/<dir>/<name>.c links <dir>'s non-main sources (or only lib/) and lib/.
 #   FUZZ_SECONDS (default 30) bounds each run; corpora stay in build/fuzz/.
-#   FUZZ_ONLY=fuzz/x/y.c runs that harness alone.
+#   FUZZ_ONLY=fuzz/x/y.c runs that harness alone; fuzz/x/y.dict, when there,
+#   is its libFuzzer dictionary (keys a parser knows).
 FUZZ_SECONDS ?= 30
 CC := clang
 F := build/fuzz
@@ -14,13 +15,16 @@ srcs_of = $(if $(filter lib,$(1)),,$(filter-out $(1)/main.c,$(wildcard $(1)/*.c)
 # mcp-proxy's other sources need libcurl: its harnesses link the pure files only
 FUZZSRC_mcp-proxy/rpc := mcp-proxy/methods.c mcp-proxy/toolallow.c
 FUZZSRC_mcp-proxy/sse := mcp-proxy/sse.c
+# sandbox-mcp's too (fetch.c): the configuration and the workspace path check
+FUZZSRC_sandbox-mcp/config := sandbox-mcp/config.c sandbox-mcp/jw.c sandbox-mcp/wspath.c sandbox-mcp/args.c
 fuzz_srcs = $(if $(FUZZSRC_$(1)),$(FUZZSRC_$(1)),$(call srcs_of,$(firstword $(subst /, ,$(1)))))
 
 all: $(BINS)
 	@for b in $(BINS); do \
 		c=$(F)/corpus/$$(echo $$b | sed 's|$(F)/||; s|/|-|g'); mkdir -p $$c; \
 		echo "fuzz: $$b for $(FUZZ_SECONDS)s"; \
-		$$b -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 $$c >$$c.log 2>&1 \
+		d=fuzz/$$(echo $$b | sed 's|$(F)/||').dict; [ -f $$d ] && d=-dict=$$d || d=; \
+		$$b -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 $$d $$c >$$c.log 2>&1 \
 			|| { tail -40 $$c.log; exit 1; }; \
 		grep -E '^Done [0-9]+ runs' $$c.log | tail -1; \
 	done

@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <stdio.h>
+
 #include "fdio.h"
+#include "msg.h"
 #include "private.h"
 #include "token.h"
 
@@ -62,5 +65,23 @@ fail:
 	if (own || fd >= 0)
 		close(fd);
 	explicit_bzero(out, cap);
+	return -1;
+}
+
+int
+token_load(const char *what, const char *path, int fd, const char *fdopt, char *out, size_t cap)
+{
+	const char *why = NULL;
+	char from[64];
+
+	snprintf(from, sizeof from, "from %s", fdopt);
+	if (token_read(path, fd, out, cap, &why) == 0)
+		return 0;
+	if (why)
+		msg_fatal("%s %s %s", what, path ? path : from, why);
+	else
+		msg_fatal_sys("unable to read the %s %s", what, path ? path : from);
+	if (path && why && strstr(why, "by group or others"))
+		msg_hint("chmod 0600 %s", path);
 	return -1;
 }

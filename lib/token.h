@@ -14,5 +14,9 @@ int token_valid(const char *t, size_t n);
  * bytes), one trailing newline dropped. -1: *why names a policy failure,
  * or it is NULL and errno says why. */
 int token_read(const char *path, int fd, char *out, size_t cap, const char **why);
+/* token_read, saying why it failed (msg_fatal, and a hint for a file
+ * others can read): what names the token ("listen token"), fdopt the
+ * option the descriptor came from. Returns 0 or -1. */
+int token_load(const char *what, const char *path, int fd, const char *fdopt, char *out, size_t cap);
 
 #endif

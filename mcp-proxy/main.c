@@ -292,25 +292,6 @@ validate(const struct opts *o)
 	return 0;
 }
 
-/* Read a bearer token (what: "bearer token" or "listen token"). */
-static int
-read_token(const char *what, const char *file, int fd, const char *fdopt, char *out, size_t cap)
-{
-	const char *why = NULL;
-	char from[64];
-
-	snprintf(from, sizeof from, "from %s", fdopt);
-	if (token_read(file, fd, out, cap, &why) == 0)
-		return 0;
-	if (why)
-		msg_fatal("%s %s %s", what, file ? file : from, why);
-	else
-		msg_fatal_sys("unable to read the %s %s", what, file ? file : from);
-	if (file && why && strcmp(what, "bearer token") == 0)
-		msg_hint("chmod 0600 %s", file);
-	return -1;
-}
-
 /* The upstream's whole environment: PATH and the names asked for. */
 static char **
 upstream_env(const char **names, size_t n)
@@ -342,12 +323,12 @@ setup(struct opts *o)
 	struct proxy_config *cfg = &o->cfg;
 
 	if (o->token_file || o->token_fd >= 0) {
-		if (read_token("bearer token", o->token_file, o->token_fd, "--token-fd", token, sizeof token) < 0)
+		if (token_load("bearer token", o->token_file, o->token_fd, "--token-fd", token, sizeof token) < 0)
 			return -1;
 		cfg->token = token;
 	}
 	if (o->ltoken_file || o->ltoken_fd >= 0) {
-		if (read_token("listen token", o->ltoken_file, o->ltoken_fd, "--listen-token-fd", ltoken,
+		if (token_load("listen token", o->ltoken_file, o->ltoken_fd, "--listen-token-fd", ltoken,
 		    sizeof ltoken) < 0)
 			return -1;
 		cfg->listen_token = ltoken;

@@ -205,6 +205,8 @@ one(struct sbx *s, const char *url, const char *method, const char *body, size_t
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)s->cfg.connect_timeout_ms);
 	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (s->cacert)
+		curl_easy_setopt(e, CURLOPT_CAINFO, s->cacert);	/* the operator's, instead of the system's */
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, on_socket);
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);

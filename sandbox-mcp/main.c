@@ -9,16 +9,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "execenv.h"
 #include "git.h"
+#include "http.h"
+#include "listen.h"
 #include "msg.h"
+#include "num.h"
 #include "run.h"
 #include "sbx.h"
 #include "serve.h"
 #include "stepdir.h"
 #include "store.h"
+#include "token.h"
 #include "version.h"
 
 extern char **environ;
@@ -26,18 +31,25 @@ extern char **environ;
 static void
 usage(FILE *f)
 {
-	fputs("usage: sandbox-mcp [--config FILE] [--store DIR]\n"
+	fputs("usage: sandbox-mcp [--config FILE] [--store DIR] [--cacert FILE]\n"
+	    "                   [--listen 127.0.0.1:PORT (--listen-token-file FILE | --listen-token-fd FD)]\n"
 	    "       sandbox-mcp -h | --help | --version\n"
-	    "An MCP server (stdio) of sandbox sessions: commands run through env-filter\n"
-	    "and confine after probe, files stay beneath the workspace, checkpoints\n"
-	    "are kept with git. drun's tool names and arguments.\n\n"
+	    "An MCP server (stdio, or loopback HTTP) of sandbox sessions: commands run\n"
+	    "through env-filter and confine after probe, files stay beneath the workspace,\n"
+	    "checkpoints are kept with git. drun's tool names and arguments.\n\n"
 	    "  -c, --config FILE  the configuration, read fresh on every call\n"
 	    "                     (default ~/.config/corral/sandbox-mcp.json)\n"
 	    "  -s, --store DIR    where sessions live (default\n"
 	    "                     $XDG_STATE_HOME/corral/sandbox-mcp)\n"
+	    "      --cacert FILE  session_fetch trusts the CAs in FILE instead of the system bundle\n"
+	    "      --listen 127.0.0.1:PORT  serve Streamable HTTP on http://127.0.0.1:PORT/mcp\n"
+	    "                     instead of stdio (0: any port; the URL is printed on stdout)\n"
+	    "      --listen-token-file FILE  the bearer token HTTP clients must send (mode 0600)\n"
+	    "      --listen-token-fd FD      the same, from a descriptor\n"
 	    "  -h, --help         this text\n"
 	    "      --version      print the version\n\n"
-	    "Exit: 0 at the end of input, 2 usage or system error. See sandbox-mcp(1).\n", f);
+	    "Exit: 0 at the end of input (or on SIGTERM with --listen), 2 usage or system\n"
+	    "error. See sandbox-mcp(1).\n", f);
 }
 
 static int
@@ -98,43 +110,122 @@ open_store(struct sbx *s)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+struct opts {
+	const char *cfg, *store, *cacert, *listen, *tfile;
+	int tfd, port;
+};
+
+enum { OPT_CACERT = 256, OPT_LISTEN, OPT_LTOKEN_FILE, OPT_LTOKEN_FD };
+
+/* Options into o. Returns 0 to go on, 1 when done (help, version), -1 on
+ * a usage error (said). */
+static int
+parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "store", required_argument, NULL, 's' },
+		{ "cacert", required_argument, NULL, OPT_CACERT },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "listen-token-file", required_argument, NULL, OPT_LTOKEN_FILE },
+		{ "listen-token-fd", required_argument, NULL, OPT_LTOKEN_FD },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	static struct sbx s;
-	const char *cfg = NULL, *store = NULL;
-	char err[SBX_ERR_MAX];
 	int c;
 
-	msg_init(argv[0]);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:c:s:h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'c': cfg = optarg; break;
-		case 's': store = optarg; break;
-		case 'h': usage(stdout); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+		case 'c': o->cfg = optarg; break;
+		case 's': o->store = optarg; break;
+		case OPT_CACERT: o->cacert = optarg; break;
+		case OPT_LISTEN: o->listen = optarg; break;
+		case OPT_LTOKEN_FILE: o->tfile = optarg; break;
+		case OPT_LTOKEN_FD:
+			if (num_parse_fd(optarg, &o->tfd) < 0 || fcntl(o->tfd, F_GETFD) < 0)
+				return msg_usage("--listen-token-fd: not an open descriptor: %s", optarg), -1;
+			break;
+		case 'h': usage(stdout); return msg_stdout_done() == 0 ? 1 : -1;
 		case 'V':
 			printf("sandbox-mcp %s\n", CORRAL_VERSION);
-			return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+			return msg_stdout_done() == 0 ? 1 : -1;
 		default:
 			msg_badopt(c, argc, argv, NULL);
-			return EXIT_USAGE;
+			return -1;
 		}
 	}
-	if (optind < argc) {
-		msg_usage("unexpected argument %s", argv[optind]);
-		msg_hint("sandbox-mcp --help");
-		return EXIT_USAGE;
+	if (optind < argc)
+		return msg_usage("unexpected argument %s", argv[optind]), msg_hint("sandbox-mcp --help"), -1;
+	return 0;
+}
+
+static int
+validate(struct opts *o)
+{
+	char err[256];
+
+	if (o->listen && http_listen_arg(o->listen, &o->port, err, sizeof err) < 0)
+		return msg_usage("%s", err), msg_hint("sandbox-mcp serves loopback only: --listen 127.0.0.1:PORT"), -1;
+	if (o->listen && !o->tfile && o->tfd < 0)
+		return msg_usage("--listen needs --listen-token-file or --listen-token-fd"), -1;
+	if (!o->listen && (o->tfile || o->tfd >= 0))
+		return msg_usage("--listen-token-file and --listen-token-fd need --listen"), -1;
+	if (o->tfile && o->tfd >= 0)
+		return msg_usage("either --listen-token-file or --listen-token-fd"), -1;
+	if (o->cacert) {
+		/* named by the operator, never by a call; checked now, not at the first fetch */
+		int fd = open(o->cacert, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		struct stat st;
+		if (fd < 0)
+			return msg_fatal_sys("unable to open --cacert %s", o->cacert), -1;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+			return close(fd), msg_fatal("--cacert %s: not a regular file", o->cacert), -1;
+		close(fd);
 	}
+	return 0;
+}
+
+/* stdio, or the loopback HTTP endpoint. Returns the exit status. */
+static int
+serve(struct sbx *s, const struct opts *o)
+{
+	static char token[TOKEN_MAX + 1];
+	int lfd, port, rc;
+
+	if (!o->listen)
+		return serve_stdio(s, 0, 1) < 0 ? (msg_fatal_sys("stdio"), EXIT_USAGE) : 0;
+	if (token_load("listen token", o->tfile, o->tfd, "--listen-token-fd", token, sizeof token) < 0)
+		return EXIT_USAGE;
+	if ((lfd = listen_loopback(o->port, &port)) < 0)
+		return msg_fatal_sys("unable to listen on 127.0.0.1:%d", o->port), EXIT_USAGE;
+	/* where to connect, for whoever started us (port 0 picks one) */
+	printf("http://127.0.0.1:%d/mcp\n", port);
+	if (msg_stdout_done() < 0)
+		return EXIT_USAGE;
+	rc = serve_http(s, lfd, port, token);
+	explicit_bzero(token, sizeof token);
+	close(lfd);
+	return rc < 0 ? (msg_fatal_sys("the listener on 127.0.0.1:%d", port), EXIT_USAGE) : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct sbx s;
+	struct opts o = { .tfd = -1 };
+	char err[SBX_ERR_MAX];
+	int rc;
+
+	msg_init(argv[0]);
+	if ((rc = parse(argc, argv, &o)) != 0)
+		return rc > 0 ? 0 : EXIT_USAGE;
+	if (validate(&o) < 0)
+		return EXIT_USAGE;
 	s.envp = environ;
-	if (defaults(&s, cfg, store) < 0 || open_store(&s) < 0)
+	s.cacert = o.cacert;
+	if (defaults(&s, o.cfg, o.store) < 0 || open_store(&s) < 0)
 		return EXIT_USAGE;
 	if (resolve_stepdir(s.stepdir, sizeof s.stepdir) < 0)
 		return msg_fatal_sys("cannot find the step programs (/proc/self/exe)"), EXIT_USAGE;
@@ -151,7 +242,5 @@ main(int argc, char **argv)
 	if (serve_prepare(&s, err, sizeof err) < 0)
 		msg_warn("%s", err);
 	flock(s.lockfd, LOCK_UN);
-	if (serve_stdio(&s, 0, 1) < 0)
-		return msg_fatal_sys("stdio"), EXIT_USAGE;
-	return 0;
+	return serve(&s, &o);
 }

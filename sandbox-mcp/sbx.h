@@ -37,6 +37,7 @@ struct sbx {
 	char git[PATH_MAX];		/* the git that keeps the checkpoints */
 	struct config cfg;		/* read fresh for every call */
 	int proven;			/* probe passed in this process */
+	const char *cacert;		/* session_fetch's CA file (--cacert), or NULL */
 };
 
 /* A tool call's arguments: token obj (an object) in js, or obj -1. */

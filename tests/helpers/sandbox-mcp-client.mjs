@@ -1,6 +1,7 @@
 // sandbox-mcp-client: drive an MCP server's tools by script, on the real
-// @modelcontextprotocol/sdk client over stdio.
+// @modelcontextprotocol/sdk client over stdio, or over Streamable HTTP.
 //   node sandbox-mcp-client.mjs NODE_MODULES SCRIPT.json COMMAND [ARG]...
+//   node sandbox-mcp-client.mjs NODE_MODULES SCRIPT.json --http URL TOKEN_FILE
 // SCRIPT is a JSON array of steps: {"list": true} prints the tool names;
 // {"call": NAME, "args": {...}} prints one line {"tool", "isError", "data",
 // "text"} (or {"tool", "error": CODE} when the call is refused at the
@@ -14,7 +15,16 @@ const fs = await import('node:fs');
 const steps = JSON.parse(fs.readFileSync(script, 'utf8'));
 const client = new Client({ name: 'corral-test', version: '1' }, { capabilities: {} });
 const env = { PATH: process.env.PATH, HOME: process.env.HOME };
-await client.connect(new StdioClientTransport({ command, args, env, stderr: 'inherit' }));
+let transport;
+if (command === '--http') {
+	const { StreamableHTTPClientTransport } = await import(sdk + '/client/streamableHttp.js');
+	const token = fs.readFileSync(args[1], 'utf8').trim();
+	transport = new StreamableHTTPClientTransport(new URL(args[0]),
+		{ requestInit: { headers: { Authorization: 'Bearer ' + token } } });
+} else {
+	transport = new StdioClientTransport({ command, args, env, stderr: 'inherit' });
+}
+await client.connect(transport);
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 out({ server: client.getServerVersion()?.name });
 for (const s of steps) {

@@ -14,13 +14,13 @@ export HOME=$TMP/home
 mkdir -p "$HOME"
 mkdir -p "$TMP/exp" "$TMP/host"
 echo hosted > "$TMP/host/h.txt"
-echo "{\"max_sessions\": 4, \"export_root\": \"$TMP/exp\", \"mount_allowlist\": [\"$TMP/host\"]}" > "$CFG"
+echo "{\"max_sessions\": 8, \"export_root\": \"$TMP/exp\", \"mount_allowlist\": [\"$TMP/host\"]}" > "$CFG"
 
 # 1. the SDK client drives every tool
 cat > "$TMP/script" <<'JSON'
 [{"list": true},
  {"call": "get_config"},
- {"call": "create_session", "args": {"label": "sdk"}},
+ {"call": "create_session", "args": {"label": "sdk"}, "save": {"first": "session_id"}},
  {"call": "session_write_files", "args": {"entries": [{"path": "src/hello.txt", "content": "hello\n"}]}},
  {"call": "session_read_file", "args": {"path": "src/hello.txt"}},
  {"call": "session_read_files", "args": {"paths": ["src/hello.txt"]}},
@@ -36,9 +36,11 @@ cat > "$TMP/script" <<'JSON'
  {"call": "session_fetch", "args": {"url": "https://unlisted.example/"}},
  {"call": "session_export", "args": {"output_dir": "out", "keys": ["h.txt", "up.txt"]}},
  {"call": "get_session_state"},
- {"call": "session_snapshot"},
+ {"call": "session_snapshot", "save": {"snap": "snapshot"}},
  {"call": "list_snapshots"},
  {"call": "session_fork", "args": {"label": "fork"}},
+ {"call": "session_switch", "args": {"session_id": "@first"}},
+ {"call": "session_restore", "args": {"snapshot": "@snap", "label": "restored"}},
  {"call": "session_list"},
  {"call": "session_close"},
  {"call": "session_read_file", "args": {"path": "../../etc/passwd"}},
@@ -71,7 +73,9 @@ like "$(r get_session_state)" '"checkpoints":[0-9]' 'sdk: get_session_state'
 like "$(r session_snapshot)" '"snapshot":"[0-9a-f]{16}-.*\.bundle"' 'sdk: snapshot'
 like "$(r list_snapshots)" '"snapshots":\[\{"snapshot"' 'sdk: list_snapshots'
 like "$(r session_fork)" '"forked_from"' 'sdk: fork'
-like "$(r session_list)" '"label":"sdk2".*"label":"fork"' 'sdk: session_list'
+like "$(r session_switch)" '"isError":false' 'sdk: session_switch'
+like "$(r session_restore)" '"isError":false.*"snapshot":"[0-9a-f]{16}-[^"]*-sdk2\.bundle"' 'sdk: session_restore'
+like "$(r session_list)" '"label":"sdk2".*"label":"fork".*"label":"restored"' 'sdk: session_list'
 like "$(r session_close)" '"closed":true' 'sdk: close'
 like "$(r session_read_file 3)" '"isError":true.*component: refused' 'sdk: traversal refused as a tool error'
 like "$(r no_such_tool)" '"error":-32602' 'sdk: an unknown tool is a protocol error'
@@ -84,6 +88,66 @@ run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --t
 like "$out" '\\"label\\":\\"insp\\"' 'inspector: create_session'
 run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name session_bash --tool-arg 'command=echo from-inspector'
 like "$out" 'from-inspector' 'inspector: session_bash'
+ISID=$(node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name get_session_state |
+	jq -r .structuredContent.session_id)
+# every other tool, one server process per call: ins TOOL [KEY=VALUE]...
+# sets $res (structuredContent, compact) and $ie (isError)
+ins() {
+	_t=$1; shift
+	_n=$#; _i=0
+	while [ $_i -lt $_n ]; do set -- "$@" --tool-arg "$1"; shift; _i=$((_i + 1)); done
+	node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name "$_t" "$@" > "$TMP/ins" 2>"$TMP/ins.err"
+	res=$(jq -c '.structuredContent // .content[0].text' "$TMP/ins" 2>/dev/null)
+	ie=$(jq -r .isError "$TMP/ins" 2>/dev/null)
+}
+ins get_config
+like "$ie:$res" '^false:.*"source":"file"' 'inspector: get_config'
+ins session_list
+like "$ie:$res" '^false:.*"label":"insp"' 'inspector: session_list'
+ins get_session_state
+like "$ie:$res" "^false:.*\"session_id\":\"$ISID\"" 'inspector: get_session_state'
+ins session_write_files 'entries=[{"path":"i.txt","content":"insp\n"}]'
+like "$ie:$res" '^false:.*"written":\[\{"path":"i.txt","bytes":5\}\]' 'inspector: session_write_files (an array argument)'
+ins session_read_file path=i.txt
+like "$ie:$res" '^false:.*"content":"insp\\n"' 'inspector: session_read_file'
+ins session_read_files 'paths=["i.txt"]'
+like "$ie:$res" '^false:.*"content":"insp\\n"' 'inspector: session_read_files'
+ins session_checkpoint_label label=ins1
+like "$ie:$res" '^false:.*"label":"ins1"' 'inspector: session_checkpoint_label'
+ins session_delete_files 'paths=["i.txt"]'
+like "$ie:$res" '^false:.*"deleted":true' 'inspector: session_delete_files'
+ins session_history
+like "$ie:$res" '^false:.*"message":"session_delete_files"' 'inspector: session_history'
+ins session_diff
+like "$ie:$res" '^false:' 'inspector: session_diff'
+ins session_rollback checkpoint_label=ins1
+like "$ie:$res" '^false:.*"rolled_back_to"' 'inspector: session_rollback'
+ins session_label label=insp2
+like "$ie:$res" '^false:.*"label":"insp2"' 'inspector: session_label'
+ins session_mount "path=$TMP/host/h.txt"
+like "$ie:$res" '^false:.*"copied_to":"h.txt"' 'inspector: session_mount'
+ins session_fetch url=https://unlisted.example/
+like "$ie:$res" '^true:.*unlisted\.example is not on domain_allowlist' 'inspector: session_fetch (an unlisted host refused)'
+ins session_export output_dir=insp 'keys=["h.txt","i.txt"]'
+is "$ie:$(cat "$TMP/exp/insp/h.txt" "$TMP/exp/insp/i.txt")" "false:hosted
+insp" 'inspector: session_export'
+ins session_snapshot
+like "$ie:$res" '^false:.*"snapshot":"[0-9a-f]{16}-' 'inspector: session_snapshot'
+snap=$(printf '%s' "$res" | jq -r .snapshot)
+ins list_snapshots
+like "$ie:$res" "^false:.*\"snapshot\":\"$snap\"" 'inspector: list_snapshots'
+ins session_restore "snapshot=$snap" label=insr
+like "$ie:$res" "^false:.*\"snapshot\":\"$snap\"" 'inspector: session_restore'
+ins session_fork label=insf
+like "$ie:$res" '^false:.*"forked_from"' 'inspector: session_fork'
+ins session_switch "session_id=$ISID"
+like "$ie:$res" "^false:.*\"session_id\":\"$ISID\"" 'inspector: session_switch'
+ins session_close
+like "$ie:$res" '^false:.*"closed":true' 'inspector: session_close'
+ins session_read_file path=../x
+like "$ie:$res" '^true:.*component: refused' 'inspector: traversal refused'
+ins create_session label=insp
+is "$ie" false 'inspector: a current session for what follows'
 
 # 3. behind mcp-proxy with an allowlist
 cat > "$TMP/script2" <<'JSON'

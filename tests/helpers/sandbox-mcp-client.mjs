@@ -5,7 +5,9 @@
 // SCRIPT is a JSON array of steps: {"list": true} prints the tool names;
 // {"call": NAME, "args": {...}} prints one line {"tool", "isError", "data",
 // "text"} (or {"tool", "error": CODE} when the call is refused at the
-// protocol level). COMMAND runs with an explicit environment: PATH, HOME.
+// protocol level). A step's "save": {"NAME": "FIELD"} keeps its result's
+// data.FIELD, and a later string argument "@NAME" is replaced by it.
+// COMMAND runs with an explicit environment: PATH, HOME.
 const [nm, script, command, ...args] = process.argv.slice(2);
 const sdk = nm + '/@modelcontextprotocol/sdk/dist/esm';
 const { Client } = await import(sdk + '/client/index.js');
@@ -25,6 +27,7 @@ if (command === '--http') {
 	transport = new StdioClientTransport({ command, args, env, stderr: 'inherit' });
 }
 await client.connect(transport);
+const saved = {};
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 out({ server: client.getServerVersion()?.name });
 for (const s of steps) {
@@ -34,7 +37,11 @@ for (const s of steps) {
 		continue;
 	}
 	try {
-		const r = await client.callTool({ name: s.call, arguments: s.args || {} });
+		const a = Object.fromEntries(Object.entries(s.args || {}).map(([k, v]) =>
+			[k, typeof v === 'string' && v.startsWith('@') ? saved[v.slice(1)] : v]));
+		const r = await client.callTool({ name: s.call, arguments: a });
+		for (const [n, f] of Object.entries(s.save || {}))
+			saved[n] = r.structuredContent?.[f];
 		out({ tool: s.call, isError: !!r.isError, data: r.structuredContent ?? null, text: r.content?.[0]?.text });
 	} catch (e) {
 		out({ tool: s.call, error: e.code ?? String(e) });

@@ -12,8 +12,14 @@
  *	sb_policy_add_path(&p, dir, SB_W, 0);
  *	if (sb_apply(&p, &e) != 0) { report e.msg and e.hint; exit 125 }
  *
- * sb_apply never exits and never prints. After it returns 0 the calling
- * process (and whatever it execs) is inside the boundary:
+ * sb_apply never prints. After it returns 0 the calling process (and
+ * whatever it execs) is inside the boundary. With a broker (unix_path,
+ * ipfilter) it forks first and returns only in the child: the caller's
+ * process stays outside as the broker, the child's parent (an ancestor of
+ * every sandboxed process, as Yama's ptrace_scope 1 requires), passes on
+ * the signals kill() sends it and ends as the child does (exit status or
+ * signal), never returning (lib/sandbox_parent.c). Call it then from a
+ * single-threaded process made by libc's fork, never a clone() child.
  *   - a path rule whose directory holds a secret of lib/etc_secrets.h (a
  *     grant of /etc, /etc/ssh, /) is made entry by entry without it
  *     (lib/sandbox_etc.c); a rule naming the secret itself is made as asked;

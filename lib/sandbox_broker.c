@@ -3,9 +3,11 @@
  *
  * Before Landlock ABI 9 the kernel does not mediate connect() to a pathname
  * socket. With an allowlist, the seccomp filter sends every connect() to
- * this broker, a process left outside the boundary (double-forked, so the
- * sandboxed program never has it as a child). The broker never lets the
- * kernel continue the call with the caller's arguments
+ * this broker, outside the boundary in the process that called sb_apply:
+ * it forks, the child restricts itself and execs the program, the parent
+ * serves, an ancestor of every sandboxed process (Yama ptrace_scope 1;
+ * lib/sandbox_parent.c). The broker never lets the kernel continue the
+ * call with the caller's arguments
  * (SECCOMP_USER_NOTIF_FLAG_CONTINUE would re-read memory and the fd table
  * the caller controls). Instead it takes the caller's socket with
  * pidfd_getfd() (the same open file), copies the address once, decides on
@@ -24,7 +26,8 @@
  *   - any other family: EACCES.
  * Each request is served by a thread of its own, so a slow TCP connect does
  * not hold up the others. When the last sandboxed process exits, the
- * listener reports POLLHUP and the broker exits. */
+ * listener reports POLLHUP and serving ends; the process ends when its
+ * child does. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -62,7 +65,8 @@ struct broker {
 	int scope;
 	enum sb_net net;
 	struct sb_ipb ip;		/* the IP side (lib/sandbox_ip.c) */
-	pid_t confine;			/* the process that installs the filter */
+	pid_t child;			/* the process that installs the filter */
+	int sock;			/* to it: the listener's number comes here */
 	int nfd;			/* the seccomp listener */
 };
 
@@ -219,8 +223,8 @@ job_run(void *arg)
 /* Keep only CAP_SYS_PTRACE (to read the callers and take their sockets):
  * what the broker does on a caller's socket it does with no more network
  * privilege than the caller (no privileged port, no raw, no netlink admin). */
-static int
-broker_caps(void)
+int
+sb_broker_caps(void)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
@@ -259,34 +263,21 @@ take_listener(pid_t confine, int sock)
 	return fd;
 }
 
-static void __attribute__((noreturn))
-broker_main(struct broker *b, int sock)
+/* The serving thread of the parent (lib/sandbox_parent.c): take the
+ * listener, then answer each notification until no caller is left. */
+static void *
+broker_serve(void *arg)
 {
+	struct broker *b = arg;
 	struct pollfd pfd;
 	pthread_attr_t at;
 	pthread_t th;
 	struct job *j;
-	int keep[SB_MAX_UNIX + 2], null;
-	size_t i;
 
-	for (i = 0; i < b->n; i++)
-		keep[i] = b->pin[i];
-	keep[b->n] = sock;
-	keep[b->n + 1] = b->p->refusals_fd;	/* lib/sandbox_refusal.c */
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-	}
-	sb_refusal_init(b->p->refusals_fd >= 3 ? b->p->refusals_fd : -1);
-	if (fd_close_from(3, keep, b->n + 2) != 0 ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || broker_caps() != 0)
-		_exit(1);
-	b->nfd = take_listener(b->confine, sock);
-	close(sock);
+	b->nfd = take_listener(b->child, b->sock);
+	close(b->sock);
 	if (b->nfd < 0)
-		_exit(0);	/* confine failed before the filter: nothing to serve */
+		return NULL;	/* the child failed before its filter and says why */
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&at, 256 * 1024);
@@ -296,10 +287,10 @@ broker_main(struct broker *b, int sock)
 		if (poll(&pfd, 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			_exit(1);
+			return NULL;
 		}
 		if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
-			_exit(0);
+			return NULL;
 		if ((j = calloc(1, sizeof *j)) == NULL)
 			continue;
 		j->b = b;
@@ -308,7 +299,7 @@ broker_main(struct broker *b, int sock)
 			continue;
 		}
 		/* A thread answers each, so a slow connect holds up no other;
-		 * without one, the broker itself. */
+		 * without one, this thread itself. */
 		if (pthread_create(&th, &at, job_run, j) != 0)
 			job_run(j);
 	}
@@ -319,7 +310,8 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 {
 	struct broker b;
 	struct stat st;
-	int sv[2], st2, err;
+	sigset_t saved;
+	int sv[2], keep[SB_MAX_UNIX + 2], err;
 	pid_t pid;
 	size_t i;
 
@@ -329,7 +321,6 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 	b.scope = p->scope;
 	b.net = p->net;
 	sb_ipb_init(&b.ip, p);
-	b.confine = getpid();
 	for (i = 0; i < p->nunix; i++) {
 		b.path[i] = p->unix_path[i];
 		b.pin[i] = open(p->unix_path[i], O_PATH | O_CLOEXEC);
@@ -349,24 +340,29 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 		err = errno;
 		goto fail;
 	}
-	pid = fork();
+	pid = sb_split(&saved, e);
 	if (pid < 0) {
-		err = errno;
 		close(sv[0]);
 		close(sv[1]);
-		goto fail;
+		for (i = 0; i < b.n; i++)
+			close(b.pin[i]);
+		return -1;
 	}
-	if (pid == 0) {
+	if (pid > 0) {
+		/* the parent: the broker, for as long as the child lives */
 		close(sv[1]);
-		if (fork() == 0)
-			broker_main(&b, sv[0]);
-		_exit(0);
+		b.child = pid;
+		b.sock = sv[0];
+		for (i = 0; i < b.n; i++)
+			keep[i] = b.pin[i];
+		keep[b.n] = sv[0];
+		keep[b.n + 1] = p->refusals_fd;	/* lib/sandbox_refusal.c */
+		sb_refusal_init(p->refusals_fd >= 3 ? p->refusals_fd : -1);
+		sb_parent_run(pid, keep, b.n + 2, broker_serve, &b);
 	}
 	close(sv[0]);
 	for (i = 0; i < b.n; i++)
 		close(b.pin[i]);
-	while (waitpid(pid, &st2, 0) < 0 && errno == EINTR)
-		;
 	return sv[1];
 fail:
 	for (i = 0; i < b.n; i++)

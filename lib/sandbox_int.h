@@ -1,6 +1,9 @@
 /* sandbox_int: internals shared by the sandbox_*.c files (not an API). */
 #ifndef CORRAL_SANDBOX_INT_H
 #define CORRAL_SANDBOX_INT_H
+#include <signal.h>
+#include <sys/types.h>
+
 #include "landlock.h"
 #include "sandbox.h"
 
@@ -37,9 +40,22 @@ int sb_seccomp_check(const struct sb_policy *p, struct sb_error *e);
 /* Install it; with notify_sock >= 0, send the listener fd over it to the
  * broker and close it. */
 int sb_seccomp_install(const struct sb_policy *p, int notify_sock, struct sb_error *e);
-/* Start the unix socket broker outside the boundary; returns the socket the
- * listener fd goes to, or -1 with *e filled. */
+/* Start the broker (unix sockets, IP destinations): the calling process
+ * forks; in the child (the program to be) it returns the socket the
+ * listener's number goes to, or -1 with *e filled; the parent stays
+ * outside as the broker and never returns (lib/sandbox_parent.c). */
 int sb_broker_start(const struct sb_policy *p, struct sb_error *e);
+/* Keep only CAP_SYS_PTRACE (the broker's). 0 or -1. */
+int sb_broker_caps(void);
+
+/* lib/sandbox_parent.c. Fork with every signal blocked (the old mask in
+ * *saved, restored in the child): the child's pid in the parent, 0 in the
+ * child (which dies with its parent), -1 with *e filled. */
+pid_t sb_split(sigset_t *saved, struct sb_error *e);
+/* The parent: keep only keep[0..nkeep) of its descriptors, run serve(arg)
+ * in a thread, pass signals on, and end as the child does. */
+void sb_parent_run(pid_t child, const int *keep, size_t nkeep, void *(*serve)(void *),
+    void *arg) __attribute__((noreturn));
 
 /* The IP side of the broker (lib/sandbox_ip.c). */
 #define SB_MAX_OWN 512

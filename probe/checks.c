@@ -164,7 +164,7 @@ OUTSIDE(CK_IOPRIO, "ioprio", "ioprio_set", ", its I/O priority"),
 	{ "socket(AF_NETLINK, NETLINK_ROUTE)", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 0 },
 [CK_EGRESS] = { "egress", TIER_FULL,
 	"IP destinations are decided outside (--filter-ip): an outside loopback service and cloud metadata are refused, the child's own server is reached; proven on loopback and on a socket bound to lo, so nothing can leave the machine",
-	"the seccomp broker must read the caller (ptrace access: Yama ptrace_scope 0, or root)", 5, {
+	"the seccomp broker, the caller's parent, must be allowed to read it (ptrace access) and seccomp user notification must work", 5, {
 	{ "connect to the parent's loopback listener (an outside service)", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "... as ::ffff:127.0.0.1", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "connect to 169.254.169.254:80 on a socket bound to lo", ATT_DENY, { EACCES, 0 }, 0 },

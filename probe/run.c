@@ -330,13 +330,15 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 		k[c].ctx = ctx;
 		k[c].wfd = p[1];
 		k[c].parent = getpid();
-		if (PROBE_FORK_ALL) {
+		/* libc's fork, not clone, for a copy: libc's own state (the
+		 * thread id raise() and pthreads use) must be the child's, as a
+		 * broker's child (sb_apply forks, the child here serves) needs */
+		if (PROBE_FORK_ALL || !shares_memory(c)) {
 			k[c].pid = fork();
 			if (k[c].pid == 0)
 				kid_main(&k[c]);
 		} else {
-			k[c].pid = clone(kid_main, stacks[c] + STACK,
-			    (shares_memory(c) ? CLONE_VM : 0) | SIGCHLD, &k[c]);
+			k[c].pid = clone(kid_main, stacks[c] + STACK, CLONE_VM | SIGCHLD, &k[c]);
 		}
 		if (k[c].pid < 0)
 			k[c].status = errno;

@@ -97,12 +97,36 @@ denials_parse(struct denials *ds, int type, const char *text, size_t len, pid_t 
 		return;
 	text += off;
 	len -= (size_t)off;
+	/* Ours is the domain the chain's pid created, or, when confine runs
+	 * a broker (--filter-ip, --unix), the one its child created: confine
+	 * (the chain's pid, outside the boundary) forks the child that
+	 * restricts itself, and first says which pid that is in a record of
+	 * its own. The kernel stamps a user record with the sender's pid and
+	 * the agent holds no CAP_AUDIT_WRITE, so only the chain's pid can
+	 * name the child; the two records may come in either order. */
+	if (type == AUDIT_USER_) {
+		if (field(text, len, "pid", v, sizeof v) == 0 && atol(v) == (long)chain &&
+		    memmem(text, len, "corral-confine-child ", 21) != NULL &&
+		    field(text, len, "child", v, sizeof v) == 0 && atol(v) > 0) {
+			ds->child = atol(v);
+			for (size_t i = 0; i < ds->ncand && !ds->domain[0]; i++)
+				if (ds->cand[i].pid == ds->child)
+					snprintf(ds->domain, sizeof ds->domain, "%s", ds->cand[i].domain);
+		}
+		return;
+	}
 	if (type == AUDIT_LANDLOCK_DOMAIN_) {
-		/* the domain the chain's process created: ours */
-		if (field(text, len, "status", v, sizeof v) == 0 && strcmp(v, "allocated") == 0 &&
-		    field(text, len, "pid", v, sizeof v) == 0 && atol(v) == (long)chain &&
-		    field(text, len, "domain", v, sizeof v) == 0)
+		char pid[24];
+		if (field(text, len, "status", v, sizeof v) != 0 || strcmp(v, "allocated") != 0 ||
+		    field(text, len, "pid", pid, sizeof pid) != 0 ||
+		    field(text, len, "domain", v, sizeof v) != 0 || ds->domain[0])
+			return;
+		if (atol(pid) == (long)chain || (ds->child > 0 && atol(pid) == ds->child))
 			snprintf(ds->domain, sizeof ds->domain, "%.23s", v);
+		else if (ds->ncand < sizeof ds->cand / sizeof ds->cand[0]) {
+			ds->cand[ds->ncand].pid = atol(pid);
+			snprintf(ds->cand[ds->ncand++].domain, sizeof ds->cand[0].domain, "%.23s", v);
+		}
 		return;
 	}
 	if (type == AUDIT_SYSCALL_) {
@@ -213,6 +237,8 @@ denials_open(struct denials *ds)
 	ds->fd = -1;
 	ds->n = ds->more = 0;
 	ds->domain[0] = '\0';
+	ds->child = 0;
+	ds->ncand = 0;
 	if (audit_enabled() != 1)
 		return -1;
 	ds->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT_);

@@ -24,6 +24,9 @@ struct denial {
 struct denials {
 	int fd;				/* the audit multicast socket, -1: none */
 	char domain[24];		/* the domain the chain created, "" until seen */
+	long child;			/* the pid confine's broker says restricts */
+	struct { long pid; char domain[24]; } cand[8];	/* domains not yet placed */
+	size_t ncand;
 	struct denial d[DENIALS_MAX];	/* kept in arrival order */
 	size_t n, more;			/* kept, and seen beyond them */
 };

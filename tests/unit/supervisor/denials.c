@@ -52,6 +52,20 @@ main(void)
 	rec(1423, "audit(1.2:3): domain=5 blockers=fs.read_file path=\"/y\"");
 	denials_filter(&ds);
 	is_int(ds.n, 0, "without our domain's allocation nothing is kept");
+	/* with a broker, confine's child restricts: the chain's pid names it */
+	memset(&ds, 0, sizeof ds);
+	rec(1424, "audit(1.2:4): domain=a1 status=allocated mode=enforcing pid=2657 uid=0 exe=\"/work/bin/confine\" comm=\"confine\"");
+	is_str(ds.domain, "", "a domain of another pid is not ours yet");
+	rec(1005, "audit(1.2:5): pid=2700 uid=0 auid=4294967295 ses=4294967295 msg='corral-confine-child child=2657'");
+	is_str(ds.domain, "", "a child named by a pid not the chain's is not taken (control)");
+	rec(1005, "audit(1.2:6): pid=2656 uid=0 auid=4294967295 ses=4294967295 msg='corral-confine-child child=2657'");
+	is_str(ds.domain, "a1", "the domain of the child the chain's pid named, record seen first");
+	memset(&ds, 0, sizeof ds);
+	rec(1005, "audit(1.2:5): pid=2656 uid=0 auid=4294967295 ses=4294967295 msg='corral-confine-child child=2657'");
+	rec(1424, "audit(1.2:6): domain=b2 status=allocated mode=enforcing pid=2999 uid=0 exe=\"/x\"");
+	is_str(ds.domain, "", "another pid's domain is not ours (control)");
+	rec(1424, "audit(1.2:7): domain=a1 status=allocated mode=enforcing pid=2657 uid=0 exe=\"/work/bin/confine\"");
+	is_str(ds.domain, "a1", "the named child's domain, named first");
 	/* bounded */
 	memset(&ds, 0, sizeof ds);
 	for (int i = 0; i < DENIALS_MAX + 5; i++)

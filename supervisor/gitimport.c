@@ -317,7 +317,7 @@ files_tree(const struct gitws *g, int afd, const char *tip, char *tree, char *wh
 
 	snprintf(idx, sizeof idx, "%s/import.index", g->dir);
 	(void)unlinkat(afd, "import.index", 0);
-	if (gitws_copy(afd, "base.index", afd, "import.index", ~0ULL) < 0 && errno != ENOENT)
+	if (gitws_copy_index(afd, "base.index", afd, "import.index") < 0 && errno != ENOENT)
 		return msg_say(why, whyn, "unable to copy %s/base.index: %s", g->dir, strerror(errno));
 	if (tip[0] && strcmp(tip, g->start) != 0) {
 		/* carry the starting stat information over where it still holds */

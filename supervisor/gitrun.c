@@ -109,28 +109,14 @@ gitrun_wait(int pid)
 }
 
 int
-gitrun(const struct gitcall *g, const char *const args[], int in, int out,
-    char **cap, size_t *caplen, size_t capmax)
+gitrun_collect(int pid, int fd, char **cap, size_t *caplen, size_t capmax)
 {
-	int p[2] = { -1, -1 }, pid, big = 0, code;
+	int big = 0, code;
 	size_t n = 0, sz = 0;
 	char *b = NULL, junk[4096];
 	ssize_t k;
 
-	if (out < 0 && cap != NULL) {
-		if (pipe2(p, O_CLOEXEC) < 0)
-			return -1;
-		out = p[1];
-	}
-	pid = gitrun_start(g, args, in, out);
-	if (p[1] >= 0)
-		close(p[1]);
-	if (pid < 0) {
-		if (p[0] >= 0)
-			close(p[0]);
-		return -1;
-	}
-	while (p[0] >= 0) {
+	while (fd >= 0) {
 		if (n + 4096 + 1 > sz && !big) {
 			size_t nsz = sz ? sz * 2 : 8192;
 			char *nb = nsz <= capmax + 8192 * 2 ? realloc(b, nsz) : NULL;
@@ -139,7 +125,7 @@ gitrun(const struct gitcall *g, const char *const args[], int in, int out,
 			else
 				b = nb, sz = nsz;
 		}
-		k = big ? read(p[0], junk, sizeof junk) : read(p[0], b + n, sz - n - 1);
+		k = big ? read(fd, junk, sizeof junk) : read(fd, b + n, sz - n - 1);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -150,8 +136,8 @@ gitrun(const struct gitcall *g, const char *const args[], int in, int out,
 				big = 1;
 		}
 	}
-	if (p[0] >= 0)
-		close(p[0]);
+	if (fd >= 0)
+		close(fd);
 	code = gitrun_wait(pid);
 	if (cap == NULL)
 		return code;
@@ -167,4 +153,36 @@ gitrun(const struct gitcall *g, const char *const args[], int in, int out,
 	if (caplen)
 		*caplen = n;
 	return code;
+}
+
+int
+gitrun_spawn(const struct gitcall *g, const char *const args[], int in, int *fd)
+{
+	int p[2], pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = gitrun_start(g, args, in, p[1]);
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return -1;
+	}
+	*fd = p[0];
+	return pid;
+}
+
+int
+gitrun(const struct gitcall *g, const char *const args[], int in, int out,
+    char **cap, size_t *caplen, size_t capmax)
+{
+	int fd = -1, pid;
+
+	if (out < 0 && cap != NULL)
+		pid = gitrun_spawn(g, args, in, &fd);
+	else
+		pid = gitrun_start(g, args, in, out);
+	if (pid < 0)
+		return -1;
+	return gitrun_collect(pid, fd, cap, caplen, capmax);
 }

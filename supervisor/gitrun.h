@@ -33,6 +33,14 @@ int gitrun(const struct gitcall *g, const char *const args[], int in, int out,
 int gitrun_start(const struct gitcall *g, const char *const args[], int in, int out);
 int gitrun_wait(int pid);
 
+/* Start git with its stdout on a pipe (*fd, the read end) and return
+ * without waiting: the pid, or -1. gitrun_collect: read fd to its end
+ * into *cap (as gitrun; cap NULL: thrown away), close it, wait for pid;
+ * git's exit code, or -1 (EFBIG: more than capmax). The two let a caller
+ * run two git commands at once. */
+int gitrun_spawn(const struct gitcall *g, const char *const args[], int in, int *fd);
+int gitrun_collect(int pid, int fd, char **cap, size_t *caplen, size_t capmax);
+
 /* Find git: the first of /usr/bin/git, /bin/git, /usr/local/bin/git. */
 const char *gitrun_find(void);
 

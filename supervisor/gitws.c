@@ -240,6 +240,21 @@ done:
 	return n < 0 ? (errno = e, -1) : 0;
 }
 
+int
+gitws_copy_index(int sfd, const char *sname, int dfd, const char *dname)
+{
+	struct timespec tv[2];
+	struct stat st;
+
+	if (gitws_copy(sfd, sname, dfd, dname, ~0ULL) < 0)
+		return -1;
+	if (fstatat(sfd, sname, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	tv[0] = st.st_atim;
+	tv[1] = st.st_mtim;
+	return utimensat(dfd, dname, tv, AT_SYMLINK_NOFOLLOW);
+}
+
 /* Open (making them) the parent directories of path under root; the last
  * component's name into *base. The tree is ours: still, never follow. */
 static int
@@ -420,7 +435,7 @@ copy_index(const struct gitws *g, int rfd)
 
 	if ((gfd = open(g->gitdir, OPEN_DIR)) < 0)
 		return -1;
-	if (gitws_copy(gfd, "index", rfd, "index", ~0ULL) < 0 && errno != ENOENT)
+	if (gitws_copy_index(gfd, "index", rfd, "index") < 0 && errno != ENOENT)
 		r = -1;
 	if (r == 0 && (d = fdopendir(dup(gfd))) != NULL) {
 		while ((de = readdir(d)) != NULL)
@@ -435,7 +450,9 @@ copy_index(const struct gitws *g, int rfd)
 }
 
 /* The checkout: the index's files (stat information kept, so git inside
- * starts fast), then the user's tracked changes and untracked files. */
+ * starts fast), then the user's tracked changes and untracked files. git
+ * status in the real workspace runs while checkout-index writes the
+ * attempt's files: neither reads what the other writes. */
 static int
 checkout(struct gitws *g, int rfd, int wfd, char *why, size_t whyn)
 {
@@ -447,7 +464,7 @@ checkout(struct gitws *g, int rfd, int wfd, char *why, size_t whyn)
 	struct gitcall real = { g->git, g->gitdir, g->ws, NULL, NULL, NULL };
 	char *st = NULL;
 	size_t stlen = 0;
-	int code, sc = 0, wsfd, r = -1;
+	int code = 0, sc, sfd = -1, spid, wsfd, r = -1;
 
 	if (g->from_head) {
 		if (!g->start[0])
@@ -456,15 +473,20 @@ checkout(struct gitws *g, int rfd, int wfd, char *why, size_t whyn)
 			return msg_say(why, whyn, "git read-tree HEAD in the attempt repository failed (status %d)", code);
 		return 0;
 	}
+	if ((spid = gitrun_spawn(&real, stv, -1, &sfd)) < 0)
+		return msg_say(why, whyn, "unable to run git status in %s: %s", g->ws, strerror(errno));
 	if (copy_index(g, rfd) < 0)
-		return msg_say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
-	if ((code = gitrun(&in, co, -1, -1, NULL, NULL, 0)) != 0)
-		return msg_say(why, whyn, "git checkout-index in the attempt repository failed (status %d)", code);
-	sc = gitrun(&real, stv, -1, -1, &st, &stlen, 256 << 20);
-	if (sc != 0) {
+		msg_say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
+	else if ((code = gitrun(&in, co, -1, -1, NULL, NULL, 0)) != 0)
+		msg_say(why, whyn, "git checkout-index in the attempt repository failed (status %d)", code);
+	else
+		r = 0;
+	sc = gitrun_collect(spid, sfd, &st, &stlen, 256 << 20);
+	if (r < 0 || sc != 0) {
 		free(st);
-		return msg_say(why, whyn, "git status in %s failed (status %d)", g->ws, sc);
+		return r < 0 ? -1 : msg_say(why, whyn, "git status in %s failed (status %d)", g->ws, sc);
 	}
+	r = -1;
 	if ((wsfd = open(g->ws, OPEN_DIR)) < 0) {
 		msg_say(why, whyn, "%s: %s", g->ws, strerror(errno));
 	} else {
@@ -541,7 +563,7 @@ toolong:
 	}
 	/* the index as it was at the start, stat information and all, where
 	 * the agent cannot reach it: the import starts from it */
-	if (gitws_copy(rfd, "index", afd, "base.index", ~0ULL) < 0 && errno != ENOENT)
+	if (gitws_copy_index(rfd, "index", afd, "base.index") < 0 && errno != ENOENT)
 		goto sys;
 	r = 0;
 	goto out;

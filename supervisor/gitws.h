@@ -63,4 +63,10 @@ int gitws_import(struct gitws *g, const char *attempt, struct gitws_result *r, c
  * dfd/dname (created, mode 0644 or 0755). 0, or -1 with errno. */
 int gitws_copy(int sfd, const char *sname, int dfd, const char *dname, unsigned long long max);
 
+/* gitws_copy of an index, its modification time kept: git takes an entry
+ * whose file changed in the second the index was written as "racily
+ * clean" and compares its content; a copy with a later time would hide
+ * such a change from the import. 0, or -1 with errno. */
+int gitws_copy_index(int sfd, const char *sname, int dfd, const char *dname);
+
 #endif

@@ -172,6 +172,7 @@ cmd_doctor(int argc, char **argv, char **envp)
 	char warn[4096], why[PATH_MAX + 256], hint[256];
 	int c, json = 0, ws, code;
 
+	o.git = -1;	/* no --worktree/--in-place here: the policy's "git" decides */
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hp:", lo, NULL)) != -1) {

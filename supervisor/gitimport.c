@@ -26,6 +26,7 @@
 #include "gitref.h"
 #include "gitrun.h"
 #include "gitws.h"
+#include "gitxref.h"
 #include "rmtree.h"
 
 #define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -180,11 +181,8 @@ copy_objects(const struct gitws *g, int rdir, int afd, const char *q, int *skipp
 	return 0;
 }
 
-/* git pack-objects (the real repository, q as an object source) piped
- * into git index-pack --strict (the real repository alone): what tip
- * reaches and start does not, checked object by object. */
-static int
-bring_objects(const struct gitws *g, const char *q, const char *tip, char *why, size_t whyn)
+int
+gitws_bring(const struct gitws *g, const char *q, const char *tip, char *why, size_t whyn)
 {
 	const char *const po[] = { "pack-objects", "--revs", "--stdout", "-q", NULL };
 	const char *const ip[] = { "index-pack", "--stdin", "--strict", NULL };
@@ -391,6 +389,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	char tip[GITREF_OID_MAX + 1], tree[GITREF_OID_MAX + 1], q[PATH_MAX + 16], spec[160];
 	char msg[160], c1[GITREF_OID_MAX + 4], c2[GITREF_OID_MAX + 4], ptip[GITREF_OID_MAX + 4];
 	struct qctx qc = { -1, -1, g->mode == GIT_INPLACE, 0, g->t0, NULL };
+	struct gitxrefs todo = { 0 };
 	int afd, rdir, wfd, skipped = 0, r = -1;
 
 	memset(res, 0, sizeof *res);
@@ -407,13 +406,18 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 		snprintf(res->refused, sizeof res->refused, "the attempt repository's %s: its commits were not imported", msg);
 	if (res->refused[0] || !tip[0])
 		snprintf(tip, sizeof tip, "%s", g->start);
+	/* its other branches and tags: new or moved since the start */
+	if (rdir >= 0 && !res->refused[0])
+		gitxref_collect(g, rdir, afd, tip, &todo, res);
 	/* 2. its objects, checked on the way in */
+	if (rdir >= 0 && (todo.n > 0 || (tip[0] && strcmp(tip, g->start) != 0)) &&
+	    copy_objects(g, rdir, afd, q, &skipped) < 0) {
+		msg_say(why, whyn, "unable to copy the attempt's objects into %s: %s", q, strerror(errno));
+		goto out;
+	}
+	gitxref_import(g, q, attempt, &todo, res);
 	if (rdir >= 0 && tip[0] && strcmp(tip, g->start) != 0) {
-		if (copy_objects(g, rdir, afd, q, &skipped) < 0) {
-			msg_say(why, whyn, "unable to copy the attempt's objects into %s: %s", q, strerror(errno));
-			goto out;
-		}
-		if (bring_objects(g, q, tip, msg, sizeof msg) < 0) {
+		if (gitws_bring(g, q, tip, msg, sizeof msg) < 0) {
 			msg_say(why, whyn, "the attempt's commits were refused: %s", msg);
 			goto out;
 		}
@@ -482,11 +486,12 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	summarize(g, res);
 	r = 0;
 done:
-	if (res->quarantined == 0 && rmtree_at(AT_FDCWD, g->dir) < 0)
+	if (res->quarantined == 0 && res->xrefused == 0 && rmtree_at(AT_FDCWD, g->dir) < 0)
 		msg_say(why, whyn, "unable to remove %s: %s", g->dir, strerror(errno));
 out:
 	if (rdir >= 0)
 		close(rdir);
 	close(afd);
+	gitxref_free(&todo);
 	return r;
 }

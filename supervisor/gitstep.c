@@ -128,6 +128,11 @@ gitstep_end(struct plan *pl, const char *attempt)
 	if (r.quarantined)
 		msg_warn("git: %d nested repositories or special files were moved aside, not imported: %s (LIST names them)",
 		    r.quarantined, r.quarantine);
+	if (r.xrefs)
+		msg_info("git: its other branches and tags (new or moved), each checked like HEAD: %s", r.xnames);
+	if (r.xrefused)
+		msg_warn("git: %d of its other refs were not imported: %s; they stay in %s", r.xrefused, r.xwhy,
+		    pl->gw.dir);
 	if (!r.branch[0]) {
 		msg_info("git: the agent changed nothing: no branch made");
 		return 0;
@@ -233,6 +238,7 @@ gitstep_explain(FILE *f, const struct plan *pl, int phase)
 	    "#   git --git-dir=%s pack-objects --revs --stdout (that directory as an alternate) | git index-pack --stdin --strict\n"
 	    "#   nested repositories and special files in its tree are moved to %s/git/$ATTEMPT/quarantine\n"
 	    "#   GIT_INDEX_FILE=<copy of the starting index> git --work-tree=<its tree> read-tree -m START HEAD; add -A; write-tree; commit-tree\n"
-	    "#   git update-ref refs/heads/corral/<the first 8 characters of $ATTEMPT> RESULT \"\"   (a new branch only)\n",
+	    "#   git update-ref refs/heads/corral/<the first 8 characters of $ATTEMPT> RESULT \"\"   (a new branch only)\n"
+	    "#   its other branches and tags that moved, each the same way: refs/heads/corral/<8>-NAME, refs/tags/corral/<8>/NAME\n",
 	    g->gitdir, pl->store, g->gitdir, pl->store);
 }

@@ -554,6 +554,10 @@ toolong:
 	}
 	if (make_repo(g, rfd, alt, why, whyn) < 0)
 		goto out;
+	/* the refs it starts with, where it cannot reach them: the import
+	 * takes the branches and tags that moved (gitxref.c) */
+	if (gitws_copy(rfd, "packed-refs", afd, "start-refs", ~0ULL) < 0)
+		goto sys;
 	if (g->mode == GIT_WORKTREE) {
 		if (checkout(g, rfd, wfd, why, whyn) < 0)
 			goto out;

@@ -51,6 +51,10 @@ struct gitws_result {
 	int quarantined;	/* nested repositories and special files moved aside */
 	char quarantine[PATH_MAX + 16];	/* where they are */
 	char refused[256];	/* "": none; else what was not imported and why */
+	int xrefs;		/* its other branches and tags imported (gitxref.c) */
+	int xrefused;		/* ... and not imported (the attempt stays) */
+	char xnames[512];	/* the refs made for them, short */
+	char xwhy[512];		/* the ones not imported, and why */
 };
 
 /* After every process of the attempt has ended: the agent's commits and
@@ -58,6 +62,12 @@ struct gitws_result {
  * the attempt id's first 8 characters). 0 on success (g->dir removed), -1
  * with why filled: g->dir stays, nothing is lost. */
 int gitws_import(struct gitws *g, const char *attempt, struct gitws_result *r, char *why, size_t whyn);
+
+/* git pack-objects (the real repository, q as an object source) piped
+ * into git index-pack --strict (the real repository alone): what tip
+ * reaches and the starting commit does not, checked object by object.
+ * 0, or -1 with why filled. */
+int gitws_bring(const struct gitws *g, const char *q, const char *tip, char *why, size_t whyn);
 
 /* Copy of a regular file (no symlink, FIFO or device) from sfd/sname to
  * dfd/dname (created, mode 0644 or 0755). 0, or -1 with errno. */

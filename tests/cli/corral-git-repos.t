@@ -2,7 +2,8 @@
 # corral run in git repositories of other shapes, and the import's refusals:
 # a repository that still has the removed --git-protect index symbolic link
 # (undone on the next run), a commit whose objects git fsck rejects
-# (index-pack --strict: nothing imported, the attempt kept), a run inside a
+# (index-pack --strict: nothing imported, the attempt kept), the agent's
+# other branches and tags (each imported on its own), a run inside a
 # linked worktree, a run in a repository with a submodule (what corral(1)
 # says happens to it), and doctor's git line. Each with a control. As root
 # and as nobody.
@@ -64,7 +65,7 @@ suite() {	# suite WHO AS
 	run R -- sh -c "N=.git; $bad"
 	is "$rc" 0 "$who: a commit with a tree entry named .git: the run ends with the agent's status"
 	like "$err" "hasDotgit" "$who: ... git index-pack --strict names the fault"
-	like "$err" "corral: warning: git: the import failed: the attempt's commits were refused: its objects did not pass git pack-objects \\(status 0\\) and index-pack --strict \\(status 128\\)" "$who: ... the import refuses them"
+	like "$err" "corral: warning: git: the import failed: the attempt's commits were refused: its objects did not pass git pack-objects \\(status [0-9]+\\) and index-pack --strict \\(status 128\\)" "$who: ... the import refuses them"
 	d=$(ls -d "$ST"/git/*/ 2>/dev/null | head -1)
 	like "$err" "corral: hint: nothing is lost: the agent's checkout and repository stay in $ST/git/[0-9a-f]{32}" "$who: ... and says where the attempt is"
 	is "$(branch)" "" "$who: ... no branch made"
@@ -72,6 +73,24 @@ suite() {	# suite WHO AS
 	status_ok "$([ -n "$t" ] && ! G cat-file -e "$t" 2>/dev/null; echo $?)" "$who: ... the bad tree is not in the real repository"
 	status_ok "$([ -f "$d/work/left" ] && [ -d "$d/work/.git/objects" ]; echo $?)" "$who: ... the attempt is kept (its files and repository)"
 	is "$(G rev-parse HEAD):$(G status --porcelain)" "$head0:" "$who: ... the real repository unchanged"
+	rm -rf "$ST/git"
+
+	# its other branches and tags: each imported on its own, checked like HEAD
+	G branch -q keep; G branch -q moved
+	run R -- sh -c 'git checkout -qb side && echo s > s && git add s && git commit -qm "agent: side" && git tag v1 &&
+	    git tag -a -m ann v2 && git checkout -q main && echo m >> a && git commit -qam "agent: main" && git branch same &&
+	    git branch -f moved side && mkfifo .git/refs/heads/fifo && b=$(echo evil | git hash-object -w --stdin) &&
+	    t=$(printf "100644 blob $b\t.git\n" | git mktree) && git update-ref refs/heads/bad $(git commit-tree -m bad $t)'
+	is "$rc" 0 "$who: other refs: the run ends"
+	br=$(branch); s8=${br#corral/}
+	like "$err" "corral: git: its other branches and tags \\(new or moved\\), each checked like HEAD: corral/$s8-moved, corral/$s8-side, tags/corral/$s8/v1, tags/corral/$s8/v2" "$who: other refs: the line names the refs made"
+	is "$(G log --format=%s -1 "$br"):$(G log --format=%s -1 "corral/$s8-side"):$(G cat-file -t "corral/$s8/v2"):$(G rev-parse "corral/$s8/v1" "corral/$s8-moved" | sort -u | wc -l)" \
+	    "agent: main:agent: side:tag:1" "$who: other refs: HEAD's branch, a new branch, an annotated tag, a moved branch"
+	is "$(G for-each-ref --format='%(refname)' "refs/heads/corral/$s8-same" "refs/heads/corral/$s8-keep" "refs/heads/corral/$s8-main" "refs/heads/corral/$s8-bad" "refs/heads/corral/$s8-fifo")" "" \
+	    "$who: other refs: control: a branch at HEAD's commit, an unmoved one, HEAD's own are not repeated; the bad one and the FIFO are not imported"
+	like "$err" "corral: warning: git: 2 of its other refs were not imported: 1 ref file not a regular file or malformed, refs/heads/bad \\(its objects were refused\\); they stay in $ST/git/[0-9a-f]{32}" "$who: other refs: the bad branch and the FIFO are named, the attempt kept"
+	is "$(G rev-parse keep moved main | sort -u | wc -l):$(G rev-parse main)" "1:$head0" "$who: other refs: the user's own branches are not moved"
+	G branch -q -D keep moved "$br" "corral/$s8-side" "corral/$s8-moved"; G tag -d "corral/$s8/v1" "corral/$s8/v2" >/dev/null
 	rm -rf "$ST/git"
 
 	# a linked worktree the user made: the run starts from its state

@@ -1,5 +1,6 @@
-/* audit: one JSON line per tools/call (tool name and outcome only), and
- * one per message the proxy refused or dropped for its method. */
+/* audit: one JSON line per tools/call (tool name and outcome only), one
+ * per message the proxy refused or dropped for its method, and one per
+ * upstream notification dropped for the resource URI it names. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -10,7 +11,7 @@
 #include "proxy_int.h"
 
 static void
-line_out(struct proxy *p, const char *method, const char *tool, size_t tooln, const char *outcome)
+line_out(struct proxy *p, const char *method, const char *key, const char *tool, size_t tooln, const char *outcome)
 {
 	char line[1280], q[600], mq[600], ts[32];
 	struct timespec now;
@@ -28,8 +29,9 @@ line_out(struct proxy *p, const char *method, const char *tool, size_t tooln, co
 	clock_gettime(CLOCK_REALTIME, &now);
 	gmtime_r(&now.tv_sec, &tm);
 	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	n = snprintf(line, sizeof line, "{\"time\":\"%s\"%s%.*s%s%.*s,\"outcome\":\"%s\"}\n", ts,
-	    method ? ",\"method\":" : "", mn, mq, tool ? ",\"tool\":" : "", qn, q, outcome);
+	n = snprintf(line, sizeof line, "{\"time\":\"%s\"%s%.*s%s%s%s%.*s,\"outcome\":\"%s\"}\n", ts,
+	    method ? ",\"method\":" : "", mn, mq, tool ? ",\"" : "", tool ? key : "", tool ? "\":" : "", qn, q,
+	    outcome);
 	if (n > 0 && (size_t)n < sizeof line && fd_write_all(p->cfg->audit_fd, line, (size_t)n) < 0)
 		msg_warn_sys("unable to write the audit log");
 }
@@ -37,11 +39,17 @@ line_out(struct proxy *p, const char *method, const char *tool, size_t tooln, co
 void
 audit(struct proxy *p, const char *tool, size_t tooln, const char *outcome)
 {
-	line_out(p, NULL, tool, tooln, outcome);
+	line_out(p, NULL, "tool", tool, tooln, outcome);
 }
 
 void
 audit_method(struct proxy *p, const char *method, const char *tool, size_t tooln, const char *outcome)
 {
-	line_out(p, method, tool, tooln, outcome);
+	line_out(p, method, "tool", tool, tooln, outcome);
+}
+
+void
+audit_uri(struct proxy *p, const char *method, const char *uri, size_t urin, const char *outcome)
+{
+	line_out(p, method, "uri", uri, urin, outcome);
 }

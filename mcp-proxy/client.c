@@ -53,11 +53,15 @@ forward_request(struct proxy *p, int c, const struct rpc_msg *m, enum pkind kind
 		return;
 	}
 	if (!p->ready) {
-		start_handshake(p);	/* a client that never initialized (2026-07-28) */
+		/* held until the handshake is done; kept before the handshake is
+		 * begun, which builds its initialize in p->tmp */
 		e->held = 1;
-		if ((e->msg = dupn(p->tmp.p, p->tmp.len)) == NULL)
-			pend_fail(p, e, RPC_INTERNAL_ERROR, "out of memory", "error");
 		e->msgn = p->tmp.len;
+		if ((e->msg = dupn(p->tmp.p, p->tmp.len)) == NULL) {
+			pend_fail(p, e, RPC_INTERNAL_ERROR, "out of memory", "error");
+			return;
+		}
+		start_handshake(p);	/* a client that never initialized (2026-07-28) */
 		return;
 	}
 	up_send(p, p->tmp.p, p->tmp.len, e->uid, 0);

@@ -100,9 +100,8 @@ conn_pending(struct proxy *p, int c)
 
 /* A client is gone: cancel what it left in flight, upstream too. */
 void
-conn_close(struct proxy *p, int c)
+conn_cancel(struct proxy *p, int c)
 {
-	struct conn *k = &p->conn[c];
 	char line[128];
 
 	for (int i = 0; i < MAX_PEND; i++) {
@@ -129,6 +128,14 @@ conn_close(struct proxy *p, int c)
 		free(r->uid);
 		memset(r, 0, sizeof *r);
 	}
+}
+
+void
+conn_close(struct proxy *p, int c)
+{
+	struct conn *k = &p->conn[c];
+
+	conn_cancel(p, c);
 	if (k->kind != C_STDIO && k->in >= 0)
 		close(k->in);
 	buf_free(&k->rd);

@@ -169,7 +169,7 @@ on_event(void *ctx, const char *event, const char *data, size_t n)
 	}
 	if (event[0] && strcmp(event, "message") != 0)
 		return;
-	push(h, HEV_MSG, 0, 0, data, n, NULL);
+	push(h, HEV_MSG, x->uid, 0, data, n, NULL);	/* uid: whose answer stream */
 }
 
 static int
@@ -579,6 +579,17 @@ done(struct http_up *h, struct xfer *x, CURLcode res)
 	if (!x->sse && x->resp.len)
 		push(h, HEV_MSG, 0, 0, x->resp.p, x->resp.len, NULL);
 	push(h, HEV_DONE, x->uid, x->init, NULL, 0, NULL);
+}
+
+int
+http_up_sending(const struct http_up *h)
+{
+	int n = 0;
+
+	for (int i = 0; i < MAX_XFER; i++)
+		if (h->x[i] && !h->x[i]->get && h->x[i]->uid == 0 && !h->x[i]->init)
+			n++;
+	return n;
 }
 
 int

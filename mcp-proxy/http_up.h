@@ -13,7 +13,7 @@ struct http_config {
 };
 
 enum http_ev_kind {
-	HEV_MSG,	/* a message from the upstream: data[0..n) */
+	HEV_MSG,	/* a message from the upstream: data[0..n); uid: the request on whose answer stream it came (0: another stream) */
 	HEV_FAIL,	/* the POST of request uid (0: not a request) failed: why */
 	HEV_EXPIRED,	/* 404 on a session: data is the message to send again */
 	HEV_DONE,	/* the POST of request uid is complete */
@@ -50,6 +50,8 @@ void http_up_set_modern(struct http_up *h, int on);
 void http_up_reset(struct http_up *h);
 /* Open the GET stream for server-initiated messages (once per session). */
 void http_up_listen(struct http_up *h);
+/* How many notifications and responses are still being posted. */
+int http_up_sending(const struct http_up *h);
 /* Wait for our descriptors and curl's, then run transfers. */
 int http_up_wait(struct http_up *h, struct pollfd *pf, int n, int timeout_ms);
 /* The next event, or 0 when none. The caller frees ev->data. */

@@ -78,3 +78,16 @@ pend_fail(struct proxy *p, struct pend *e, int code, const char *text, const cha
 	}
 	pend_free(e);
 }
+
+/* A request held for the handshake that did not finish within its
+ * timeout: an error saying so, whatever was asked (a listing too: zero
+ * tools from an upstream still starting would read as "it has none"). */
+void
+pend_unready(struct proxy *p, struct pend *e)
+{
+	if (e->kind == K_CALL)
+		audit(p, e->tool, strlen(e->tool), "timeout");
+	conn_error(p, e->conn, e->cid, e->cidn, RPC_UPSTREAM_TIMEOUT,
+	    "upstream not ready: its handshake did not finish within the timeout");
+	pend_free(e);
+}

@@ -69,6 +69,11 @@ check_timers(struct proxy *p)
 			hung = 1;
 			continue;
 		}
+		if (e->held) {
+			/* never reached the upstream: not an empty listing, a reason */
+			pend_unready(p, e);
+			continue;
+		}
 		pend_fail(p, e, RPC_UPSTREAM_TIMEOUT, "upstream timed out", "timeout");
 		/* nothing at all from the upstream for a whole timeout: hung */
 		if (now - p->last_rx >= p->cfg->timeout_ms)
@@ -230,6 +235,14 @@ build(struct proxy *p, struct round *r)
 			 * seen: the call is then cancelled upstream and the slot freed */
 			r->pf[r->n] = (struct pollfd){ .fd = k->in, .events = POLLRDHUP };
 			r->hup[c] = r->n++;
+		} else if (k->eof && k->out >= 0 && k->kind != C_HTTP && conn_pending(p, c) > 0) {
+			/* input ended, answers still owed: a unix client that only
+			 * shut down its writing still wants them, one gone altogether
+			 * (POLLHUP) does not; nor does a stdio client once nobody
+			 * reads standard output (POLLERR on a pipe, POLLHUP on a
+			 * socket). Then its calls are cancelled upstream at once. */
+			r->pf[r->n] = (struct pollfd){ .fd = k->kind == C_STDIO ? k->out : k->in, .events = 0 };
+			r->hup[c] = r->n++;
 		}
 		if (k->wr.len && k->out >= 0) {
 			r->pf[r->n] = (struct pollfd){ .fd = k->out, .events = POLLOUT };
@@ -256,6 +269,12 @@ wait_round(struct proxy *p, struct round *r)
 		/* short waits: a signal does not interrupt curl's */
 		if (http_up_wait(p->http, r->pf, r->n, t > 500 ? 500 : t) < 0) {
 			msg_warn("waiting on the upstream failed");
+			return -1;
+		}
+		/* curl hands back only POLLIN, POLLPRI and POLLOUT: a hang-up
+		 * (POLLHUP, POLLERR, POLLRDHUP) is seen by a poll of our own */
+		if (poll(r->pf, (nfds_t)r->n, 0) < 0 && errno != EINTR) {
+			msg_warn_sys("poll");
 			return -1;
 		}
 		http_events(p);
@@ -312,11 +331,19 @@ dispatch(struct proxy *p, struct round *r)
 				http_read(p, c);
 			else if (feed(p, k->in, &k->rd, &k->discard, p->cfg->max_msg, client_feed_line, c) != FEED_OK)
 				k->eof = 1;
+			if (k->kind == C_UNIX && k->eof && (pf[r->rd[c]].revents & POLLHUP))
+				conn_close(p, c);	/* gone, not half-closed */
 		}
 		if (r->wr[c] >= 0 && k->used && pf[r->wr[c]].revents && flush(k->out, &k->wr) < 0)
 			client_gone(k);
-		if (r->hup[c] >= 0 && k->used && (pf[r->hup[c]].revents & (POLLRDHUP | POLLHUP | POLLERR)))
-			conn_close(p, c);
+		if (r->hup[c] >= 0 && k->used && (pf[r->hup[c]].revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+			if (k->kind != C_STDIO) {
+				conn_close(p, c);
+			} else {
+				conn_cancel(p, c);	/* then the loop ends */
+				client_gone(k);
+			}
+		}
 	}
 	/* write at once what the reads produced: one poll round less per hop */
 	if (p->state == UP_RUNNING && !p->http && p->wr.len && flush(p->in, &p->wr) < 0)
@@ -334,6 +361,13 @@ teardown(struct proxy *p, int stdio)
 	if (stdio)
 		flush(p->conn[0].out, &p->conn[0].wr);
 	p->stopping = 1;
+	/* cancellations of a client that went away go out before the end:
+	 * written to a stdio upstream, posted (for at most 2 s) to an HTTP one */
+	if (p->state == UP_RUNNING && !p->http && p->wr.len)
+		flush(p->in, &p->wr);
+	for (int64_t end = now_ms() + 2000; p->http && http_up_sending(p->http) && now_ms() < end;)
+		if (http_up_wait(p->http, NULL, 0, 50) < 0)
+			break;
 	up_kill(p);
 	up_close(p);
 	for (int c = 0; c < MAX_CONN; c++)

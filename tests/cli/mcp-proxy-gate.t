@@ -6,11 +6,8 @@
 # to their allowlists. The upstream is the recording fake: its record proves
 # what did and did not reach it. Each refusal has a control that passes.
 . "$CORRAL_TOP/tests/lib/tap.sh"
-P=$CORRAL_BIN/mcp-proxy
-FAKE=$T/helpers/mcp-proxy-fake
-DRIVE=$CORRAL_TOP/tests/helpers/mcp-proxy-drive.py
+. "$CORRAL_TOP/tests/lib/mcp-proxy.sh"
 REC=$TMP/record
-INIT='{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
 nest() {	# $1 levels of {"a": ... } around 1
 	python3 -c "import sys; d=int(sys.argv[1]); print('{\"a\":' * d + '1' + '}' * d)" "$1"
 }

@@ -4,19 +4,11 @@
 # version, JSON and SSE answers, re-initialize once on 404; TLS verified
 # against a test CA made here; server-everything over Streamable HTTP.
 . "$CORRAL_TOP/tests/lib/tap.sh"
-P=$CORRAL_BIN/mcp-proxy
-DRIVE=$CORRAL_TOP/tests/helpers/mcp-proxy-drive.py
-FAKEH=$CORRAL_TOP/tests/helpers/mcp-proxy-fake-http.mjs
+. "$CORRAL_TOP/tests/lib/mcp-proxy.sh"
 REC=$TMP/record
-TOKEN=corral-test-token-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
-INIT='{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$TMP"' EXIT
-waitfile() { i=0; while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done; cat "$1"; }
 call() { echo "send {\"jsonrpc\":\"2.0\",\"id\":$1,\"method\":\"tools/call\",\"params\":{\"name\":\"$2\",\"arguments\":{}${3-}}}"; }
-
 umask 077
-printf '%s\n' "$TOKEN" > "$TMP/token"
+mp_token
 
 # 1. plain HTTP on loopback: the protocol
 node "$FAKEH" "$TMP/port" "$REC" & pids="$pids $!"

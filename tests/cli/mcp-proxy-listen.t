@@ -3,15 +3,8 @@
 # (per-attempt bearer token, Host and Origin checks, 401/403/404/405), several
 # clients sharing one upstream through rewritten ids.
 . "$CORRAL_TOP/tests/lib/tap.sh"
-P=$CORRAL_BIN/mcp-proxy
-FAKE=$T/helpers/mcp-proxy-fake
-FAKEH=$CORRAL_TOP/tests/helpers/mcp-proxy-fake-http.mjs
-DRIVE=$CORRAL_TOP/tests/helpers/mcp-proxy-drive.py
+. "$CORRAL_TOP/tests/lib/mcp-proxy.sh"
 REC=$TMP/record
-INIT='{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$TMP"' EXIT
-waitfor() { i=0; while ! eval "$1" && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done; }
 umask 077
 printf 'listen-%s\n' "$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')" > "$TMP/lt"
 LT=$(cat "$TMP/lt")

@@ -4,13 +4,7 @@
 # initialize drops the upstream's instructions (they name hidden tools);
 # an HTTP client that hangs up has its call cancelled upstream at once.
 . "$CORRAL_TOP/tests/lib/tap.sh"
-P=$CORRAL_BIN/mcp-proxy
-FAKE=$T/helpers/mcp-proxy-fake
-DRIVE=$CORRAL_TOP/tests/helpers/mcp-proxy-drive.py
-INIT='{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$TMP"' EXIT
-waitfor() { i=0; while ! eval "$1" && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done; }
+. "$CORRAL_TOP/tests/lib/mcp-proxy.sh"
 
 # 1. names
 printf 'send %s\nwait "i"\nsend {"jsonrpc":"2.0","id":1,"method":"tools/list"}\nwait 1\n' "$INIT" > "$TMP/s"

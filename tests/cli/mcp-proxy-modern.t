@@ -6,16 +6,9 @@
 # answered on stdio and HTTP; Mcp-Method/Mcp-Name headers that disagree with
 # the body refused with 400 and HeaderMismatch (-32020), never forwarded.
 . "$CORRAL_TOP/tests/lib/tap.sh"
-P=$CORRAL_BIN/mcp-proxy
-DRIVE=$CORRAL_TOP/tests/helpers/mcp-proxy-drive.py
-FAKEH=$CORRAL_TOP/tests/helpers/mcp-proxy-fake-http.mjs
+. "$CORRAL_TOP/tests/lib/mcp-proxy.sh"
 REC=$TMP/record
-INIT='{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
 DISC='{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$TMP"' EXIT
-waitfile() { i=0; while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done; cat "$1"; }
-waitfor() { i=0; while ! eval "$1" && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done; }
 umask 077
 
 # 1. a 2026-07-28 upstream, a client that initializes (2025-11-25) on stdio

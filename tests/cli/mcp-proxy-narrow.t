@@ -4,12 +4,8 @@
 # proxy's domain, is not under them. A unix socket is still removed at the
 # end (the launcher does it: the proxy no longer may).
 . "$CORRAL_TOP/tests/lib/tap.sh"
-P=$CORRAL_BIN/mcp-proxy
-FAKE=$T/helpers/mcp-proxy-fake
-INIT='{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-pids=
+. "$CORRAL_TOP/tests/lib/mcp-proxy.sh"
 trap 'exec 3>&-; for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$TMP"' EXIT
-waitfor() { i=0; while ! eval "$1" && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done; }
 field() { sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status"; }
 
 mkfifo "$TMP/in"

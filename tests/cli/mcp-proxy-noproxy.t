@@ -4,17 +4,10 @@
 # recording listener stands in for the proxy; the control shows that curl,
 # given the same environment, does go to it.
 . "$CORRAL_TOP/tests/lib/tap.sh"
-P=$CORRAL_BIN/mcp-proxy
-DRIVE=$CORRAL_TOP/tests/helpers/mcp-proxy-drive.py
-FAKEH=$CORRAL_TOP/tests/helpers/mcp-proxy-fake-http.mjs
+. "$CORRAL_TOP/tests/lib/mcp-proxy.sh"
 REC=$TMP/record
-TOKEN=corral-test-token-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
-INIT='{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$TMP"' EXIT
-waitfile() { i=0; while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done; cat "$1"; }
 umask 077
-printf '%s\n' "$TOKEN" > "$TMP/token"
+mp_token
 
 node "$FAKEH" "$TMP/port" "$REC" & pids="$pids $!"
 port=$(waitfile "$TMP/port")

@@ -3,11 +3,8 @@
 # orphans; a broken upstream (fails to start, crashes mid-call, hangs, answers
 # garbage) never takes the session down; progress and cancellation.
 . "$CORRAL_TOP/tests/lib/tap.sh"
-P=$CORRAL_BIN/mcp-proxy
-FAKE=$T/helpers/mcp-proxy-fake
-DRIVE=$CORRAL_TOP/tests/helpers/mcp-proxy-drive.py
+. "$CORRAL_TOP/tests/lib/mcp-proxy.sh"
 REC=$TMP/record
-INIT='{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
 ALL="-a echo -a crash -a hang -a garbage -a progress -a env -a grandchild -a slow -a big"
 call() { echo "send {\"jsonrpc\":\"2.0\",\"id\":$1,\"method\":\"tools/call\",\"params\":{\"name\":\"$2\",\"arguments\":{}}}"; }
 gone() {	# wait (bounded) until no process has pid $1

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
@@ -19,13 +20,16 @@
 #include "rpc.h"
 #include "sse.h"
 
-enum { MAX_XFER = 256, SID_MAX = 256, URL_MAX = 2048, MAX_DEFER = 64 };
+enum { MAX_XFER = 256, SID_MAX = 256, URL_MAX = 2048, MAX_DEFER = 64, MAX_RESUME = 64,
+	RESUME_DEFAULT_MS = 1000, RESUME_MAX_MS = 30000 };
 
 struct xfer {
 	CURL *e;
 	struct http_up *h;
 	uint64_t uid;
 	int init, get, sse, typed, over, lget;	/* lget: the legacy event stream */
+	int resume, answered;	/* a GET resuming request uid's stream; its answer came */
+	char last_id[SSE_ID_MAX + 1];	/* resume: the Last-Event-ID it was sent with */
 	struct curl_slist *hdrs;
 	char *body;
 	size_t bodyn;
@@ -50,11 +54,22 @@ struct http_up {
 	struct { char *msg; size_t n; uint64_t uid; int init; } defer[MAX_DEFER];
 	int ndefer;
 	int modern;		/* 2026-07-28: no session, metadata headers on every POST */
+	struct { uint64_t uid; int64_t due; char id[SSE_ID_MAX + 1]; } resume[MAX_RESUME];
+	int nresume;
 	struct rpc_toks tk;
 	struct buf mb;
 };
 
-static int start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int get);
+static int start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int get, const char *last_id);
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 int
 http_url_ok(const char *url)
@@ -169,6 +184,14 @@ on_event(void *ctx, const char *event, const char *data, size_t n)
 	}
 	if (event[0] && strcmp(event, "message") != 0)
 		return;
+	if (x->resume) {
+		/* the answer ends a resumed stream (the server may keep it open) */
+		struct rpc_msg m;
+		int64_t id;
+		if (rpc_parse(data, n, &h->tk, &m) == 0 && m.kind == RPC_RESPONSE &&
+		    json_int(m.js, &m.t[m.id], &id) == 0 && id >= 0 && (uint64_t)id == x->uid)
+			x->answered = 1;
+	}
 	push(h, HEV_MSG, x->uid, 0, data, n, NULL);	/* uid: whose answer stream */
 }
 
@@ -197,7 +220,7 @@ on_write(char *p, size_t sz, size_t nm, void *ctx)
 	if (x->sse) {
 		if (sse_feed(&x->ev, p, n, on_event, x) < 0)
 			msg_warn("upstream sent an event over the size limit (dropped)");
-		return n;
+		return x->answered ? 0 : n;	/* 0: done with it */
 	}
 	if (x->resp.len + n > x->h->cfg->max_msg) {
 		x->over = 1;
@@ -260,8 +283,11 @@ add_hdr(struct curl_slist *l, const char *a, const char *b, int *bad)
 	return n ? n : l;
 }
 
+/* One transfer: a POST of msg (uid: its request id, init: see
+ * http_up_post), or a GET (get): the session's stream, or with last_id the
+ * resumption of request uid's stream. */
 static int
-start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int get)
+start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int get, const char *last_id)
 {
 	struct xfer *x;
 	int slot = -1, bad = 0;
@@ -278,6 +304,7 @@ start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int 
 	x->init = init;
 	x->get = get;
 	x->ev.max = h->cfg->max_msg;
+	x->ev.retry = -1;
 	int modern = !get && (h->modern || init == 2);
 	char hm[MCPMETA_HDR_MAX], hn[MCPMETA_HDR_MAX];
 	hm[0] = hn[0] = '\0';
@@ -326,6 +353,11 @@ start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int 
 	x->lget = get && h->legacy;
 	if (get) {
 		x->hdrs = add_hdr(x->hdrs, "Accept: ", "text/event-stream", &bad);
+		if (last_id) {	/* resuming request uid's stream */
+			x->resume = 1;
+			snprintf(x->last_id, sizeof x->last_id, "%s", last_id);
+			x->hdrs = add_hdr(x->hdrs, "Last-Event-ID: ", x->last_id, &bad);
+		}
 	} else {
 		x->hdrs = add_hdr(x->hdrs, "Content-Type: ", "application/json", &bad);
 		x->hdrs = add_hdr(x->hdrs, "Accept: ", "application/json, text/event-stream", &bad);
@@ -423,6 +455,7 @@ http_up_reset(struct http_up *h)
 	for (int i = 0; i < h->ndefer; i++)
 		free(h->defer[i].msg);
 	h->ndefer = 0;
+	h->nresume = 0;
 }
 
 void
@@ -447,7 +480,7 @@ static int
 legacy_post(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init)
 {
 	if (h->endpoint[0])
-		return start(h, msg, n, uid, init, 0);
+		return start(h, msg, n, uid, init, 0, NULL);
 	if (h->ndefer == MAX_DEFER || (h->defer[h->ndefer].msg = malloc(n + 1)) == NULL)
 		return -1;
 	memcpy(h->defer[h->ndefer].msg, msg, n);
@@ -456,7 +489,7 @@ legacy_post(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init
 	h->defer[h->ndefer].init = init;
 	h->ndefer++;
 	if (!h->lstream) {
-		if (start(h, NULL, 0, 0, 1, 1) < 0)
+		if (start(h, NULL, 0, 0, 1, 1, NULL) < 0)
 			return -1;
 		h->lstream = 1;
 	}
@@ -476,11 +509,11 @@ http_up_post(struct http_up *h, const char *msg, size_t n, uint64_t uid, int ini
 			return -1;
 		if (m.kind != RPC_REQUEST)
 			return 0;
-		return start(h, msg, n, uid, init == 2 ? 2 : 0, 0);
+		return start(h, msg, n, uid, init == 2 ? 2 : 0, 0, NULL);
 	}
 	if (init == 1)
 		h->sid[0] = '\0';	/* a new session */
-	return start(h, msg, n, uid, init, 0);
+	return start(h, msg, n, uid, init, 0, NULL);
 }
 
 void
@@ -509,8 +542,24 @@ http_up_listen(struct http_up *h)
 {
 	if (h->modern || h->legacy || h->listening || !h->sid[0])
 		return;
-	if (start(h, NULL, 0, 0, 0, 1) == 0)
+	if (start(h, NULL, 0, 0, 0, 1, NULL) == 0)
 		h->listening = 1;
+}
+
+/* A POST's event stream, or a resumed one, ended: HEV_DONE, with what a
+ * resumption needs when the stream had an event id (SSE reconnection: the
+ * retry field's delay, Last-Event-ID). */
+static void
+done_stream(struct http_up *h, struct xfer *x)
+{
+	const char *id = x->ev.last_id[0] ? x->ev.last_id : x->last_id;
+
+	push(h, HEV_DONE, x->uid, 0, NULL, 0, NULL);
+	if (h->qn == 0 || h->q[h->qn - 1].kind != HEV_DONE || !id[0] || h->modern || h->legacy)
+		return;
+	h->q[h->qn - 1].resumable = 1;
+	snprintf(h->q[h->qn - 1].last_id, sizeof h->q[0].last_id, "%s", id);
+	h->q[h->qn - 1].retry = x->ev.retry;
 }
 
 static void
@@ -530,6 +579,21 @@ done(struct http_up *h, struct xfer *x, CURLcode res)
 		else
 			snprintf(why, sizeof why, "closed its event stream");
 		push(h, HEV_FAIL, 0, 1, NULL, 0, why);
+		return;
+	}
+	if (x->resume) {
+		/* a resumed stream ended: without the answer, it may be resumed
+		 * again from its last id (the caller bounds how often) */
+		if (x->answered)
+			return;
+		if (res == CURLE_OK && status == 200) {
+			done_stream(h, x);
+			return;
+		}
+		snprintf(why, sizeof why, "answered HTTP %ld when its stream was resumed", status);
+		if (res != CURLE_OK)
+			snprintf(why, sizeof why, "resumed stream failed: %s", curl_easy_strerror(res));
+		push(h, HEV_FAIL, x->uid, 0, NULL, 0, why);
 		return;
 	}
 	if (x->get) {
@@ -578,7 +642,44 @@ done(struct http_up *h, struct xfer *x, CURLcode res)
 		return;		/* the answer comes on the event stream */
 	if (!x->sse && x->resp.len)
 		push(h, HEV_MSG, 0, 0, x->resp.p, x->resp.len, NULL);
-	push(h, HEV_DONE, x->uid, x->init, NULL, 0, NULL);
+	if (x->sse && !x->init)
+		done_stream(h, x);
+	else
+		push(h, HEV_DONE, x->uid, x->init, NULL, 0, NULL);
+}
+
+int
+http_up_resume(struct http_up *h, uint64_t uid, const char *last_id, long retry_ms)
+{
+	if (h->modern || h->legacy || !h->sid[0] || h->nresume == MAX_RESUME || strlen(last_id) > SSE_ID_MAX)
+		return -1;
+	if (retry_ms < 0)
+		retry_ms = RESUME_DEFAULT_MS;
+	h->resume[h->nresume].uid = uid;
+	h->resume[h->nresume].due = mono_ms() + (retry_ms > RESUME_MAX_MS ? RESUME_MAX_MS : retry_ms);
+	snprintf(h->resume[h->nresume].id, sizeof h->resume[0].id, "%s", last_id);
+	h->nresume++;
+	return 0;
+}
+
+/* Start the resumptions that are due; the ms until the next one (-1: none). */
+static int
+resume_due(struct http_up *h)
+{
+	int64_t now = mono_ms(), next = -1;
+
+	for (int i = 0; i < h->nresume;) {
+		if (h->resume[i].due > now) {
+			if (next < 0 || h->resume[i].due - now < next)
+				next = h->resume[i].due - now;
+			i++;
+			continue;
+		}
+		if (start(h, NULL, 0, h->resume[i].uid, 0, 1, h->resume[i].id) < 0)
+			push(h, HEV_FAIL, h->resume[i].uid, 0, NULL, 0, "could not resume an event stream");
+		h->resume[i] = h->resume[--h->nresume];
+	}
+	return next < 0 ? -1 : next > 60000 ? 60000 : (int)next;
 }
 
 int
@@ -599,6 +700,8 @@ http_up_wait(struct http_up *h, struct pollfd *pf, int n, int timeout_ms)
 	CURLMsg *msg;
 	int running, left, i;
 
+	if ((left = resume_due(h)) >= 0 && left < timeout_ms)
+		timeout_ms = left;
 	for (i = 0; i < n && i < 256; i++) {
 		w[i].fd = pf[i].fd;
 		w[i].events = (short)pf[i].events;
@@ -608,6 +711,7 @@ http_up_wait(struct http_up *h, struct pollfd *pf, int n, int timeout_ms)
 		return -1;
 	for (i = 0; i < n && i < 256; i++)
 		pf[i].revents = w[i].revents;
+	resume_due(h);
 	curl_multi_perform(h->m, &running);
 	while ((msg = curl_multi_info_read(h->m, &left)) != NULL) {
 		struct xfer *x = NULL;
@@ -625,7 +729,7 @@ http_up_wait(struct http_up *h, struct pollfd *pf, int n, int timeout_ms)
 	/* messages that waited for the legacy endpoint (not from a callback) */
 	if (h->legacy && h->endpoint[0] && h->ndefer) {
 		for (i = 0; i < h->ndefer; i++) {
-			if (start(h, h->defer[i].msg, h->defer[i].n, h->defer[i].uid, h->defer[i].init, 0) < 0)
+			if (start(h, h->defer[i].msg, h->defer[i].n, h->defer[i].uid, h->defer[i].init, 0, NULL) < 0)
 				push(h, HEV_FAIL, h->defer[i].uid, h->defer[i].init, NULL, 0, "could not be sent to");
 			free(h->defer[i].msg);
 		}

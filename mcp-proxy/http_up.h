@@ -16,7 +16,9 @@ enum http_ev_kind {
 	HEV_MSG,	/* a message from the upstream: data[0..n); uid: the request on whose answer stream it came (0: another stream) */
 	HEV_FAIL,	/* the POST of request uid (0: not a request) failed: why */
 	HEV_EXPIRED,	/* 404 on a session: data is the message to send again */
-	HEV_DONE,	/* the POST of request uid is complete */
+	HEV_DONE,	/* the POST of request uid is complete (or the GET resuming it);
+			 * resumable: its event stream had an id, last_id and retry say
+			 * how to resume it (http_up_resume) */
 };
 
 struct http_ev {
@@ -26,6 +28,9 @@ struct http_ev {
 	char *data;
 	size_t n;
 	char why[96];
+	int resumable;
+	char last_id[256];
+	long retry;		/* ms, -1: none given */
 };
 
 struct http_up;
@@ -48,6 +53,10 @@ void http_up_set_version(struct http_up *h, const char *v, size_t n);
 void http_up_set_modern(struct http_up *h, int on);
 /* Abort every transfer and forget the session. */
 void http_up_reset(struct http_up *h);
+/* Resume the event stream of request uid in retry_ms (-1: the default,
+ * 1 s): a GET with Last-Event-ID last_id, whose events are handed back as
+ * that request's. Returns -1 when it cannot be scheduled (no session). */
+int http_up_resume(struct http_up *h, uint64_t uid, const char *last_id, long retry_ms);
 /* Open the GET stream for server-initiated messages (once per session). */
 void http_up_listen(struct http_up *h);
 /* How many notifications and responses are still being posted. */

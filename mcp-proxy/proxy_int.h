@@ -26,6 +26,10 @@
  * silently (garbage comes by the line). */
 enum { MALFORMED_SAID = 10 };
 
+/* How often one request's event stream is resumed (GET, Last-Event-ID)
+ * after it ended without the answer. */
+enum { MAX_RESUMES = 5 };
+
 enum { MAX_CONN = 64, MAX_PEND = 512, MAX_SREQ = 64, MAX_TASKS = 256, CHUNK = 65536 };
 
 enum ckind { C_STDIO, C_UNIX, C_HTTP };
@@ -57,6 +61,7 @@ struct pend {
 	int held;		/* queued until the upstream is ready */
 	char *msg;		/* the held message */
 	size_t msgn;
+	int resumes;		/* times its event stream was resumed */
 };
 
 struct sreq {			/* a request from the upstream to a client */

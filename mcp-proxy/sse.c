@@ -10,6 +10,9 @@ line_done(struct sse *s, sse_fn *fn, void *ctx)
 	int rc = 0;
 
 	if (n == 0) {			/* blank line: dispatch */
+		if (s->has_idbuf)	/* the last event id moves even with no data */
+			memcpy(s->last_id, s->idbuf, sizeof s->last_id);
+		s->has_idbuf = 0;
 		if (s->data.len && !s->skip)
 			fn(ctx, s->event, s->data.p, s->data.len);
 		s->data.len = 0;
@@ -47,7 +50,32 @@ line_done(struct sse *s, sse_fn *fn, void *ctx)
 		memcpy(s->event, v, vn);
 		s->event[vn] = '\0';
 	}
-	/* id, retry and unknown fields: not needed here */
+	if (k == 2 && memcmp(l, "id", 2) == 0) {
+		const char *v = k < n ? l + k + 1 : l + n;
+		size_t vn = (size_t)(l + n - v), i;
+		if (vn && *v == ' ')
+			v++, vn--;
+		/* it goes back in a Last-Event-ID header: printable ASCII only */
+		for (i = 0; i < vn && (unsigned char)v[i] >= 0x20 && (unsigned char)v[i] < 0x7f; i++)
+			;
+		if (i == vn && vn <= SSE_ID_MAX) {
+			memcpy(s->idbuf, v, vn);
+			s->idbuf[vn] = '\0';
+			s->has_idbuf = 1;
+		}
+	}
+	if (k == 5 && memcmp(l, "retry", 5) == 0) {
+		const char *v = k < n ? l + k + 1 : l + n;
+		size_t vn = (size_t)(l + n - v), i;
+		long ms = 0;
+		if (vn && *v == ' ')
+			v++, vn--;
+		for (i = 0; i < vn && v[i] >= '0' && v[i] <= '9'; i++)
+			ms = ms > 86400000 ? ms : ms * 10 + (v[i] - '0');
+		if (vn && i == vn)	/* digits only, else ignored (WHATWG) */
+			s->retry = ms;
+	}
+	/* unknown fields: ignored */
 out:
 	s->line.len = 0;
 	return rc;

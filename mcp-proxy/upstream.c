@@ -431,6 +431,9 @@ http_events(struct proxy *p)
 				probe_failed(p, "ended server/discover without an answer");
 			else if (e && e->kind == K_INTERNAL_INIT)
 				up_fail(p, "ended the initialize stream without an answer");
+			else if (e && !e->held && ev.resumable && e->resumes < MAX_RESUMES &&
+			    http_up_resume(p->http, e->uid, ev.last_id, ev.retry) == 0)
+				e->resumes++;	/* SSE reconnection: GET, Last-Event-ID */
 			else if (e && !e->held)
 				pend_fail(p, e, RPC_UPSTREAM_DOWN, "upstream ended the stream without an answer",
 				    "unavailable");

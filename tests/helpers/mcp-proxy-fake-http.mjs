@@ -8,7 +8,8 @@
 // event stream that never answers), log (two notifications/message on the
 // call's stream, then the answer), resume (an event stream with an id and
 // retry: 300 that ends unanswered; a GET with Last-Event-ID: ev-1 gets the
-// answer; the record has the GET's last-event-id).
+// answer; the record has the GET's last-event-id), slowend (an event stream
+// that ends with neither an answer nor an id).
 // FAKE_MODE=evil-endpoint: a legacy HTTP+SSE server naming another origin.
 // FAKE_MODE=modern: a 2026-07-28-only server (no sessions, no initialize):
 // server/discover; every POST must carry MCP-Protocol-Version, Mcp-Method and
@@ -94,6 +95,11 @@ function handler(req, res) {
 				res.write('data: ' + JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message',
 					params: { level: 'info', data: 'log line ' + w } }) + '\n\n');
 			res.end('data: ' + text('logged') + '\n\n');
+			return;
+		}
+		if (name === 'slowend') {	// an event stream that ends with no answer and no id
+			res.writeHead(200, { 'content-type': 'text/event-stream' });
+			res.end(': nothing\n\n');
 			return;
 		}
 		if (name === 'resume') {

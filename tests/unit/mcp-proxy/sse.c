@@ -54,6 +54,25 @@ main(void)
 	is_str(got[0], "ok2", "recovers after");
 	sse_free(&s);
 
+	/* id and retry: what a reconnection needs */
+	struct sse r = { .max = 64, .retry = -1 };
+	const char *prime = "id: event-2\nretry: 500\ndata: \n\n";
+	ngot = 0;
+	sse_feed(&r, prime, strlen(prime), take, NULL);
+	is_int(ngot, 0, "a priming event (empty data) is not dispatched");
+	is_str(r.last_id, "event-2", "but its id is the last event id");
+	is_int((int)r.retry, 500, "retry: 500 ms");
+	sse_feed(&r, "retry: 5x\nretry:\ndata: a\n\n", strlen("retry: 5x\nretry:\ndata: a\n\n"), take, NULL);
+	is_int((int)r.retry, 500, "a retry that is not all digits (or empty) is ignored");
+	is_str(r.last_id, "event-2", "an event without an id keeps the last one");
+	sse_feed(&r, "id: a\x01b\ndata: b\n\n", strlen("id: a\x01b\ndata: b\n\n"), take, NULL);
+	is_str(r.last_id, "event-2", "an id with a control character is ignored (it goes into a header)");
+	sse_feed(&r, "id: x\n", strlen("id: x\n"), take, NULL);
+	is_str(r.last_id, "event-2", "an id counts only once its event is complete");
+	sse_feed(&r, "\n", 1, take, NULL);
+	is_str(r.last_id, "x", "then it does");
+	sse_free(&r);
+
 	ok(token_valid("abc.DEF-123_~", 13), "token charset");
 	ok(!token_valid("a b", 3), "space refused");
 	ok(!token_valid("a\r\nX: y", 7), "CRLF refused");

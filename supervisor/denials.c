@@ -218,13 +218,13 @@ denials_unavailable(void)
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT_), ok;
 
 	if (fd < 0)
-		return "this kernel has no audit (denials are not recorded)";
+		return "this kernel has no audit (Landlock denials are not recorded; network refusals still are)";
 	ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
 	close(fd);
 	if (!ok)
-		return "reading audit records needs root or CAP_AUDIT_READ (denials are not recorded)";
+		return "reading audit records needs root or CAP_AUDIT_READ (Landlock denials are not recorded; network refusals still are)";
 	if (audit_enabled() == 0)
-		return "kernel audit is off (denials are not recorded; auditctl -e 1 turns it on)";
+		return "kernel audit is off (Landlock denials are not recorded, network refusals still are; auditctl -e 1 turns it on)";
 	return NULL;
 }
 

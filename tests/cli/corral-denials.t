@@ -54,7 +54,7 @@ if is_root; then
 	run R -- sh -c "cat '$H/.ssh/id_ed25519' 2>/dev/null; exit 1"
 	is "$rc:$err" "1:" "root, audit off: nothing extra"
 	run sh -c "cd '$W' && env -i HOME='$H' PATH=/usr/bin:/bin '$C' doctor"
-	like "$out" "denials +kernel audit is off \\(denials are not recorded; auditctl -e 1 turns it on\\)" "root, audit off: doctor says so"
+	like "$out" "denials +kernel audit is off \\(Landlock denials are not recorded, network refusals still are; auditctl -e 1 turns it on\\)" "root, audit off: doctor says so"
 else
 	run as_nobody env -i HOME="$H" PATH=/usr/bin:/bin "$C" doctor
 	like "$out" "denials +reading audit records needs root" "doctor names the limitation"

@@ -116,6 +116,15 @@ suite() {	# suite WHO: $AS runs a command as WHO
 		like "$err" "connect 169\\.254\\.169\\.254:80 .*" "$who: ... named"
 		like "$err" "cloud metadata: never reachable \\(confine --filter-ip\\): nothing in a policy grants it but \"network\": \"open-unfiltered\" \\(not advised\\)" \
 		    "$who: ... nothing in a policy grants it (but turning the filter off)"
+		printf '{"read": ["%s"], "network": {"connect": [443]}}\n' "$X" >"$TMP/$who/ports.json"
+		[ "$who" = nobody ] && chown nobody "$TMP/$who/ports.json"
+		run R -p "$TMP/$who/ports.json" -- sh -c "$PY $N tcp-only 198.51.100.10 80; exit 1"
+		is "$rc:$out" "1:EACCES" "$who: connect ports 443 only: port 80 is refused (no route: nothing leaves)"
+		like "$err" "connect 198\\.51\\.100\\.10:80 .*" "$who: ... named"
+		like "$err" "\"network\": \\{\"connect\": \\[\\.\\.\\.\\]\\} does not list the port: \"network\": \\{\"connect\": \\[80\\]\\} would allow it \\(network\\.connect; corral why --connect 198\\.51\\.100\\.10:80\\)" \
+		    "$who: ... the connect key would allow it"
+		run R -p "$TMP/$who/ports.json" -- sh -c "$PY $N tcp-only 198.51.100.10 443; exit 1"
+		is "$rc:$out:$err" "1:ENETUNREACH:" "$who: control: port 443 is let through (and finds no route here), nothing extra"
 	fi
 }
 

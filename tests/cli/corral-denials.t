@@ -13,7 +13,7 @@ audit_log() { cat "$TMP"/st/corral/audit/*.jsonl 2>/dev/null; }
 
 is_root || { diag "not root: the audit half needs CAP_AUDIT_READ and AUDIT_SET"; }
 if is_root; then
-	before=$("$AS" 1) || { ok 1 "audit-set 1 (kernel audit on for this test)"; done_testing; exit; }
+	before=$("$AS" 1) || { status_ok 1 "audit-set 1 (kernel audit on for this test)"; done_testing; exit; }
 	trap '"$AS" "$before" >/dev/null; rm -rf "$TMP"' EXIT
 	status_ok 0 "kernel audit on for this test (it was $before)"
 

@@ -23,7 +23,7 @@ check() {
 	is "$rc:$out" "0:KEPT=yes" "-k $1 ($3): dropped, the program still runs"
 	is "$err" "env-filter: warning: $1 dropped: its value has the shape of a secret ($3)
 $hint" "-k $1: the warning names it and the shape"
-	case $err in *"$2"*) ok 1 "-k $1: value in the warning" ;; *) ok 0 "-k $1: no value in the warning" ;; esac
+	case $err in *"$2"*) status_ok 1 "-k $1: value in the warning" ;; *) status_ok 0 "-k $1: no value in the warning" ;; esac
 }
 check GH_TOKEN "$gh" "GitHub token"
 check ID_TOKEN "$jwt" "JWT"

@@ -72,6 +72,7 @@ suite() {	# suite WHO AS
 	t=$(cat "$d/work/.tree" 2>/dev/null)
 	status_ok "$([ -n "$t" ] && ! G cat-file -e "$t" 2>/dev/null; echo $?)" "$who: ... the bad tree is not in the real repository"
 	status_ok "$([ -f "$d/work/left" ] && [ -d "$d/work/.git/objects" ]; echo $?)" "$who: ... the attempt is kept (its files and repository)"
+	status_ok "$([ -f "$d/base.index" ] && [ "$(stat -c %y "$d/base.index")" = "$(stat -c %y "$d/work/.git/index")" ]; echo $?)" "$who: ... its starting index copied with its time (git's racily clean entries stay racy for the import)"
 	is "$(G rev-parse HEAD):$(G status --porcelain)" "$head0:" "$who: ... the real repository unchanged"
 	rm -rf "$ST/git"
 

@@ -8,8 +8,8 @@
 #include "ckpt.h"
 #include "run.h"
 
-static void
-stream(struct jw *out, const char *name, const struct buf *b, uint64_t total)
+void
+out_stream(struct jw *out, const char *name, const struct buf *b, uint64_t total)
 {
 	char k[32];
 
@@ -66,8 +66,8 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	jw_int(out, r.timed_out ? 124 : run_code(r.status));
 	jw_key(out, "timed_out");
 	jw_bool(out, r.timed_out);
-	stream(out, "stdout", &r.out, r.out_bytes);
-	stream(out, "stderr", &r.err, r.err_bytes);
+	out_stream(out, "stdout", &r.out, r.out_bytes);
+	out_stream(out, "stderr", &r.err, r.err_bytes);
 	run_res_free(&r);
 	/* a workspace grown over its bound goes back to the last checkpoint */
 	usage = sess_scan(ss.wsfd, &fp1);

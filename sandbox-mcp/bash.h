@@ -15,8 +15,19 @@ enum {
  * with a reason (a grant that would expose the home or the store). */
 int chain_build(struct sbx *s, const struct sess *ss, char *const *prog, struct argv *av,
     struct argv *env, char *err, size_t errn);
+/* The chain for a staged install: prog is interp resolved in the
+ * commands' PATH (a clear error when it is not there), then args; pins
+ * (NAME=VALUE) set in its environment; only stage writable, nothing of the
+ * session readable; net: confine's network options (NULL: the network as
+ * it is). */
+int chain_build_stage(struct sbx *s, const char *stage, const char *interp, char *const *args,
+    char *const *pins, char *const *net, struct argv *av, struct argv *env, char *err, size_t errn);
 /* probe --quiet --require full, once per process; -1 with a reason. */
 int chain_prove(struct sbx *s, char *err, size_t errn);
+
+/* A stream into the result: name (the bytes kept), name_bytes (all that
+ * was written), name_truncated. */
+void out_stream(struct jw *out, const char *name, const struct buf *b, uint64_t total);
 
 tool_fn tool_session_bash;
 

@@ -85,15 +85,15 @@ path_grants(struct sbx *s, struct argv *av, char *childpath, size_t cpn)
 	}
 }
 
-int
-chain_build(struct sbx *s, const struct sess *ss, char *const *prog, struct argv *av,
-    struct argv *env, char *err, size_t errn)
+/* env-filter's part: the env_allowlist names, PATH, then each pin; the
+ * confine step and the system and PATH grants after it. */
+static void
+chain_head(struct sbx *s, struct argv *av, struct argv *env, char *const *pins)
 {
 	const struct config *c = &s->cfg;
-	char childpath[8192], real[PATH_MAX];
-	struct argv gr = { 0 }, extra = { 0 };
+	char childpath[8192];
+	struct argv gr = { 0 };
 
-	/* env-filter: only what env_allowlist names, then the pins */
 	av_pushf(av, "%s/env-filter", s->stepdir);
 	for (int i = 0; i < c->env_allowlist.n; i++) {
 		const char *v = env_get(s->envp, c->env_allowlist.v[i]);
@@ -106,22 +106,11 @@ chain_build(struct sbx *s, const struct sess *ss, char *const *prog, struct argv
 	path_grants(s, &gr, childpath, sizeof childpath);
 	av_push(av, "-p");
 	av_pushf(av, "PATH=%s", childpath[0] ? childpath : "/usr/bin:/bin");
-	av_push(av, "-p");
-	av_pushf(av, "HOME=%s", ss->tmp);
-	av_push(av, "-p");
-	av_pushf(av, "TMPDIR=%s", ss->tmp);
-	av_push(av, "-p");
-	av_pushf(av, "PWD=%s", ss->ws);
-	if (mounts_env(ss, &extra) == 0)
-		for (size_t i = 0; i < extra.n; i++) {
-			av_push(av, "-p");
-			av_push(av, extra.v[i]);
-		}
-	av_free(&extra);
+	for (; pins && *pins; pins++) {
+		av_push(av, "-p");
+		av_push(av, *pins);
+	}
 	av_push(av, "--");
-
-	/* confine: the system, PATH, the allowlisted host paths read-only;
-	 * the workspace and the session tmp writable; no network */
 	av_pushf(av, "%s/confine", s->stepdir);
 	for (int i = 0; SYSTEM[i].path; i++) {
 		struct stat st;
@@ -133,6 +122,33 @@ chain_build(struct sbx *s, const struct sess *ss, char *const *prog, struct argv
 	for (size_t i = 0; i < gr.n; i++)
 		av_push(av, gr.v[i]);
 	av_free(&gr);
+}
+
+static int
+chain_fail(struct argv *av, struct argv *env, char *err, size_t errn, const char *why)
+{
+	av_free(av);
+	av_free(env);
+	return sbx_err(err, errn, "%s", why);
+}
+
+int
+chain_build(struct sbx *s, const struct sess *ss, char *const *prog, struct argv *av,
+    struct argv *env, char *err, size_t errn)
+{
+	const struct config *c = &s->cfg;
+	char real[PATH_MAX];
+	struct argv pins = { 0 };
+
+	/* env-filter: only what env_allowlist names, then the pins */
+	av_pushf(&pins, "HOME=%s", ss->tmp);
+	av_pushf(&pins, "TMPDIR=%s", ss->tmp);
+	av_pushf(&pins, "PWD=%s", ss->ws);
+	mounts_env(ss, &pins);
+	/* confine: the system, PATH, the allowlisted host paths read-only;
+	 * the workspace and the session tmp writable; no network */
+	chain_head(s, av, env, pins.v);
+	av_free(&pins);
 	for (int i = 0; i < c->mount_allowlist.n; i++) {
 		if (realpath(c->mount_allowlist.v[i], real) == NULL)
 			continue;	/* absent: grants nothing */
@@ -159,10 +175,35 @@ chain_build(struct sbx *s, const struct sess *ss, char *const *prog, struct argv
 	av_push(av, "--no-network");
 	av_push(av, "--");
 	av_pushv(av, prog);
-	if (av->err || env->err) {
-		av_free(av);
-		av_free(env);
-		return sbx_err(err, errn, "out of memory");
-	}
+	if (av->err || env->err)
+		return chain_fail(av, env, err, errn, "out of memory");
+	return 0;
+}
+
+int
+chain_build_stage(struct sbx *s, const char *stage, const char *interp, char *const *args,
+    char *const *pins, char *const *net, struct argv *av, struct argv *env, char *err, size_t errn)
+{
+	char childpath[8192], prog[PATH_MAX];
+	struct argv gr = { 0 };
+
+	/* the interpreter, looked up as the chain will: in the child's PATH */
+	path_grants(s, &gr, childpath, sizeof childpath);
+	av_free(&gr);
+	if (exec_resolve(interp, childpath[0] ? childpath : "/usr/bin:/bin", prog, sizeof prog) < 0)
+		return sbx_err(err, errn, "%s is not on the PATH commands get (%s): install it on the host first",
+		    interp, errno == EACCES ? "found, not executable" : "not found");
+	chain_head(s, av, env, pins);
+	/* the stage alone writable: no workspace, no session tmp, no mounts */
+	av_push(av, "--dev");
+	av_push(av, "-W");
+	av_push(av, stage);
+	for (; net && *net; net++)
+		av_push(av, *net);
+	av_push(av, "--");
+	av_push(av, prog);
+	av_pushv(av, args);
+	if (av->err || env->err)
+		return chain_fail(av, env, err, errn, "out of memory");
 	return 0;
 }

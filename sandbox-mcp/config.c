@@ -14,7 +14,7 @@
 static const char *const DEF_OVERLAYS[] = { "node_modules", ".venv", "target", NULL };
 static const char *const DEF_ENV[] = { "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", NULL };
 
-enum ktype { K_LIST, K_STR, K_INT, K_BOOL };
+enum ktype { K_LIST, K_STR, K_INT, K_BOOL, K_PORTS };
 
 struct key {
 	const char *name;
@@ -42,6 +42,7 @@ static const struct key KEYS[] = {
 	{ "env_allowlist", K_LIST, O(env_allowlist), 0, 0 },
 	{ "snapshots_dir", K_STR, O(snapshots_dir), 0, 0 },
 	{ "snapshot_on_close", K_BOOL, O(snapshot_on_close), 0, 0 },
+	{ "package_install_allow_loopback", K_PORTS, O(package_install_allow_loopback), 1, 65535 },
 	{ NULL, 0, 0, 0, 0 }
 };
 #undef O
@@ -181,6 +182,22 @@ get_value(struct pc *c, int v, const struct key *k, struct config *cf)
 		free(*s);
 		*s = NULL;
 		return get_str(c, v, k->name, s);
+	}
+	case K_PORTS: {
+		struct cfg_ports *pl = (struct cfg_ports *)base;
+		int e = v + 1;
+		int64_t x;
+		if (t->type != JSMN_ARRAY)
+			return fail(c, v, "\"%s\" must be an array of port numbers, not %s", k->name, json_type_name(t, c->js));
+		if (t->size > CFG_LIST_MAX)
+			return fail(c, v, "\"%s\" has more than %d entries", k->name, CFG_LIST_MAX);
+		pl->n = 0;
+		for (int i = 0; i < t->size; i++, e = json_next(c->t, e)) {
+			if (c->t[e].type != JSMN_PRIMITIVE || json_int(c->js, &c->t[e], &x) < 0 || x < k->min || x > k->max)
+				return fail(c, e, "\"%s\": each entry must be a port number, 1 to 65535", k->name);
+			pl->v[pl->n++] = (uint16_t)x;
+		}
+		return 0;
 	}
 	case K_LIST: {
 		struct cfg_list *l = (struct cfg_list *)base;
@@ -364,6 +381,15 @@ config_json(const struct config *c)
 			jw_key(&w, KEYS[j].name);
 			jw_bool(&w, *(const int *)base);
 			break;
+		case K_PORTS: {
+			const struct cfg_ports *pl = (const struct cfg_ports *)base;
+			jw_key(&w, KEYS[j].name);
+			jw_open(&w, '[');
+			for (int i = 0; i < pl->n; i++)
+				jw_int(&w, pl->v[i]);
+			jw_close(&w, ']');
+			break;
+		}
 		}
 	}
 	jw_close(&w, '}');

@@ -20,6 +20,11 @@ struct cfg_list {
 	int n;
 };
 
+struct cfg_ports {
+	uint16_t v[CFG_LIST_MAX];
+	int n;
+};
+
 struct config {
 	struct cfg_list mount_allowlist, mount_overlay_paths, domain_allowlist, env_allowlist;
 	char *export_root;		/* NULL: export refused */
@@ -28,6 +33,7 @@ struct config {
 	int64_t fetch_timeout_ms, connect_timeout_ms, package_install_timeout_ms, bash_timeout_ms;
 	int64_t max_workspace_mb, max_sessions, max_checkpoints, session_idle_timeout_secs;
 	int package_install_enabled, snapshot_on_close;
+	struct cfg_ports package_install_allow_loopback;	/* loopback ports an install may reach */
 	/* where it came from */
 	char source[CFG_STR_MAX];	/* the file, or "" for the embedded defaults */
 };

@@ -14,6 +14,7 @@
 #include "fdio.h"
 #include "mounts.h"
 #include "path.h"
+#include "pkgspec.h"
 #include "stepdir.h"
 
 /* 1 when real lies within one of the mount_allowlist entries (resolved). */
@@ -57,12 +58,18 @@ mounts_grants(struct sbx *s, const struct sess *ss, struct argv *av, char *err, 
 int
 mounts_env(const struct sess *ss, struct argv *env)
 {
-	struct stat st;
+	char *rec = NULL;
+	size_t len;
 
-	if (fstatat(ss->wsfd, ".packages/pip", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+	/* what session_package_install recorded in the session directory
+	 * (never what the workspace holds: the agent writes that) */
+	if (file_read_bounded(ss->dirfd, "packages", 4096, &rec, &len) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (pkg_recorded(rec, PKG_PIP))
 		av_pushf(env, "PYTHONPATH=%s/.packages/pip", ss->ws);
-	if (fstatat(ss->wsfd, ".packages/npm/node_modules", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+	if (pkg_recorded(rec, PKG_NPM))
 		av_pushf(env, "NODE_PATH=%s/.packages/npm/node_modules", ss->ws);
+	free(rec);
 	return env->err ? -1 : 0;
 }
 

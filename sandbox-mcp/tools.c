@@ -5,6 +5,7 @@
 #include "ckpt.h"
 #include "files.h"
 #include "mounts.h"
+#include "pkg.h"
 #include "sess.h"
 #include "snap.h"
 #include "tools.h"
@@ -57,6 +58,9 @@ const struct tool tools[] = {
 	    STR("url", "http or https URL") "," STR("method", "GET (default), POST, PUT, PATCH, DELETE, HEAD") ","
 	    "\"headers\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}," STR("body", "the request body") ","
 	    STR("save_to", "a workspace path for the body") "," SID, "[\"url\"]", tool_session_fetch },
+	{ "session_package_install", "Install packages (pip or npm) in a disposable stage, confined: the network open through the egress broker (loopback, link-local and metadata refused), nothing of the session readable; only on success merged under .packages/MANAGER/ of the workspace (PYTHONPATH or NODE_PATH set for later session_bash calls), a checkpoint follows. Off unless package_install_enabled.",
+	    STR("package_manager", "pip or npm") "," STRS("packages", "package names, each with an optional version (no options, paths or URLs)") "," SID,
+	    "[\"package_manager\",\"packages\"]", tool_session_package_install },
 	{ "session_export", "Copy workspace files (keys: workspace paths; default all) out to output_dir beneath export_root, never through a symlink.",
 	    STR("output_dir", "beneath export_root (relative to it, or absolute)") "," STRS("keys", "workspace paths to export") "," SID,
 	    "[\"output_dir\"]", tool_session_export },

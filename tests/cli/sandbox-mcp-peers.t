@@ -83,7 +83,7 @@ like "$(r no_such_tool)" '"error":-32602' 'sdk: an unknown tool is a protocol er
 # 2. the Inspector CLI
 run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/list
 is "$rc" 0 'inspector: tools/list'
-is "$(printf '%s\n' "$out" | grep -c '^      "name": ')" 23 'inspector: every tool (23)'
+is "$(printf '%s\n' "$out" | grep -c '^      "name": ')" 24 'inspector: every tool (24)'
 run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name create_session --tool-arg label=insp
 like "$out" '\\"label\\":\\"insp\\"' 'inspector: create_session'
 run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name session_bash --tool-arg 'command=echo from-inspector'

@@ -43,6 +43,13 @@ main(void)
 	is_int(parse("{\"export_root\": \"relative\"}"), -1, "a relative export_root refused");
 	is_int(parse("{\"mount_overlay_paths\": [\"a/b\"]}"), -1, "an overlay with a slash refused");
 	is_int(parse("{\"package_install_network\": \"open\"}"), -1, "package_install_network other than open-unfiltered refused");
+	is_int(parse("{\"package_install_allow_loopback\": [4873, 8080]}"), 0, "package_install_allow_loopback: ports");
+	is_int(c.package_install_allow_loopback.n * 100000 + c.package_install_allow_loopback.v[1], 208080, "... both kept");
+	is_int(parse("{\"package_install_allow_loopback\": [0]}"), -1, "package_install_allow_loopback: port 0 refused");
+	is_int(parse("{\"package_install_allow_loopback\": [65536]}"), -1, "... 65536 refused");
+	is_int(parse("{\"package_install_allow_loopback\": [\"4873\"]}"), -1, "... a string refused");
+	is_int(parse("{\"package_install_allow_loopback\": 4873}"), -1, "... not an array refused");
+	is_int(parse("{}") == 0 && c.package_install_allow_loopback.n == 0, 1, "... none by default");
 	is_int(parse("{\"snapshot_on_close\": 1}"), -1, "a number for a boolean refused");
 	is_int(parse("{\"env_allowlist\": [\"A\\u0001\"]}"), -1, "a control character refused");
 	is_int(parse("{\"export_root\": null}"), 0, "null for a string: unset");

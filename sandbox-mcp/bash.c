@@ -57,6 +57,7 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	o.timeout_ms = s->cfg.bash_timeout_ms;
 	o.max_out = BASH_OUT_MAX;
 	o.group = 1;
+	o.cgroup = 1;
 	o.fsize = (uint64_t)max;
 	if (run_prog(av.v, env.v ? env.v : noenv, &o, &r) < 0) {
 		sbx_err(err, errn, "unable to run %s: %s", av.v[0], strerror(errno));
@@ -66,6 +67,8 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	jw_int(out, r.timed_out ? 124 : run_code(r.status));
 	jw_key(out, "timed_out");
 	jw_bool(out, r.timed_out);
+	jw_key(out, "tree_ended_by");
+	jw_str(out, r.cgroup ? "cgroup" : "sweep");
 	out_stream(out, "stdout", &r.out, r.out_bytes);
 	out_stream(out, "stderr", &r.err, r.err_bytes);
 	run_res_free(&r);

@@ -176,6 +176,7 @@ install(struct sbx *s, enum pkg_mgr m, const char *stage, char specs[][PKG_SPEC_
 	o.timeout_ms = s->cfg.package_install_timeout_ms;
 	o.max_out = PKG_OUT_MAX;
 	o.group = 1;
+	o.cgroup = 1;
 	o.fsize = (uint64_t)s->cfg.max_workspace_mb << 20;
 	if (run_prog(av.v, env.v ? env.v : noenv, &o, r) < 0) {
 		sbx_err(err, errn, "unable to run %s: %s", av.v[0], strerror(errno));
@@ -241,6 +242,8 @@ result_head(struct jw *out, enum pkg_mgr m, char specs[][PKG_SPEC_MAX + 1], int 
 	jw_int(out, r->timed_out ? 124 : run_code(r->status));
 	jw_key(out, "timed_out");
 	jw_bool(out, r->timed_out);
+	jw_key(out, "tree_ended_by");
+	jw_str(out, r->cgroup ? "cgroup" : "sweep");
 	out_stream(out, "stdout", &r->out, r->out_bytes);
 	out_stream(out, "stderr", &r->err, r->err_bytes);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "../supervisor/cgroup.h"
 
 int
 run_init(void)
@@ -157,6 +158,45 @@ spawn(char *const argv[], char *const envp[], const struct run_opt *o, int in, i
 	return r;
 }
 
+/* fork and exec, joining cg's cgroups before the exec (posix_spawn has
+ * no such step); only async-signal-safe calls in the child */
+static int
+spawn_cg(char *const argv[], char *const envp[], const struct run_opt *o, const struct cg *cg,
+    int in, int out, int err, pid_t *pid)
+{
+	sigset_t none;
+	pid_t p = fork();
+
+	if (p < 0)
+		return errno;
+	if (p == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGXFSZ, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (setpgid(0, 0) < 0 || cg_enter(cg) < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
+		    dup2(err, 2) < 0 || (o->cwd && chdir(o->cwd) < 0))
+			_exit(125);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	setpgid(p, p);	/* whichever of the two comes first */
+	*pid = p;
+	return 0;
+}
+
+/* the end of the tree: the cgroup whole, the group, then the sweep */
+static void
+end_tree(const struct run_opt *o, const struct cg *cg, int ncg, pid_t pid)
+{
+	if (ncg > 0)
+		cg_kill(cg);
+	if (o->group) {
+		kill(-pid, SIGKILL);
+		run_sweep();
+	}
+}
+
 int
 run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct run_res *r)
 {
@@ -165,10 +205,16 @@ run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct
 	int64_t deadline = o->timeout_ms ? now_ms() + o->timeout_ms : 0;
 	size_t inoff = 0;
 	pid_t pid;
-	int done = 0, ws = 0, nul;
+	int done = 0, ws = 0, nul, ncg = 0;
 	char chunk[65536];
+	struct cg cg;
 
 	memset(r, 0, sizeof *r);
+	cg_init(&cg);
+	/* no cgroup to be had here (as an ordinary user, most often): the
+	 * process group and the subreaper's sweep alone */
+	if (o->group && o->cgroup && (ncg = cg_create(&cg, 0, 0)) < 0)
+		ncg = 0;
 	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
 	    (o->input && pipe2(pi, O_CLOEXEC) < 0))
 		goto fail;
@@ -181,7 +227,8 @@ run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct
 		lim.rlim_cur = o->fsize < old.rlim_max ? o->fsize : old.rlim_max;
 		setrlimit(RLIMIT_FSIZE, &lim);
 	}
-	e = spawn(argv, envp, o, nul, po[1], pe[1], &pid);
+	e = ncg > 0 ? spawn_cg(argv, envp, o, &cg, nul, po[1], pe[1], &pid) :
+	    spawn(argv, envp, o, nul, po[1], pe[1], &pid);
 	if (o->fsize)
 		setrlimit(RLIMIT_FSIZE, &old);
 	close(nul);
@@ -242,19 +289,15 @@ run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct
 		if (!done && waitpid(pid, &ws, WNOHANG) == pid) {
 			done = 1;
 			/* what it left behind in its group or beyond ends with it */
-			if (o->group) {
-				kill(-pid, SIGKILL);
-				run_sweep();
-			}
+			end_tree(o, &cg, ncg, pid);
 		} else if (!done && deadline && now_ms() >= deadline) {
 			r->timed_out = 1;
+			if (ncg > 0)
+				cg_kill(&cg);
 			kill(o->group ? -pid : pid, SIGKILL);
 			waitpid(pid, &ws, 0);
 			done = 1;
-			if (o->group) {
-				kill(-pid, SIGKILL);
-				run_sweep();
-			}
+			end_tree(o, &cg, ncg, pid);
 		}
 	}
 	if (!done)
@@ -264,9 +307,13 @@ run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct
 	if (pi[1] >= 0)
 		close(pi[1]);
 	r->status = ws;
+	r->cgroup = ncg > 0;
+	cg_remove(&cg);
 	return 0;
 fail:
 	e = errno;
+	if (ncg > 0)
+		cg_remove(&cg);
 	for (int *f = po; f < po + 2; f++) if (*f >= 0) close(*f);
 	for (int *f = pe; f < pe + 2; f++) if (*f >= 0) close(*f);
 	for (int *f = pi; f < pi + 2; f++) if (*f >= 0) close(*f);

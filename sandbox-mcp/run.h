@@ -12,6 +12,8 @@ struct run_opt {
 	int64_t timeout_ms;		/* 0: none */
 	size_t max_out;			/* bytes kept of stdout and of stderr each */
 	int group;			/* own process group; killed, then swept, at the end */
+	int cgroup;			/* with group: a cgroup of its own where one can be
+					   made here (supervisor/cgroup.c), killed whole */
 	uint64_t fsize;			/* RLIMIT_FSIZE for the child, 0: unchanged */
 	const char *input;		/* stdin bytes (NULL: /dev/null) */
 	size_t inputn;
@@ -22,6 +24,7 @@ struct run_res {
 	int timed_out;
 	struct buf out, err;		/* what was kept */
 	uint64_t out_bytes, err_bytes;	/* what was written in all */
+	int cgroup;			/* its tree was ended through a cgroup */
 };
 
 /* Run argv[0] (absolute path) with envp. Returns 0 when it ran (see

@@ -82,6 +82,21 @@ $S/tmp" "$who: runs in the workspace, HOME and TMPDIR the session tmp"
 	sbx session_bash "{\"command\":\"sleep 7${tag}1 & setsid sleep 7${tag}2 & nohup sh -c 'sleep 7${tag}3' >/dev/null 2>&1 & (sleep 7${tag}4 &) ; kill -0 \$! && echo alive\"}"
 	is "$(j .stdout)" alive "$who: control: the background process ran during the call"
 	status_ok $(gone "sleep 7${tag}[1-4]"; echo $?) "$who: background, setsid, nohup and orphaned processes ended with the call"
+	# the tree ends through a cgroup of its own where one can be made
+	# (supervisor/cgroup.c: as root here), else through the sweep
+	sbx session_bash '{"command":"cat /proc/self/cgroup"}'
+	cgp=$(j .stdout | sed -n 's|^[0-9]*:[a-z,]*:\(/.*corral-[0-9]*-[0-9]*\)$|\1|p' | head -n1)
+	if [ "$who" = root ]; then
+		is "$(j .tree_ended_by)" cgroup "$who: the tree is ended through a cgroup of its own"
+		like "$cgp" '^/(.*/)?corral-[0-9]+-[0-9]+$' "$who: ... the command ran in it"
+		left=
+		for m in $(findmnt -n -t cgroup2,cgroup -o TARGET); do
+			[ -n "$cgp" ] && [ -d "$m$cgp" ] && left="$left $m$cgp"
+		done
+		is "$left" "" "$who: ... removed after the call"
+	else
+		is "$(j .tree_ended_by):$cgp" "sweep:" "$who: no cgroup can be made: the process group and the sweep"
+	fi
 	# the timeout ends the whole tree
 	echo '{"bash_timeout_ms": 300}' > "$SBX_CFG"
 	sbx session_bash "{\"command\":\"sleep 8${tag}1 & setsid sleep 8${tag}2 & echo started; sleep 8${tag}3\"}"

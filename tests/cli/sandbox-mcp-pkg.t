@@ -256,6 +256,7 @@ $S/workspace/.packages/pip" "$who: a later session_bash imports it (PYTHONPATH)"
 	is "$(j .timed_out):$(j .exit_code):$(j .installed)" "true:124:false" "$who: package_install_timeout_ms: timed out, 124, not installed"
 	like "$(j .stdout)" 'slow-started' "$who: ... the script had started"
 	status_ok $(gone "sleep 937[123]"; echo $?) "$who: ... its whole process tree is gone"
+	is "$(j .tree_ended_by)" "$([ "$who" = root ] && echo cgroup || echo sweep)" "$who: ... through a cgroup of its own as root, the sweep as nobody"
 	is "$(state)" "$before" "$who: ... nothing changed in the workspace"
 	status_ok $([ -z "$(ls -d "$S"/pkg-* 2>/dev/null)" ]; echo $?) "$who: ... the stage is gone"
 

@@ -34,6 +34,7 @@ cat > "$TMP/script" <<'JSON'
  {"call": "session_label", "args": {"label": "sdk2"}},
  {"call": "session_mount", "args": {"path": "HOST/h.txt"}},
  {"call": "session_fetch", "args": {"url": "https://unlisted.example/"}},
+ {"call": "session_package_install", "args": {"package_manager": "npm", "packages": ["left-pad"]}},
  {"call": "session_export", "args": {"output_dir": "out", "keys": ["h.txt", "up.txt"]}},
  {"call": "get_session_state"},
  {"call": "session_snapshot", "save": {"snap": "snapshot"}},
@@ -67,6 +68,7 @@ like "$(r session_rollback)" '"rolled_back_to"' 'sdk: rollback'
 like "$(r session_read_file 2)" '"content":"HELLO\\n"' 'sdk: the rolled back file is back'
 like "$(r session_label)" '"label":"sdk2"' 'sdk: session_label'
 like "$(r session_fetch)" '"isError":true.*unlisted\.example is not on domain_allowlist' 'sdk: session_fetch (an unlisted host)'
+like "$(r session_package_install)" '"isError":true.*package_install_enabled' 'sdk: session_package_install (off by default)'
 like "$(r session_mount)" '"copied_to":"h.txt"' 'sdk: session_mount'
 is "$(cat "$TMP/exp/out/h.txt")$(cat "$TMP/exp/out/up.txt")" "hostedHELLO" 'sdk: session_export'
 like "$(r get_session_state)" '"checkpoints":[0-9]' 'sdk: get_session_state'
@@ -128,6 +130,8 @@ ins session_mount "path=$TMP/host/h.txt"
 like "$ie:$res" '^false:.*"copied_to":"h.txt"' 'inspector: session_mount'
 ins session_fetch url=https://unlisted.example/
 like "$ie:$res" '^true:.*unlisted\.example is not on domain_allowlist' 'inspector: session_fetch (an unlisted host refused)'
+ins session_package_install package_manager=pip 'packages=["tinypkg;id"]'
+like "$ie:$res" '^true:.*package_install_enabled' 'inspector: session_package_install (off by default)'
 ins session_export output_dir=insp 'keys=["h.txt","i.txt"]'
 is "$ie:$(cat "$TMP/exp/insp/h.txt" "$TMP/exp/insp/i.txt")" "false:hosted
 insp" 'inspector: session_export'

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "args.h"
+#include "fdio.h"
 #include "ckpt.h"
 #include "git.h"
 #include "sess.h"
@@ -203,6 +204,15 @@ tool_session_fork(struct sbx *s, const struct targs *a, struct jw *out, char *er
 		return -1;
 	}
 	run_res_free(&r);
+	{
+		/* the installs merged in the source: their PYTHONPATH, NODE_PATH */
+		char *rec;
+		size_t rl;
+		if (file_read_bounded(from.dirfd, "packages", 4096, &rec, &rl) == 0) {
+			file_replace_atomic(to.dirfd, "packages", rec, rl, 0600);
+			free(rec);
+		}
+	}
 	describe(s, &to, out, 1);
 	jw_key(out, "forked_at");
 	jw_str(out, at);

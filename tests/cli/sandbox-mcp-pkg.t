@@ -199,6 +199,13 @@ for who in root nobody; do
 42" "$who: a later session_bash has NODE_PATH and requires it"
 	grep -qx npm "$S/packages"
 	status_ok $? "$who: ... recorded in the session directory"
+	sbx session_fork '{"label":"forked"}'
+	fk=$(j .session_id)
+	sbx session_bash '{"command":"node -e \"console.log(require(\\\"tinypkg\\\"))\"; echo $NODE_PATH"}'
+	is "$(j .stdout)" "42
+$SBX_STORE/sessions/$fk/workspace/.packages/npm/node_modules" "$who: a fork keeps the install and its NODE_PATH"
+	sbx session_close
+	sbx session_switch "{\"session_id\":\"$s\"}"
 
 	# pip from the same stand-in (a simple index)
 	sbx session_package_install '{"package_manager":"pip","packages":["tinypkg==1.0"]}'

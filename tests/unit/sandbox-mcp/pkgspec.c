@@ -94,5 +94,10 @@ main(void)
 	    "pip and npm are managers");
 	ok(pkg_mgr_parse("cargo", &m) < 0 && pkg_mgr_parse("pip3", &m) < 0 && pkg_mgr_parse("", &m) < 0,
 	    "control: nothing else is");
+	/* the session's record of merged installs */
+	ok(pkg_recorded("pip\n", PKG_PIP) && !pkg_recorded("pip\n", PKG_NPM), "record: pip, not npm");
+	ok(pkg_recorded("pip\nnpm\n", PKG_NPM) && pkg_recorded("npm", PKG_NPM), "record: npm on the second line, or unterminated");
+	ok(!pkg_recorded("pipx\n", PKG_PIP) && !pkg_recorded("xnpm\n", PKG_NPM) && !pkg_recorded("", PKG_PIP) &&
+	    !pkg_recorded(NULL, PKG_PIP), "control: another word, nothing or no record names neither");
 	return done_testing();
 }

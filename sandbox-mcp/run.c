@@ -107,18 +107,22 @@ kill_children(void)
 void
 run_sweep(void)
 {
-	/* each round kills this process's children and reaps them; what they
-	 * left (setsid, double fork) is reparented here for the next round */
-	for (int round = 0; round < 1000; round++) {
-		int k = kill_children(), reaped = 0;
-		while (waitpid(-1, NULL, WNOHANG) > 0)
+	struct timespec ms = { 0, 1000000 };
+
+	/* each round kills this process's children and reaps what died; what
+	 * they left (setsid, double fork) is reparented here, perhaps only
+	 * after this round's kill, and is killed in the next. Never a blocking
+	 * wait: a child reparented after the kill would hold it forever. */
+	for (int round = 0; round < 10000; round++) {
+		int reaped = 0;
+		pid_t w;
+		kill_children();
+		while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
 			reaped++;
-		if (k == 0 && reaped == 0)
-			return;
-		if (k > 0)
-			while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-				if (errno == ECHILD)
-					break;
+		if (w < 0 && errno == ECHILD)
+			return;		/* no child left */
+		if (reaped == 0)
+			nanosleep(&ms, NULL);	/* killed, not yet dead */
 	}
 }
 

@@ -40,7 +40,9 @@
  *                                                with the runner)
  *       socket(AF_UNIX, ...)                  -> EACCES (socketpair allowed;
  *           with a unix allowlist: SOCK_STREAM and SOCK_SEQPACKET allowed and
- *           every connect() brokered, see sb_policy.unix_path)
+ *           every connect() brokered, see sb_policy.unix_path, and, as under
+ *           ipfilter, sendto with an address, sendmsg and sendmmsg: a unix
+ *           datagram with an address is refused)
  *       SB_NET_NONE: socket() of every family but AF_UNIX -> EACCES
  *       SB_NET_PORTS: socket(AF_INET/AF_INET6, ...) other than TCP, UDP and
  *           ICMP echo (so MPTCP, SCTP, UDP-Lite ...) -> EACCES

@@ -117,16 +117,21 @@ contain_tails(const struct sb_policy *p, struct sf_prog *f)
 /* ipfilter (lib/sandbox_ip.c): connect, bind, listen, sendmsg and sendmmsg
  * go to the broker; sendto only with a destination address (args[4] not
  * NULL), so send() and sendto(fd, buf, n, flags, NULL, 0) stay in the
- * kernel; TCP Fast Open stays refused (it would connect from a send). */
+ * kernel; TCP Fast Open stays refused (it would connect from a send).
+ * With a unix allowlist alone the sends go there too: a SOCK_DGRAM
+ * socketpair could otherwise sendto() any pathname socket outside (the
+ * broker refuses a unix datagram with an address). */
 static void
 ipf_dispatch(const struct sb_policy *p, struct sf_prog *f)
 {
-	if (!p->ipfilter)
+	if (!p->ipfilter && p->nunix == 0)
 		return;
-	if (p->nunix == 0)
-		sf_jeq(f, __NR_connect, L_NOTIF, 0);
-	sf_jeq(f, __NR_bind, L_NOTIF, 0);
-	sf_jeq(f, __NR_listen, L_NOTIF, 0);
+	if (p->ipfilter) {
+		if (p->nunix == 0)
+			sf_jeq(f, __NR_connect, L_NOTIF, 0);
+		sf_jeq(f, __NR_bind, L_NOTIF, 0);
+		sf_jeq(f, __NR_listen, L_NOTIF, 0);
+	}
 	sf_jeq(f, __NR_sendto, L_IP_SENDTO, 0);
 	sf_jeq(f, __NR_sendmsg, L_IP_SENDMSG, 0);
 	sf_jeq(f, __NR_sendmmsg, L_IP_SENDMMSG, 0);
@@ -135,7 +140,7 @@ ipf_dispatch(const struct sb_policy *p, struct sf_prog *f)
 static void
 ipf_blocks(const struct sb_policy *p, struct sf_prog *f)
 {
-	if (!p->ipfilter)
+	if (!p->ipfilter && p->nunix == 0)
 		return;
 	sf_label(f, L_IP_SENDTO);
 	sf_ld(f, offsetof(struct seccomp_data, args[3]));

@@ -2,7 +2,9 @@
 # confine --unix: pathname sockets through the seccomp user-notification
 # broker, as root and as nobody. Only listed paths connect, to the socket
 # pinned at start (a rename or symlink swap inside changes nothing);
-# abstract sockets stay scoped; TCP rules still hold for brokered connects.
+# abstract sockets stay scoped; TCP rules still hold for brokered connects;
+# a unix datagram with an address (from a socketpair) is refused, with its
+# control run outside.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 C=$CORRAL_BIN/confine
 H=$T/helpers
@@ -51,8 +53,37 @@ confine: hint: name an existing unix socket" \
 	is "$out" "ok:$D/ws/a
 ok:$D/ws/a" "$who: repeated connects are served"
 	rm -f "$D/ws/a"
+
+	# a datagram with an address, from a SOCK_DGRAM socketpair (no
+	# socket(AF_UNIX) needed), to an outside datagram socket
+	U=$CORRAL_TOP/tests/helpers/unixdgram.py
+	GU="$G -x $CORRAL_TOP/tests/helpers"
+	run $AS "$PY" "$U" sendto "$DG"
+	is "$out" ok "$who: control: outside, sendto the datagram socket goes out"
+	run $P -- "$C" --unix "$D/ws/a" $GU -- "$PY" "$U" sendto "$DG"
+	is "$out" EACCES "$who: --unix A: sendto with a pathname address is refused (the broker)"
+	run $P -- "$C" --unix "$D/ws/a" $GU -- "$PY" "$U" sendmsg "$DG"
+	is "$out" EACCES "$who: --unix A: ... sendmsg with it too"
+	run $P -- "$C" --unix "$D/ws/a" $GU -- "$PY" "$U" abstract "corral-dg-$who-$$"
+	is "$out" EPERM "$who: --unix A: ... an abstract address: EPERM (scoped)"
+	run $P -- "$C" --filter-ip $GU -- "$PY" "$U" sendto "$DG"
+	is "$out" EACCES "$who: --filter-ip: sendto with a pathname address is refused"
+	run $P -- "$C" --unix "$D/ws/a" $GU -- "$PY" "$U" pair
+	is "$out" ok:hip "$who: --unix A: within the pair: send() and a descriptor (sendmsg) still work"
+	is "$(cat "$DG.log")" "via-sendto" "$who: ... and only the control's datagram arrived"
+	: >"$DG.log"
+	rm -f "$D/ws/a"
 }
 
+PY=/usr/bin/python3
+DG=$TMP/dg
+"$PY" "$CORRAL_TOP/tests/helpers/unixdgram.py" serve "$DG" >"$TMP/dg.out" 2>&1 &
+dgp=$!
+trap 'kill $dgp 2>/dev/null; rm -rf "$TMP"' EXIT
+while ! grep -q ready "$TMP/dg.out" 2>/dev/null; do
+	kill -0 $dgp 2>/dev/null || { cat "$TMP/dg.out" >&2; break; }
+	sleep 0.05
+done
 suite root ""
 suite nobody as_nobody
 done_testing

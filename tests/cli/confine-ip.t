@@ -88,6 +88,22 @@ suite() {	# suite WHO AS
 	t --filter-ip -- "$PY" "$N" udpmsg 127.0.0.1 47001
 	is "$out" EACCES "$who: --filter-ip: ... sendmsg with that address is refused"
 
+	# sendmmsg: every message's address decided, sent by the broker
+	t -- "$PY" "$N" mmsg 127.0.0.1 47001 2
+	is "$out" ok:2 "$who: control: sendmmsg of 2 datagrams to an outside loopback port goes out"
+	t --filter-ip -- "$PY" "$N" mmsg 127.0.0.1 47001 2
+	is "$out" EACCES "$who: --filter-ip: ... refused"
+	t --filter-ip -- "$PY" "$N" mmsg ::1 47001 2
+	is "$out" EACCES "$who: ... over ::1 too"
+	t --filter-ip -- "$PY" "$N" mmsg-own
+	is "$out" ok:3:1,2,3:abbccc "$who: --filter-ip: sendmmsg to its own UDP socket: 3 sent, each msg_len, all received"
+	t --filter-ip -- "$PY" "$N" mmsg-own 6
+	is "$out" ok:3:1,2,3:abbccc "$who: ... on ::1 too"
+	t -- "$PY" "$N" mmsg-mixed 127.0.0.1 47001
+	is "$out" ok:3:13 "$who: control: own, outside, own in one sendmmsg: 3 sent"
+	t --filter-ip -- "$PY" "$N" mmsg-mixed 127.0.0.1 47001
+	is "$out" ok:1:1 "$who: --filter-ip: ... the first sent, stopped at the outside one (as the kernel stops at an error)"
+
 	# the program's own servers
 	t --filter-ip -- "$PY" "$N" own
 	is "$out" ok:hi "$who: --filter-ip: its own TCP server on 127.0.0.1 is reachable"
@@ -111,6 +127,10 @@ suite() {	# suite WHO AS
 	is "$out" ok "$who: control: sendto(MSG_FASTOPEN) goes out"
 	t --filter-ip -- "$PY" "$N" tfo 127.0.0.1 47001
 	is "$out" EACCES "$who: --filter-ip: sendto(MSG_FASTOPEN) is refused"
+	t -- "$PY" "$N" tfo-msg 127.0.0.1 47001
+	is "$out" ok "$who: control: sendmsg(MSG_FASTOPEN) goes out"
+	t --filter-ip -- "$PY" "$N" tfo-msg 127.0.0.1 47001
+	is "$out" EACCES "$who: --filter-ip: sendmsg(MSG_FASTOPEN) is refused"
 	t -- "$PY" "$N" mptcp 127.0.0.1 47001
 	is "$out" ok "$who: control: an MPTCP socket connects"
 	t --filter-ip -- "$PY" "$N" mptcp 127.0.0.1 47001
@@ -146,6 +166,12 @@ suite() {	# suite WHO AS
 	is "$out" EACCES "$who: --filter-ip: UDP to metadata refused (sendto)"
 	t --filter-ip -- "$PY" "$N" udpmsg 169.254.169.254 53
 	is "$out" EACCES "$who: ... (sendmsg)"
+	t -- "$PY" "$N" mmsg 169.254.169.254 53 2
+	is "$out" ok:2 "$who: control: sendmmsg to metadata goes out (in this namespace)"
+	t --filter-ip -- "$PY" "$N" mmsg 169.254.169.254 53 2
+	is "$out" EACCES "$who: --filter-ip: ... refused (sendmmsg)"
+	t --filter-ip -- "$PY" "$N" mmsg 198.51.100.10 53 2
+	is "$out" ok:2 "$who: --filter-ip: sendmmsg to a remote resolver goes out"
 
 	# remote hosts
 	t --filter-ip -- "$PY" "$N" tcp 198.51.100.10 80

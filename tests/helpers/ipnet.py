@@ -12,14 +12,65 @@
 #   send                 TCP to an own listener, then send()/write()/sendmsg
 #                        without an address (none is trapped: they work)
 #   tfo HOST PORT        sendto with MSG_FASTOPEN
+#   tfo-msg HOST PORT    sendmsg with MSG_FASTOPEN
 #   tfo-connect HOST PORT  TCP_FASTOPEN_CONNECT, connect, send
 #   mptcp HOST PORT      socket(IPPROTO_MPTCP)
 #   fd-pass              sendmsg SCM_RIGHTS over a socketpair
+#   mmsg HOST PORT N     one sendmmsg of N UDP datagrams to HOST:PORT: "ok:SENT"
+#   mmsg-own [6]         bind a UDP socket of its own on 127.0.0.1 (6: ::1),
+#                        one sendmmsg of 3 datagrams to it:
+#                        "ok:SENT:MSG_LENS:RECEIVED"
+#   mmsg-mixed HOST PORT one sendmmsg: a datagram to its own socket, then one
+#                        to HOST:PORT, then one to its own: "ok:SENT:RECEIVED"
+#                        (RECEIVED: those of the first SENT that were its own)
 #   via PORT HOST HPORT  CONNECT HOST:HPORT through the proxy on 127.0.0.1:PORT;
 #                        "STATUS:first line after" (the tunnel's or the reason)
 #   serve ADDR PORT...   (outside) TCP listeners answering "NAME\n" where
 #                        NAME is ADDR; prints "ready" once all are bound
-import errno, os, select, socket, sys
+import ctypes, errno, os, select, socket, struct, sys
+
+class IOV(ctypes.Structure):
+    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+
+class MSG(ctypes.Structure):
+    _fields_ = [('name', ctypes.c_void_p), ('namelen', ctypes.c_uint32),
+                ('iov', ctypes.POINTER(IOV)), ('iovlen', ctypes.c_size_t),
+                ('control', ctypes.c_void_p), ('controllen', ctypes.c_size_t),
+                ('flags', ctypes.c_int)]
+
+class MMSG(ctypes.Structure):
+    _fields_ = [('hdr', MSG), ('len', ctypes.c_uint)]
+
+def sockaddr(h, p):
+    if ':' in h:
+        return struct.pack('<HHI', socket.AF_INET6, socket.htons(p), 0) + \
+            socket.inet_pton(socket.AF_INET6, h) + b'\0' * 4
+    return struct.pack('<HH', socket.AF_INET, socket.htons(p)) + socket.inet_aton(h) + b'\0' * 8
+
+def sendmmsg(s, msgs):
+    # msgs: [(data, host, port)]; one sendmmsg(2); (sent, [msg_len...])
+    libc = ctypes.CDLL(None, use_errno=True)
+    v = (MMSG * len(msgs))()
+    keep = []
+    for i, (data, h, p) in enumerate(msgs):
+        a = ctypes.create_string_buffer(sockaddr(h, p))
+        b = ctypes.create_string_buffer(data, len(data))
+        iov = IOV(ctypes.cast(b, ctypes.c_void_p), len(data))
+        keep += [a, b, iov]
+        v[i].hdr.name = ctypes.cast(a, ctypes.c_void_p)
+        v[i].hdr.namelen = len(a.raw) - 1
+        v[i].hdr.iov = ctypes.pointer(iov)
+        v[i].hdr.iovlen = 1
+    n = libc.sendmmsg(s.fileno(), v, len(msgs), 0)
+    if n < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+    return n, [v[i].len for i in range(len(msgs))]
+
+def take(r, n):
+    # the n datagrams sent (a 10 s safety net, not a measure)
+    r.settimeout(10)
+    return ''.join(r.recv(10).decode() for _ in range(n))
 
 def name(e):
     return errno.errorcode.get(e.errno, str(e.errno)) if e.errno else str(e)
@@ -77,9 +128,12 @@ def main(a):
         while len(got) < 3:
             got += s.recv(10)
         return 'ok:' + got.decode()
-    if op == 'tfo':
+    if op in ('tfo', 'tfo-msg'):
         s = mk(fam(a[1]), socket.SOCK_STREAM)
-        s.sendto(b'x', 0x20000000, (a[1], int(a[2])))
+        if op == 'tfo':
+            s.sendto(b'x', 0x20000000, (a[1], int(a[2])))
+        else:
+            s.sendmsg([b'x'], [], 0x20000000, (a[1], int(a[2])))
         return 'ok'
     if op == 'tfo-connect':
         s = mk(fam(a[1]), socket.SOCK_STREAM)
@@ -99,6 +153,25 @@ def main(a):
         msg, fds, _, _ = socket.recv_fds(y, 10, 1)
         os.write(fds[0], b'p')
         return 'ok:' + os.read(r, 1).decode()
+    if op == 'mmsg':
+        s = mk(fam(a[1]), socket.SOCK_DGRAM)
+        n, _ = sendmmsg(s, [(b'm', a[1], int(a[2]))] * int(a[3]))
+        return 'ok:%d' % n
+    if op == 'mmsg-own':
+        h = '::1' if a[1:] == ['6'] else '127.0.0.1'
+        r = mk(fam(h), socket.SOCK_DGRAM)
+        r.bind((h, 0))
+        p = r.getsockname()[1]
+        s = mk(fam(h), socket.SOCK_DGRAM)
+        n, lens = sendmmsg(s, [(b'a', h, p), (b'bb', h, p), (b'ccc', h, p)])
+        return 'ok:%d:%s:%s' % (n, ','.join(map(str, lens)), take(r, n))
+    if op == 'mmsg-mixed':
+        r = mk(socket.AF_INET, socket.SOCK_DGRAM)
+        r.bind(('127.0.0.1', 0))
+        p = r.getsockname()[1]
+        s = mk(socket.AF_INET, socket.SOCK_DGRAM)
+        n, _ = sendmmsg(s, [(b'1', '127.0.0.1', p), (b'2', a[1], int(a[2])), (b'3', '127.0.0.1', p)])
+        return 'ok:%d:%s' % (n, take(r, n - (n >= 2)))
     if op == 'via':
         s = mk(socket.AF_INET, socket.SOCK_STREAM)
         s.settimeout(20)

@@ -28,6 +28,8 @@ is "$?" 0 'the proxy exits 0 at the end of its input'
 "$P" --listen-unix "$TMP/sock" -a echo -- "$FAKE" "$TMP/rec2" 2>"$TMP/err2" & PX=$!; pids="$pids $PX"
 waitfor '[ -S "$TMP/sock" ]'
 status_ok "$([ -S "$TMP/sock" ]; echo $?)" 'the unix socket is there while the proxy runs'
+# the socket exists before the proxy narrows itself: wait (bounded) for that
+waitfor '[ "$(field "$PX" NoNewPrivs)" = 1 ]'
 is "$(field "$PX" NoNewPrivs)" 1 '--listen-unix: no_new_privs too'
 kill -TERM $PX; wait $PX
 is "$?" 0 'SIGTERM: exit 0'

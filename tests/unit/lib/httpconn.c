@@ -26,7 +26,7 @@ main(void)
 	struct httpc h, v[HTTPC_MAX_PREAUTH + 1];
 	struct httpc_oldest o = { 0 };
 	struct buf wr = { 0 };
-	struct rpc_toks tk;
+	struct rpc_toks tk = { 0 };
 	struct rpc_msg m;
 	const char *s, *why;
 
@@ -112,5 +112,6 @@ main(void)
 	ok(httpc_meta_check(&h, &m, &why) == 0, "control: a 2025-11-25 request without the headers");
 	httpd_in_free(&h.in);
 	buf_free(&wr);
+	rpc_toks_free(&tk);
 	done_testing();
 }

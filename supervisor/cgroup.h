@@ -13,6 +13,7 @@
 #define CORRAL_CGROUP_H
 #include <limits.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum cg_kind { CG_V2, CG_MEM1, CG_PIDS1, CG_NKIND };
 
@@ -44,8 +45,12 @@ int cg_create(struct cg *cg, int want_mem, int want_pids);
  * here has the controller. */
 int cg_set_memory(struct cg *cg, uint64_t bytes);
 int cg_set_pids(struct cg *cg, uint64_t n);
-/* In the child, before exec: join every cgroup made (async-signal-safe). */
-int cg_enter(const struct cg *cg);
+/* Fork a child born in the v2 cgroup (clone3 CLONE_INTO_CGROUP; *in_v2 = 1
+ * in both), else a plain fork (*in_v2 = 0: cg_enter joins it). As fork(). */
+pid_t cg_fork(const struct cg *cg, int *in_v2);
+/* In the child, before exec: join every cgroup made but the v2 one it was
+ * born in when in_v2 (async-signal-safe). */
+int cg_enter(const struct cg *cg, int in_v2);
 /* SIGKILL everything in the attempt's cgroups (cgroup.kill where the
  * kernel has it, else read-and-kill rounds). */
 void cg_kill(const struct cg *cg);

@@ -92,7 +92,7 @@ sweep_children(void)
 }
 
 static void
-chain_main(const struct keeper_args *ka, pid_t keeper, int tty)
+chain_main(const struct keeper_args *ka, pid_t keeper, int tty, int in_v2)
 {
 	sigset_t none, ttou, old;
 	struct sigaction dfl;
@@ -117,7 +117,7 @@ chain_main(const struct keeper_args *ka, pid_t keeper, int tty)
 				_exit(EXIT_CHAIN_FAIL);
 		close(tty);
 	}
-	if (ka->cg && cg_enter(ka->cg) < 0) {
+	if (ka->cg && cg_enter(ka->cg, in_v2) < 0) {
 		msg_fatal_sys("unable to join the attempt's cgroup");
 		_exit(EXIT_CHAIN_FAIL);
 	}
@@ -175,7 +175,7 @@ keeper_main(const struct keeper_args *ka, pid_t corral, int wfd)
 	struct keeper_result res = { 0, 0, 0, -1 };
 	struct sigaction sa;
 	sigset_t none;
-	int tty = -1, ws;
+	int tty = -1, ws, in_v2 = 0;
 	pid_t c, p;
 
 	memset(&sa, 0, sizeof sa);
@@ -202,9 +202,10 @@ keeper_main(const struct keeper_args *ka, pid_t corral, int wfd)
 		msg_fatal_sys("unable to open the agent's terminal %s", ka->slave);
 		_exit(EXIT_CHAIN_FAIL);
 	}
-	c = k_orphan ? -1 : fork();
+	/* the chain is born in the attempt's v2 cgroup where it can be */
+	c = k_orphan ? -1 : cg_fork(ka->cg, &in_v2);
 	if (c == 0)
-		chain_main(ka, getppid(), tty);
+		chain_main(ka, getppid(), tty, in_v2);
 	if (c < 0 && !k_orphan) {
 		msg_fatal_sys("fork");
 		_exit(EXIT_CHAIN_FAIL);

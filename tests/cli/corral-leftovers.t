@@ -6,6 +6,7 @@
 # the same process outliving its parent without corral. As root and nobody.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 C=$CORRAL_BIN/corral
+NS=$T/helpers/nonamespace
 tag=$$
 
 # alive PATTERN: is a process whose command line holds PATTERN running?
@@ -106,6 +107,18 @@ cgroup_out() {
 	like "$err" "pids/cgroup.procs: Permission denied" "root: ... nor out of its cgroup v1 pids"
 	like "$out" '^0::.*/corral-[0-9]+-[0-9]+$' "root: ... and stays in the attempt's cgroup"
 	rmdir /sys/fs/cgroup/unified/corral-test-$tag
+	# where clone3 is refused (ENOSYS: old kernels, seccomp filters such as
+	# tests/helpers/nonamespace's) the chain is forked and moved in through
+	# cgroup.procs: still in the attempt's cgroup, and its leftovers end
+	m="sleep 4109.$tag"
+	run env -i PATH=/usr/bin:/bin HOME=$B/home timeout 60 "$NS" "$C" run -- sh -c "setsid sh -c 'setsid $m & wait' >/dev/null 2>&1 & grep '^0::' /proc/self/cgroup"
+	like "$rc:$out" '^0:0::.*/corral-[0-9]+-[0-9]+$' "root: clone3 refused (ENOSYS): the agent still runs in the attempt's own cgroup v2"
+	status_ok "$(gone "$m"; echo $?)" "root: ... and its detached grandchild has ended"
+	py='import ctypes; c = ctypes.CDLL(None, use_errno=True); print(ctypes.get_errno() if c.syscall(435, 0, 0) < 0 else 0)'
+	run "$NS" python3 -c "$py"
+	is "$out" 38 "root: control: under the helper clone3 fails with ENOSYS"
+	run python3 -c "$py"
+	is "$out" 22 "root: control: without it, clone3 exists (EINVAL for no arguments)"
 	cd /
 }
 

@@ -1,8 +1,77 @@
 /* etc_secrets: the table and its lookup. */
+#include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "etc_secrets.h"
 #include "tap.h"
+
+/* the matcher as first written (strrchr, fnmatch on the last component):
+ * the one-pass matcher must agree with it on every path */
+static int
+ref_matches(const char *path, const char *e)
+{
+	const char *slash = strrchr(e, '/');
+	size_t dn = (size_t)(slash - e), cn;
+	char comp[256];
+
+	if (strchr(slash, '*') == NULL)
+		return strncmp(path, e, strlen(e)) == 0 && (path[strlen(e)] == '\0' || path[strlen(e)] == '/');
+	if (strncmp(path, e, dn) != 0 || path[dn] != '/')
+		return 0;
+	cn = strcspn(path + dn + 1, "/");
+	if (cn == 0 || cn >= sizeof comp)
+		return 0;
+	memcpy(comp, path + dn + 1, cn);
+	comp[cn] = '\0';
+	return fnmatch(slash + 1, comp, 0) == 0;
+}
+
+static const char *
+ref_why(const char *path)
+{
+	for (size_t i = 0; etc_secrets[i].path != NULL; i++)
+		if (ref_matches(path, etc_secrets[i].path))
+			return etc_secrets[i].why;
+	return NULL;
+}
+
+/* every entry, cut short, lengthened, with a child, with its last
+ * character changed, and its glob filled in, against the reference */
+static int
+agrees(size_t *tried)
+{
+	static const char *const tails[] = { "", "/x", "x", "-", ".pub", "/a/b", "_key", "_key/x" };
+	char p[512];
+	int same = 1;
+
+	for (size_t i = 0; etc_secrets[i].path != NULL; i++) {
+		const char *e = etc_secrets[i].path;
+		size_t n = strlen(e);
+		for (size_t cut = 1; cut <= n; cut++)
+			for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
+				char head[256];
+				snprintf(head, sizeof head, "%.*s", (int)cut, e);
+				for (char *star = strchr(head, '*'); star; star = strchr(head, '*'))
+					*star = 'k';
+				snprintf(p, sizeof p, "%s%s", head, tails[t]);
+				(*tried)++;
+				if (etc_secret_why(p) != ref_why(p)) {
+					diag("differs on %s", p);
+					same = 0;
+				}
+				if (cut == n && n > 1) {
+					snprintf(p, sizeof p, "%.*s%c%s", (int)(n - 1), head, head[n - 1] == 'z' ? 'y' : 'z', tails[t]);
+					(*tried)++;
+					if (etc_secret_why(p) != ref_why(p)) {
+						diag("differs on %s", p);
+						same = 0;
+					}
+				}
+			}
+	}
+	return same;
+}
 
 int
 main(void)
@@ -59,5 +128,11 @@ main(void)
 	ok(!etc_secret_inside("/etc/shadow"), "a secret does not hold itself");
 	ok(!etc_secret_inside("/et"), "/et is not a parent of /etc");
 	ok(!etc_secret_inside("relative"), "a relative path: not judged");
+
+	{
+		size_t tried = 0;
+		int same = agrees(&tried);
+		ok(same && tried > 1000, "the one-pass matcher agrees with the first one on %zu paths", tried);
+	}
 	return done_testing();
 }

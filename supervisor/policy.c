@@ -501,22 +501,37 @@ static int
 limits_member(struct pctx *c, int w, int v, void *arg)
 {
 	struct limits *l = arg;
+	const char *tv = c->js + c->t[v].start;
+	int tl = c->t[v].end - c->t[v].start;
 	char buf[32];
 	int64_t n;
 	uint64_t u;
 
-	if (c->t[v].type == JSMN_PRIMITIVE && c->js[c->t[v].start] == 'n')
+	if (c->t[v].type == JSMN_PRIMITIVE && tv[0] == 'n')
 		return l->v[w] = 0, 0;
 	if ((w == LIM_MEMORY || w == LIM_FSIZE) && c->t[v].type == JSMN_STRING) {
-		if (json_str(c->js, &c->t[v], buf, sizeof buf) < 0 || limits_size_parse(buf, &u) < 0 || u == 0)
-			return fail(c, v, "\"limits.%s\" must be a positive size such as 512M (K, M, G, T)", limits_keys[w]);
+		int bad = json_str(c->js, &c->t[v], buf, sizeof buf) < 0 ? EINVAL :
+		    limits_size_parse(buf, &u) < 0 ? errno : 0;
+		if (bad)
+			return fail(c, v, bad == ERANGE ? "\"limits.%s\" is too large (at most 16 EiB)" :
+			    "\"limits.%s\" must be a positive size such as 512M (K, M, G, T)", limits_keys[w]);
+		if (u == 0)
+			return fail(c, v, "\"limits.%s\" must be at least 1, not 0", limits_keys[w]);
 		return l->v[w] = u, 0;
 	}
+	if (c->t[v].type == JSMN_PRIMITIVE && (tv[0] == '-' || (tv[0] >= '0' && tv[0] <= '9')) &&
+	    json_int(c->js, &c->t[v], &n) < 0)	/* a number, but not a whole one that fits */
+		return fail(c, v, "\"limits.%s\" must be a positive integer, not %.*s", limits_keys[w],
+		    tl > 24 ? 24 : tl, tv);
 	if (c->t[v].type != JSMN_PRIMITIVE || json_int(c->js, &c->t[v], &n) < 0)
 		return fail(c, v, "\"limits.%s\" must be a positive integer%s, not %s", limits_keys[w],
 		    w == LIM_MEMORY || w == LIM_FSIZE ? " or a size string" : "", json_type_name(&c->t[v], c->js));
 	if (n < 1)
 		return fail(c, v, "\"limits.%s\" must be at least 1, not %lld", limits_keys[w], (long long)n);
+	/* pids.max takes no more (PID_MAX_LIMIT); a larger one limits nothing */
+	if (w == LIM_PROCS && n > LIMITS_MAX_PROCS)
+		return fail(c, v, "\"limits.processes\" must be at most %d (the kernel's largest number of processes), not %lld",
+		    LIMITS_MAX_PROCS, (long long)n);
 	l->v[w] = (uint64_t)n;
 	return 0;
 }

@@ -14,6 +14,9 @@
  * timeout(1) */
 enum { EXIT_TIMEOUT = 124 };
 
+/* the largest "processes": the kernel's PID_MAX_LIMIT (pids.max refuses more) */
+enum { LIMITS_MAX_PROCS = 4194304 };
+
 enum lim { LIM_MEMORY, LIM_PROCS, LIM_CPU, LIM_WALL, LIM_NOFILE, LIM_FSIZE, LIM_N };
 
 /* the policy keys, in enum lim order */

@@ -5,10 +5,11 @@
  * and read what is typed there. corral gives the agent a fresh pty pair and
  * grants only its pts, plus /dev/tty (which opens the caller's controlling
  * terminal, that same pts). /dev/ptmx stays with --dev: a new master opens
- * no existing terminal, and its own slave is reached through TIOCGPTPEER on
- * the master; a program that opens the slave by its path under /dev/pts
- * (glibc 2.36's openpty) is refused, since that node cannot be granted
- * ahead without granting the others (see confine(1)). */
+ * no existing terminal; but its slave is a node of /dev/pts, and opening it
+ * is refused, by its path (glibc 2.36's openpty) and through TIOCGPTPEER
+ * (the kernel opens the path under the caller's Landlock domain) alike,
+ * since that node cannot be granted ahead without granting the others (see
+ * confine(1); tests/cli/corral-ptyopen.t). */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>

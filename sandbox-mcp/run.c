@@ -178,7 +178,7 @@ spawn_cg(char *const argv[], char *const envp[], const struct run_opt *o, const 
 		signal(SIGXFSZ, SIG_DFL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (setpgid(0, 0) < 0 || cg_enter(cg) < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
+		if (setpgid(0, 0) < 0 || cg_enter(cg, 0) < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
 		    dup2(err, 2) < 0 || (o->cwd && chdir(o->cwd) < 0))
 			_exit(125);
 		execve(argv[0], argv, envp);

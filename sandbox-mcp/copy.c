@@ -8,6 +8,7 @@
 
 #include "copy.h"
 #include "fdio.h"
+#include "jw.h"
 #include "rnd.h"
 
 static int
@@ -119,4 +120,15 @@ copy_at(int sfd, const char *sname, int dfd, const char *dname, struct copy_opt 
 		errno = e;
 	}
 	return rc;
+}
+
+void
+copy_counts_json(struct jw *w, const struct copy_opt *o)
+{
+	jw_key(w, "files");
+	jw_int(w, o->files);
+	jw_key(w, "bytes");
+	jw_int(w, o->bytes);
+	jw_key(w, "symlinks_skipped");
+	jw_int(w, o->links_skipped);
 }

@@ -22,5 +22,9 @@ struct copy_opt {
 /* Copy sfd/sname (a regular file or a directory) to dfd/dname. -1 with
  * errno (EFBIG: the budget; ELOOP: sname itself is a symlink). */
 int copy_at(int sfd, const char *sname, int dfd, const char *dname, struct copy_opt *o);
+struct jw;
+/* What a copy did, as the members "files", "bytes" and "symlinks_skipped"
+ * of the object w has open (every tool that copies answers with them). */
+void copy_counts_json(struct jw *w, const struct copy_opt *o);
 
 #endif

@@ -117,12 +117,7 @@ tool_session_export(struct sbx *s, const struct targs *a, struct jw *out, char *
 		snprintf(full, sizeof full, "%s%s%s", root, rel[0] ? "/" : "", rel);
 		jw_str(out, full);
 	}
-	jw_key(out, "files");
-	jw_int(out, o.files);
-	jw_key(out, "bytes");
-	jw_int(out, o.bytes);
-	jw_key(out, "symlinks_skipped");
-	jw_int(out, o.links_skipped);
+	copy_counts_json(out, &o);
 	rc = 0;
 out:
 	if (dfd >= 0)

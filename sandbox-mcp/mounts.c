@@ -206,12 +206,7 @@ tool_session_mount(struct sbx *s, const struct targs *a, struct jw *out, char *e
 	jw_str(out, real);
 	jw_key(out, "copied_to");
 	if (o.files || !(S_ISDIR(st.st_mode) && is_overlay(&m, base))) jw_str(out, base); else jw_null(out);
-	jw_key(out, "files");
-	jw_int(out, o.files);
-	jw_key(out, "bytes");
-	jw_int(out, o.bytes);
-	jw_key(out, "symlinks_skipped");
-	jw_int(out, o.links_skipped);
+	copy_counts_json(out, &o);
 	jw_key(out, "overlays");
 	jw_open(out, '[');
 	for (const char *p = m.list.p ? m.list.p : ""; *p; ) {

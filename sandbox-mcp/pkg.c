@@ -317,12 +317,7 @@ tool_session_package_install(struct sbx *s, const struct targs *a, struct jw *ou
 	jw_str(out, m == PKG_PIP ? ".packages/pip" : ".packages/npm");
 	jw_key(out, "env");
 	jw_str(out, m == PKG_PIP ? "PYTHONPATH" : "NODE_PATH");
-	jw_key(out, "files");
-	jw_int(out, o.files);
-	jw_key(out, "bytes");
-	jw_int(out, o.bytes);
-	jw_key(out, "symlinks_skipped");
-	jw_int(out, o.links_skipped);
+	copy_counts_json(out, &o);
 	jw_key(out, "checkpoint_id");
 	jw_str(out, id);
 	jw_key(out, "new_checkpoint");

@@ -66,6 +66,43 @@ ip_word(struct sb_policy *p, const char *word, const char *arg, const char **why
 	return 0;
 }
 
+/* keep-fd N (a descriptor the program keeps) and refusals N (the broker's,
+ * never the program's): neither may name the other's descriptor */
+static int
+fd_word(struct sb_policy *p, const char *word, const char *arg, const char **why)
+{
+	int n;
+
+	if (strcmp(word, "keep-fd") == 0) {
+		if (num_parse_fd(arg, &n) != 0 || n < 3) {
+			*why = "descriptor must be a number from 3 to 1048576 (0-2 are always kept)";
+			return -1;
+		}
+		if (p->nkeep >= SB_MAX_KEEPFD) {
+			*why = "too many keep-fd rules";
+			return -1;
+		}
+		if (n == p->refusals_fd) {
+			*why = "that descriptor is the refusals descriptor: only the broker keeps it";
+			return -1;
+		}
+		p->keep_fd[p->nkeep++] = n;
+		return 0;
+	}
+	/* refusals */
+	if (num_parse_fd(arg, &n) != 0 || n < 3) {
+		*why = "descriptor must be a number from 3 to 1048576";
+		return -1;
+	}
+	for (size_t k = 0; k < p->nkeep; k++)
+		if (p->keep_fd[k] == n) {
+			*why = "that descriptor is kept for the program (keep-fd): the agent would hold it";
+			return -1;
+		}
+	p->refusals_fd = n;
+	return 0;
+}
+
 int
 rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
     const char **why)
@@ -175,35 +212,8 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 		p->unix_path[p->nunix++] = arg;
 		return 0;
 	}
-	if (strcmp(word, "keep-fd") == 0) {
-		if (num_parse_fd(arg, &n) != 0 || n < 3) {
-			*why = "descriptor must be a number from 3 to 1048576 (0-2 are always kept)";
-			return -1;
-		}
-		if (p->nkeep >= SB_MAX_KEEPFD) {
-			*why = "too many keep-fd rules";
-			return -1;
-		}
-		if (n == p->refusals_fd) {
-			*why = "that descriptor is the refusals descriptor: only the broker keeps it";
-			return -1;
-		}
-		p->keep_fd[p->nkeep++] = n;
-		return 0;
-	}
-	if (strcmp(word, "refusals") == 0) {
-		if (num_parse_fd(arg, &n) != 0 || n < 3) {
-			*why = "descriptor must be a number from 3 to 1048576";
-			return -1;
-		}
-		for (size_t k = 0; k < p->nkeep; k++)
-			if (p->keep_fd[k] == n) {
-				*why = "that descriptor is kept for the program (keep-fd): the agent would hold it";
-				return -1;
-			}
-		p->refusals_fd = n;
-		return 0;
-	}
+	if (strcmp(word, "keep-fd") == 0 || strcmp(word, "refusals") == 0)
+		return fd_word(p, word, arg, why);
 	if (strcmp(word, "mount") == 0 || strcmp(word, "mount-ro") == 0) {
 		const char *c = strchr(arg, ':');
 		if (arg[0] != '/' || c == NULL || c[1] != '/' || strchr(c + 1, ':') != NULL) {

@@ -10,6 +10,16 @@
  * and the tier says how far the machine goes. Each attempt that must be
  * denied has, where the kernel allows one, a control that must succeed:
  * "everything failed" never passes as a proof.
+ *
+ * A filter above the caller (a container runtime's seccomp profile) may
+ * refuse a control to everyone: podman's refuses migrate_pages and
+ * move_pages, Docker's unshare. The checks marked PROBE_ABOVE (their
+ * attempts change nothing outside the boundary) are then judged again
+ * outside it (above.c, judge.c): closed from above when the attack fails
+ * there as the control does. The other checks' controls are reads of
+ * granted files, kill(self, 0), socketpair, loopback connects, ioctls
+ * whose answer is the kernel's own: no runtime refuses those, and if one
+ * did the check would stay unproven, as it should.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -123,7 +133,7 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	call " cannot reach a process outside the boundary; on the caller (pid 0) it works", \
 	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 2, { \
 	{ call "(parent" what ")", ATT_DENY, { EPERM, 0 }, 0 }, \
-	{ call "(0" what ")", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 1 }
+	{ call "(0" what ")", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_ABOVE, 1 }
 OUTSIDE(CK_PRLIMIT, "prlimit", "prlimit", ", RLIMIT_NOFILE, its own value"),
 [CK_SETPRIO] = { "setpriority", TIER_FULL,
 	"setpriority reaches the caller only: not another process, a process group or a user",
@@ -131,7 +141,7 @@ OUTSIDE(CK_PRLIMIT, "prlimit", "prlimit", ", RLIMIT_NOFILE, its own value"),
 	{ "setpriority(PRIO_PROCESS, parent, its nice)", ATT_DENY, { EPERM, 0 }, 0 },
 	{ "setpriority(PRIO_PGRP, unused group)", ATT_ERRNO, { EPERM, 0 }, 0 },
 	{ "setpriority(PRIO_USER, unused uid)", ATT_ERRNO, { EPERM, 0 }, 0 },
-	{ "setpriority(PRIO_PROCESS, 0, own nice)", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 1 },
+	{ "setpriority(PRIO_PROCESS, 0, own nice)", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_ABOVE, 1 },
 OUTSIDE(CK_AFFINITY, "sched-affinity", "sched_setaffinity", ", its mask"),
 OUTSIDE(CK_SCHEDULER, "sched-scheduler", "sched_setscheduler", ", its policy"),
 OUTSIDE(CK_SCHEDPARAM, "sched-param", "sched_setparam", ", its priority"),
@@ -142,12 +152,12 @@ OUTSIDE(CK_IOPRIO, "ioprio", "ioprio_set", ", its I/O priority"),
 	"migrate_pages cannot reach a process outside the boundary; on the caller (pid 0) it reaches the kernel",
 	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 2, {
 	{ "migrate_pages(parent, node 0 to node 0)", ATT_DENY, { EPERM, 0 }, 0 },
-	{ "migrate_pages(0, node 0 to node 0)", ATT_REACH, { EPERM, 0 }, 0 } }, 0, 1 },
+	{ "migrate_pages(0, node 0 to node 0)", ATT_REACH, { EPERM, 0 }, 0 } }, PROBE_ABOVE, 1 },
 [CK_MOVEPAGES] = { "move-pages", TIER_FULL,
 	"move_pages cannot reach a process outside the boundary; on the caller (pid 0) it reaches the kernel",
 	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 2, {
 	{ "move_pages(parent, no pages)", ATT_DENY, { EPERM, 0 }, 0 },
-	{ "move_pages(0, no pages)", ATT_REACH, { EPERM, 0 }, 0 } }, 0, 1 },
+	{ "move_pages(0, no pages)", ATT_REACH, { EPERM, 0 }, 0 } }, PROBE_ABOVE, 1 },
 [CK_MADVISE] = { "process-madvise", TIER_FULL,
 	"process_madvise is refused whatever the pidfd (a filter cannot see whose it is)",
 	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 2, {
@@ -161,7 +171,7 @@ OUTSIDE(CK_IOPRIO, "ioprio", "ioprio_set", ", its I/O priority"),
 	{ "socket(AF_NETLINK, NETLINK_SOCK_DIAG)", ATT_DENY, { SB_SOCK, 0 }, 0 },
 	{ "socket(AF_NETLINK, NETLINK_KOBJECT_UEVENT)", ATT_DENY, { SB_SOCK, 0 }, 0 },
 	{ "socket(AF_NETLINK, NETLINK_GENERIC)", ATT_DENY, { SB_SOCK, 0 }, 0 },
-	{ "socket(AF_NETLINK, NETLINK_ROUTE)", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 0 },
+	{ "socket(AF_NETLINK, NETLINK_ROUTE)", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_ABOVE, 0 },
 [CK_EGRESS] = { "egress", TIER_FULL,
 	"IP destinations are decided outside (--filter-ip): an outside loopback service and cloud metadata are refused, the child's own server is reached; proven on loopback and on a socket bound to lo, so nothing can leave the machine",
 	"the seccomp broker, the caller's parent, must be allowed to read it (ptrace access) and seccomp user notification must work", 5, {
@@ -186,7 +196,7 @@ OUTSIDE(CK_IOPRIO, "ioprio", "ioprio_set", ", its I/O priority"),
 	{ "clone(CLONE_NEWUSER)", ATT_DENY, { EPERM, 0 }, 0 },
 	{ "clone3 (flags unseen: libc falls back to clone)", ATT_ERRNO, { ENOSYS, 0 }, 0 },
 	{ "unshare(0)", ATT_ALLOW, { 0, 0 }, 0 },
-	{ "unshare(CLONE_NEWUSER)", ATT_DENY, { EPERM, 0 }, 0 } }, 0, 1 },
+	{ "unshare(CLONE_NEWUSER)", ATT_DENY, { EPERM, 0 }, 0 } }, PROBE_ABOVE, 1 },
 };
 const size_t probe_nchecks = CK_COUNT;
 _Static_assert((int)CK_COUNT <= (int)PROBE_MAX_CHECKS, "too many checks");

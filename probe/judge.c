@@ -145,12 +145,85 @@ got_text(const struct probe_attempt *a, int64_t got, char *out, size_t n)
 }
 
 int
+probe_control_refused(const struct probe_check *c, const struct probe_outcome *o)
+{
+	const struct probe_obs *ob = &o->obs;
+	int i, e = 0;
+
+	if (!(c->flags & PROBE_ABOVE) || o->end != END_REPORTED || ob->magic != PROBE_OBS_MAGIC ||
+	    ob->apply_err != 0 || ob->n != c->natt || c->natt > PROBE_MAX_ATT)
+		return 0;
+	for (i = 0; i < c->natt; i++) {
+		if (attempt_ok(c, ob, i))
+			continue;
+		if ((c->att[i].kind != ATT_ALLOW && c->att[i].kind != ATT_REACH) ||
+		    ob->got[i] <= 0 || ob->got[i] > 4095 || (e != 0 && ob->got[i] != e))
+			return 0;
+		e = (int)ob->got[i];
+	}
+	return e;
+}
+
+/* Attempt i must fail with e outside: an attack, or a control that failed
+ * with e inside (the other attempts are not judged there). */
+static int
+fails_outside(const struct probe_check *c, const struct probe_obs *in, int i, int e)
+{
+	enum probe_att_kind k = c->att[i].kind;
+
+	return k == ATT_DENY || ((k == ATT_ALLOW || k == ATT_REACH) && in->got[i] == e);
+}
+
+/* Inside, only the controls failed, all with e. Closed from above when,
+ * outside the boundary and under the caller's seccomp filter alone, every
+ * attack and every one of those controls failed with e too: what refuses
+ * them is above the boundary, and binds the agent as it binds the caller.
+ * Anything less leaves the check unproven, and the evidence says why. */
+static void
+above(const struct probe_check *c, const struct probe_outcome *o, int e,
+    struct probe_result *res)
+{
+	const struct probe_above *a = &o->above;
+	char inside[sizeof res->evidence], got[32], buf[24];
+	int i, bad = -1;
+
+	if (!a->ran || a->obs.magic != PROBE_OBS_MAGIC || a->obs.n != c->natt) {
+		ev(res, "; not closed from above: the attempts could not be made outside the boundary");
+		return;
+	}
+	if (a->seccomp != 2) {
+		ev(res, "; not closed from above: the caller is under no seccomp filter (Seccomp: %d)", a->seccomp);
+		return;
+	}
+	for (i = 0; i < c->natt && bad < 0; i++)
+		if (fails_outside(c, &o->obs, i, e) && a->obs.got[i] != e)
+			bad = i;
+	if (bad >= 0) {
+		got_text(&c->att[bad], a->obs.got[bad], got, sizeof got);
+		ev(res, "; not closed from above: outside the boundary %s: %s (want %s, as the control)",
+		    c->att[bad].what, got, probe_errno_name(e, buf, sizeof buf));
+		return;
+	}
+	memcpy(inside, res->evidence, sizeof inside);
+	res->evidence[0] = '\0';
+	res->proven = res->above = 1;
+	ev(res, "closed from above: the caller's seccomp filter (Seccomp: 2, Seccomp_filters: %d) refuses them outside the boundary too: ",
+	    a->filters);
+	for (i = 0; i < c->natt; i++)
+		if (fails_outside(c, &o->obs, i, e)) {
+			got_text(&c->att[i], a->obs.got[i], got, sizeof got);
+			ev(res, "%s: %s; ", c->att[i].what, got);
+		}
+	ev(res, "inside: %s", inside);
+}
+
+int
 probe_judge(const struct probe_check *c, const struct probe_outcome *o,
     struct probe_result *res)
 {
 	const struct probe_obs *ob = &o->obs;
 	char buf[24];
-	int i;
+	int i, e;
 
 	memset(res, 0, sizeof *res);
 	switch (o->end) {
@@ -207,6 +280,8 @@ probe_judge(const struct probe_check *c, const struct probe_outcome *o,
 			res->proven = 0;
 		}
 	}
+	if (!res->proven && (e = probe_control_refused(c, o)) != 0)
+		above(c, o, e, res);
 	return res->proven;
 }
 

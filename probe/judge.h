@@ -64,10 +64,24 @@ enum probe_end {
 	END_NOSTART,		/* not started; detail: errno */
 };
 
+/* Closed from above: a container runtime's seccomp profile, say, refuses
+ * some calls to every process under it (podman's refuses migrate_pages), so
+ * a check's control fails inside the boundary as its attack does. When a
+ * check (PROBE_ABOVE) saw only its controls fail, and all with one errno,
+ * the parent runs its attempts again outside the boundary (above.c), under
+ * the caller's filters alone. */
+struct probe_above {
+	int ran;			/* above holds the outside attempts */
+	int seccomp, filters;		/* the caller's Seccomp and Seccomp_filters
+					   (/proc/self/status); -1 unknown */
+	struct probe_obs obs;
+};
+
 struct probe_outcome {
 	enum probe_end end;
 	int detail;
 	struct probe_obs obs;
+	struct probe_above above;
 };
 
 struct probe_check {
@@ -84,6 +98,9 @@ struct probe_check {
 /* The child must not share the parent's address space: reading another
  * process's /proc/PID/environ is always allowed to a task sharing its mm. */
 #define PROBE_OWN_MM 1u
+/* Its attempts change nothing when made outside the boundary, and a filter
+ * above the caller may refuse its control (see struct probe_above). */
+#define PROBE_ABOVE 2u
 
 struct probe_att_result {
 	char got[32];			/* "EACCES", "ok", "0", "errno 200" */
@@ -93,6 +110,7 @@ struct probe_att_result {
 
 struct probe_result {
 	int proven;
+	int above;			/* proven as closed from above */
 	int natt;			/* attempts judged (0 when the child failed) */
 	struct probe_att_result att[PROBE_MAX_ATT];
 	char evidence[768];		/* one line: every attempt, or what went wrong */
@@ -108,6 +126,10 @@ extern const int probe_nchildren;
 /* Pure: judge one outcome against its check; fills res. Returns res->proven. */
 int probe_judge(const struct probe_check *c, const struct probe_outcome *o,
     struct probe_result *res);
+/* Pure: the errno with which every failing attempt of o failed, when each
+ * is a control (ATT_ALLOW, ATT_REACH) of a PROBE_ABOVE check; else 0. The
+ * checks to run again outside the boundary (probe_above). */
+int probe_control_refused(const struct probe_check *c, const struct probe_outcome *o);
 /* Pure: the tier proven by results[i] for checks[i]. */
 enum probe_tier probe_tier_of(const struct probe_check *checks,
     const struct probe_result *results, size_t n);

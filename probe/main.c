@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "above.h"
 #include "judge.h"
 #include "fdio.h"
 #include "msg.h"
@@ -120,6 +121,8 @@ main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	rc = probe_run(&ctx, oc, TIMEOUT_MS, probe_child);
+	if (rc == 0)
+		probe_above(&ctx, oc, TIMEOUT_MS);
 	probe_teardown(&ctx);
 	if (rc < 0) {
 		msg_fatal_sys("unable to run the checks");

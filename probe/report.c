@@ -47,6 +47,13 @@ putq(struct buf *b, const char *s)
 	b->len += (size_t)n;
 }
 
+/* closed: proven, by a filter above the boundary (judge.h) */
+static const char *
+result(const struct probe_result *res)
+{
+	return !res->proven ? "unproven" : res->above ? "closed" : "proven";
+}
+
 static void
 verbose(struct buf *b, const struct probe_report *r)
 {
@@ -62,7 +69,7 @@ verbose(struct buf *b, const struct probe_report *r)
 	    r->failing < 0 ? "met" : "not met");
 	for (i = 0; i < r->n; i++) {
 		put(b, "check %s: %s [tier %s]\n", r->checks[i].name,
-		    r->results[i].proven ? "proven" : "unproven",
+		    result(&r->results[i]),
 		    probe_tier_name(r->checks[i].tier));
 		put(b, "  proves: %s\n", r->checks[i].claim);
 		put(b, "  evidence: %s\n", r->results[i].evidence);
@@ -99,7 +106,7 @@ json(struct buf *b, const struct probe_report *r)
 		putq(b, r->checks[i].name);
 		put(b, ",\"tier\":");
 		putq(b, probe_tier_name(r->checks[i].tier));
-		put(b, ",\"result\":\"%s\",\"proves\":", res->proven ? "proven" : "unproven");
+		put(b, ",\"result\":\"%s\",\"proves\":", result(res));
 		putq(b, r->checks[i].claim);
 		put(b, ",\"evidence\":");
 		putq(b, res->evidence);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "above.h"
 #include "judge.h"
 #include "json.h"
 #include "report.h"
@@ -146,6 +147,66 @@ main(void)
 	good(privs, &o);
 	o.obs.got[2] = 1LL << 21;
 	is_int(probe_judge(privs, &o, &r), 0, "an effective capability is unproven");
+
+	/* closed from above (a container's seccomp profile refuses the control) */
+	{
+		const struct probe_check *mg = &probe_checks[find("migrate-pages")];
+		const struct probe_check *fsx = &probe_checks[ifs];
+		const char *st = "Name:\tprobe\nSeccomp:\t2\nSeccomp_filters:\t3\nSpeculation_Store_Bypass:\tx\n";
+		int mode, filt;
+
+		ok((mg->flags & PROBE_ABOVE) && !(fsx->flags & PROBE_ABOVE), "migrate-pages may be closed from above, fs may not");
+		good(mg, &o);
+		is_int(probe_control_refused(mg, &o), 0, "all good: no control refused");
+		o.obs.got[1] = EPERM;
+		is_int(probe_control_refused(mg, &o), EPERM, "the control refused with EPERM: EPERM");
+		is_int(probe_judge(mg, &o, &r), 0, "not run outside: unproven");
+		ok(strstr(r.evidence, "; not closed from above: the attempts could not be made outside the boundary") != NULL, "and says so");
+		o.above.ran = 1;
+		o.above.seccomp = 2;
+		o.above.filters = 1;
+		o.above.obs = o.obs;
+		is_int(probe_judge(mg, &o, &r), 1, "attack and control refused outside too, under seccomp: closed");
+		is_int(r.above, 1, "closed from above");
+		is_str(r.evidence, "closed from above: the caller's seccomp filter (Seccomp: 2, Seccomp_filters: 1) refuses them outside the boundary too: "
+		    "migrate_pages(parent, node 0 to node 0): EPERM; migrate_pages(0, node 0 to node 0): EPERM; "
+		    "inside: migrate_pages(parent, node 0 to node 0): EPERM; migrate_pages(0, node 0 to node 0): EPERM (want anything but EPERM)",
+		    "the evidence: the seccomp mode, outside, inside");
+		o.above.seccomp = 0;
+		is_int(probe_judge(mg, &o, &r), 0, "no seccomp filter above: unproven");
+		ok(strstr(r.evidence, "the caller is under no seccomp filter (Seccomp: 0)") != NULL, "and says so");
+		o.above.seccomp = 2;
+		o.above.obs.got[0] = 0;
+		is_int(probe_judge(mg, &o, &r), 0, "the attack gets through outside (only the control refused): unproven");
+		is_int(r.above, 0, "not closed");
+		ok(strstr(r.evidence, "not closed from above: outside the boundary migrate_pages(parent, node 0 to node 0): ok (want EPERM, as the control)") != NULL, "and says so");
+		o.above.obs.got[0] = ENOSYS;
+		is_int(probe_judge(mg, &o, &r), 0, "refused outside another way: unproven");
+		o.above.obs.got[0] = EPERM;
+		o.above.obs.n = 1;
+		is_int(probe_judge(mg, &o, &r), 0, "a short outside report: unproven");
+		o.above.obs.n = mg->natt;
+		o.above.obs.magic = 0;
+		is_int(probe_judge(mg, &o, &r), 0, "a malformed outside report: unproven");
+		o.above.obs.magic = PROBE_OBS_MAGIC;
+		o.obs.got[0] = 0;
+		is_int(probe_control_refused(mg, &o), 0, "the attack got through inside: never closed from above");
+		is_int(probe_judge(mg, &o, &r), 0, "... unproven");
+		good(fsx, &o);
+		o.obs.got[1] = EACCES;
+		o.above = (struct probe_above){ 1, 2, 1, o.obs };
+		is_int(probe_control_refused(fsx, &o), 0, "fs: its control is never judged from above");
+		is_int(probe_judge(fsx, &o, &r), 0, "fs with its control refused: unproven");
+
+		probe_seccomp_parse(st, strlen(st), &mode, &filt);
+		ok(mode == 2 && filt == 3, "Seccomp and Seccomp_filters read");
+		probe_seccomp_parse("Seccomp:\t0\n", strlen("Seccomp:\t0\n"), &mode, &filt);
+		ok(mode == 0 && filt == -1, "mode 0, no Seccomp_filters line: -1");
+		probe_seccomp_parse("Seccomp_filters:\t1\nSeccomp:\tx\n", strlen("Seccomp_filters:\t1\nSeccomp:\tx\n"), &mode, &filt);
+		ok(mode == -1 && filt == 1, "a malformed mode: -1");
+		probe_seccomp_parse("XSeccomp:\t2\nSeccomp:\t2 junk\n", strlen("XSeccomp:\t2\nSeccomp:\t2 junk\n"), &mode, &filt);
+		ok(mode == -1, "only a whole line counts");
+	}
 
 	/* tiers */
 	all_good(res);

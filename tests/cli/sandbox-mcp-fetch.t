@@ -100,7 +100,10 @@ for u in http://loop.good.test:8080/c http://meta.good.test:8080/c http://priv.g
 done
 CALLS
 export TMP SBX SBX_INIT SBX_HOME SBX_STORE SBX_CFG CORRAL_TOP
-unshare -n -m sh -c '. "$TMP/calls.sh"; kill $(jobs -p) 2>/dev/null' > "$TMP/ns.out" 2>"$TMP/ns.err"
+# a pid namespace of its own too: when its first process ends, the kernel
+# ends the servers in it (jobs -p in a command substitution saw none, and
+# every run left them listening); --kill-child does the same if unshare goes
+unshare -n -m -p -f --kill-child --mount-proc sh -c '. "$TMP/calls.sh"' > "$TMP/ns.out" 2>"$TMP/ns.err"
 R() { sed -n "$1p" "$TMP/ns.out" | jq -r "$2"; }
 is "$(R 1 .result.structuredContent.body)" "public:/hello" 'netns: a listed host at a public address: fetched'
 is "$(R 2 .result.structuredContent.body):$(R 2 '.result.structuredContent.redirects[0]')" "public:/hello:http://www.good.test:8080/hello" 'netns: a redirect to a listed host, followed and reported'

@@ -89,7 +89,10 @@ for u in https://loop.good.test:8443/c https://www.good.test:8443/c; do
 done
 CALLS
 export TMP C SBX SBX_INIT SBX_HOME SBX_STORE SBX_CFG
-unshare -n -m sh -c '. "$TMP/calls.sh"; kill $(jobs -p) 2>/dev/null' > "$TMP/ns.out" 2>"$TMP/ns.err"
+# a pid namespace of its own too: when its first process ends, the kernel
+# ends the servers in it (jobs -p in a command substitution saw none, and
+# every run left them listening); --kill-child does the same if unshare goes
+unshare -n -m -p -f --kill-child --mount-proc sh -c '. "$TMP/calls.sh"' > "$TMP/ns.out" 2>"$TMP/ns.err"
 R() { sed -n "$1p" "$TMP/ns.out" | jq -r "$2"; }
 is "$(R 1 .result.structuredContent.body):$(R 1 .result.structuredContent.status)" "tls:/hello:200" 'netns: a listed name over HTTPS, verified with the test CA: the body returned'
 is "$(R 2 .result.structuredContent.body):$(R 2 '.result.structuredContent.redirects[0]')" "tls:/hello:https://www.good.test:8443/hello" 'netns: an HTTPS redirect to a listed host, followed'

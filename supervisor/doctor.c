@@ -148,7 +148,7 @@ doctor_text(const struct runopts *o, int code, const struct policy *p, struct pl
 			printf("  note: %s\n", l);	/* the home's are among the notes below */
 	}
 	if (pl->notes.n)
-		printf("\ninstall trees and toolchains in the home:\n");
+		printf("\ninstall trees, toolchains and system trees:\n");
 	notes_print(stdout, "  ", pl);	/* tool */
 	printf("\nthis machine %s\n", code == 0 ? "proves the boundary: corral run will start" :
 	    "does not prove the boundary: corral run will refuse to start");

@@ -536,6 +536,32 @@ limits_member(struct pctx *c, int w, int v, void *arg)
 	return 0;
 }
 
+/* A policy file names the paths of array k of "read", "exec" or "write"
+ * ("-PATH" too): none of them stays if_present. */
+static int
+named(struct pctx *c, int k, const char *key, struct policy *p)
+{
+	char *s;
+	int i, j;
+
+	if (c->t[k].type != JSMN_ARRAY)
+		return 0;	/* the list's own parser says what is wrong */
+	for (i = k + 1, j = 0; j < c->t[k].size; j++, i = json_next(c->t, i)) {
+		if (c->t[i].type != JSMN_STRING)
+			continue;
+		if (get_str(c, i, key, PATH_MAX - 1, &s) < 0)
+			return -1;
+		for (size_t at = 0; at < p->if_present.n; at++)
+			if (strcmp(p->if_present.v[at], s + (*s == '-')) == 0) {
+				free(p->if_present.v[at]);
+				p->if_present.v[at] = p->if_present.v[--p->if_present.n];
+				break;
+			}
+		free(s);
+	}
+	return 0;
+}
+
 static int
 top_member(struct pctx *c, int w, int v, void *arg)
 {
@@ -544,6 +570,8 @@ top_member(struct pctx *c, int w, int v, void *arg)
 	int64_t ver;
 	char *s;
 
+	if (w >= 3 && w <= 5 && named(c, v, key, p) < 0)	/* read, exec, write */
+		return -1;
 	switch (w) {
 	case 0:
 		if (c->t[v].type != JSMN_PRIMITIVE || json_int(c->js, &c->t[v], &ver) < 0)
@@ -690,8 +718,17 @@ policy_parse(const char *buf, size_t len, struct policy *p, struct policy_err *e
 int
 policy_default(struct policy *p, struct policy_err *err)
 {
+	struct strlist *l = &p->if_present;
+
 	policy_init(p);
-	return policy_parse(policy_default_json, sizeof policy_default_json - 1, p, err);
+	if (policy_parse(policy_default_json, sizeof policy_default_json - 1, p, err) < 0)
+		return -1;
+	if (p->exec.n && (l->v = calloc(p->exec.n, sizeof *l->v)) == NULL)
+		return snprintf(err->msg, sizeof err->msg, "out of memory"), -1;
+	for (l->n = 0; l->n < p->exec.n; l->n++)
+		if ((l->v[l->n] = strdup(p->exec.v[l->n])) == NULL)
+			return snprintf(err->msg, sizeof err->msg, "out of memory"), -1;
+	return 0;
 }
 
 void
@@ -705,6 +742,7 @@ policy_free(struct policy *p)
 	list_free(&p->env_keep);
 	list_free(&p->env_set);
 	list_free(&p->env_files);
+	list_free(&p->if_present);
 	free(p->agent);
 	free(p->min_tier);
 	for (size_t i = 0; i < p->nmcp; i++)

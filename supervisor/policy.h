@@ -67,6 +67,11 @@ struct policy {
 	struct mcp_server mcp[POLICY_MAX_MCP];
 	size_t nmcp;
 	struct limits limits;		/* "limits": resource limits (limits.h); 0: none */
+	/* The embedded default's "exec" trees no policy file named: granted
+	 * where they exist, left out (a note of explain and doctor) where they
+	 * do not (a FROM scratch image has no /usr). A tree a policy names is
+	 * refused when missing. */
+	struct strlist if_present;
 };
 
 struct policy_err {

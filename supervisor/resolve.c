@@ -50,14 +50,20 @@ struct rctx {
 	struct argv seen;	/* "KEY\tPATH" of each grant, for links_check */
 };
 
-/* One concrete path: resolve it, refuse one that exposes the real home. */
+/* One concrete path: resolve it, refuse one that exposes the real home.
+ * A default system tree this machine lacks (if_present) is left out. */
 static int
-grant(struct rctx *c, struct argv *to, const char *key, const char *path)
+grant(struct rctx *c, struct argv *to, const char *key, const char *path, int if_present)
 {
 	char real[PATH_MAX];
 
 	av_pushf(&c->seen, "%s\t%s", key, path);	/* trust: linkwalk.c */
 	if (realpath(path, real) == NULL) {
+		if (if_present && errno == ENOENT) {
+			av_pushf(&c->pl->notes, "left out: %s, a system tree of the default \"%s\": not on this machine",
+			    path, key);
+			return 0;
+		}
 		msg_say(c->why, c->whyn, "policy \"%s\" grants %s: %s", key, path, strerror(errno));
 		msg_say(c->hint, c->hintn, "remove it from the policy, or create it first");
 		return -1;
@@ -135,8 +141,10 @@ expand(struct rctx *c, struct argv *to, const char *key, const char *entry)
 	struct argv m = { 0 };
 	struct dirent *d;
 	DIR *dp;
-	int r = 0;
+	int r = 0, opt = 0;
 
+	for (size_t i = 0; i < c->pl->pol->if_present.n && !opt; i++)
+		opt = strcmp(c->pl->pol->if_present.v[i], entry) == 0;
 	if (entry[0] == '~') {
 		if (!c->pl->home[0])
 			return msg_say(c->why, c->whyn, "policy \"%s\" names %s, but there is no home directory", key, entry);
@@ -146,7 +154,7 @@ expand(struct rctx *c, struct argv *to, const char *key, const char *entry)
 		snprintf(path, sizeof path, "%s", entry);
 	}
 	if (strchr(path, '*') == NULL)
-		return grant(c, to, key, path);
+		return grant(c, to, key, path, opt);
 	s = strrchr(path, '/');
 	snprintf(dir, sizeof dir, "%.*s", s == path ? 1 : (int)(s - path), path);
 	base = s + 1;
@@ -164,7 +172,7 @@ expand(struct rctx *c, struct argv *to, const char *key, const char *entry)
 	if (m.n)
 		qsort(m.v, m.n, sizeof *m.v, cmpstr);
 	for (size_t i = 0; i < m.n && r == 0; i++)
-		r = grant(c, to, key, m.v[i]);
+		r = grant(c, to, key, m.v[i], opt);
 	av_free(&m);
 	return r;
 }

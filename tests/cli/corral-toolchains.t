@@ -107,7 +107,7 @@ for who in root nobody; do
 	unlike "$out" " -[rxwW] $H( |/\\.ssh|/\\.config|/\\.local/share( |/keyrings)|/\\.cargo( |/cred|/reg))" "$who: explain: nothing that holds a credential"
 
 	run $pre $E "$C" doctor
-	like "$out" "^install trees and toolchains in the home:$" "$who: doctor: a section for them"
+	like "$out" "^install trees, toolchains and system trees:$" "$who: doctor: a section for them"
 	like "$out" "^  granted: $H/.cargo/bin \\(toolchain rustup: " "$who: doctor: what is granted, and why"
 	like "$out" "^  left out: PATH directory $H/bin .*\"exec\": \\[\"~/bin\"\\]$" "$who: doctor: what is left out, with the policy line"
 	run $pre $E "$C" doctor --json

@@ -163,5 +163,27 @@ main(void)
 	    "tiers are ordered");
 	is_int(policy_tier_rank("nope"), -1, "unknown tier");
 	policy_free(&P);
+	/* if_present: the default's system trees, granted where they exist;
+	 * a tree a file names (in any list, or taken away) is not among them */
+	{
+		const char *f = "{\"exec\": [\"/usr\", \"/opt/x\"], \"read\": [\"/sbin\"], \"write\": []}";
+		int usr = 0, sbin = 0;
+
+		is_int(policy_default(&d, &de), 0, "default");
+		is_int(d.if_present.n, 5, "the default's five exec trees are granted if present");
+		is_int(policy_parse(f, strlen(f), &d, &de), 0, "a file naming /usr and /sbin");
+		is_int(d.if_present.n, 3, "... those two are no longer if present");
+		for (size_t i = 0; i < d.if_present.n; i++) {
+			usr |= strcmp(d.if_present.v[i], "/usr") == 0;
+			sbin |= strcmp(d.if_present.v[i], "/sbin") == 0;
+		}
+		ok(!usr && !sbin, "... neither /usr nor /sbin");
+		policy_free(&d);
+		is_int(d.if_present.n, 0, "freed");
+		policy_init(&d);
+		is_int(policy_parse(f, strlen(f), &d, &de), 0, "a file alone");
+		is_int(d.if_present.n, 0, "... nothing is if present");
+		policy_free(&d);
+	}
 	return done_testing();
 }

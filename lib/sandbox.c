@@ -419,7 +419,7 @@ sb_apply(const struct sb_policy *p, struct sb_error *e)
 	rfd = build_ruleset(p, NULL, e->abi, e);
 	if (rfd < 0)
 		return -1;
-	if (p->nunix > 0 || p->ipfilter) {
+	if (p->nunix > 0 || p->ipfilter || p->own) {
 		notify_sock = sb_broker_start(p, e);
 		if (notify_sock < 0) {
 			close(rfd);

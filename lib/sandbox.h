@@ -35,6 +35,10 @@
  *   - RLIMIT_CORE 0;
  *   - a seccomp filter (native arch only, any other arch is killed):
  *       ioctl TIOCSTI, TIOCLINUX              -> EPERM
+ *       own & SB_OWN_PTY: ioctl TIOCGPTPEER, and open/openat with flags
+ *           O_RDWR|O_NOCTTY (O_CLOEXEC, O_NONBLOCK, O_LARGEFILE aside) go
+ *           to the broker, which opens the slave of a master the caller
+ *           holds and continues every other open (lib/sandbox_pty.c)
  *       io_uring_setup, _enter, _register     -> ENOSYS
  *       keyctl, add_key, request_key          -> ENOSYS (keyrings are shared
  *                                                with the runner)
@@ -175,6 +179,9 @@ struct sb_policy {
 	size_t nloopback;
 	int userns;			/* 1: new user namespaces allowed (default 0:
 					   refused, see the seccomp table above) */
+	unsigned own;			/* SB_OWN_*: what the program makes
+					   itself is its own, served by the
+					   broker (lib/sandbox_pty.c ...) */
 	const char *mount[SB_MAX_MOUNT];	/* "SRC:DST": bind SRC over DST in a
 					   private mount namespace, before the
 					   ruleset (lib/sandbox_mount.c) */
@@ -183,6 +190,12 @@ struct sb_policy {
 	int refusals_fd;		/* >= 3: the broker writes a record of each
 					   refusal there (lib/refusal.h); closed
 					   before the program runs. -1: none */
+};
+
+/* sb_policy.own */
+enum {
+	SB_OWN_PTY = 1u << 0,	/* the slave of a master it opened (TIOCGPTPEER,
+				   /dev/pts/N by name while holding the master) */
 };
 
 /* Failure codes of sb_apply (sb_error.code). */

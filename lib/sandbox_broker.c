@@ -102,10 +102,8 @@ sb_caller_pidfd(int pid)
 	return (int)syscall(SYS_pidfd_open, (pid_t)tgid, 0);
 }
 
-/* The caller's socket (the same open file), once the notification is known
- * to be still pending: the fd, or -errno. */
-static int
-caller_sock(int nfd, const struct seccomp_notif *req)
+int
+sb_caller_fd(int nfd, const struct seccomp_notif *req, int fdnum)
 {
 	int pidfd, sock;
 
@@ -117,7 +115,7 @@ caller_sock(int nfd, const struct seccomp_notif *req)
 		close(pidfd);
 		return -EACCES;
 	}
-	sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)req->data.args[0], 0);
+	sock = (int)syscall(SYS_pidfd_getfd, pidfd, fdnum, 0);
 	close(pidfd);
 	if (sock < 0)
 		return errno == EBADF ? -EBADF : -EACCES;
@@ -166,6 +164,8 @@ serve(struct broker *b, const struct seccomp_notif *req, struct seccomp_notif_re
 	int sock, dom, r;
 	socklen_t dl = sizeof dom;
 
+	if (sb_own_request(b->p, req))
+		return sb_own_serve(b->p, b->nfd, req, resp);
 	if (req->data.nr == __NR_connect) {
 		if (len > sizeof ss || len < sizeof(sa_family_t))
 			return resp->error = -EINVAL, 0;
@@ -173,7 +173,7 @@ serve(struct broker *b, const struct seccomp_notif *req, struct seccomp_notif_re
 		if (sb_peek((int)req->pid, req->data.args[1], &ss, len) != 0)
 			return resp->error = -EFAULT, 0;
 	}
-	sock = caller_sock(b->nfd, req);
+	sock = sb_caller_fd(b->nfd, req, (int)req->data.args[0]);
 	if (sock < 0)
 		return resp->error = sock, 0;
 	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &dom, &dl) != 0) {
@@ -206,11 +206,18 @@ job_run(void *arg)
 {
 	struct job *j = arg;
 	struct seccomp_notif_resp resp;
+	int r;
 
 	memset(&resp, 0, sizeof resp);
 	resp.id = j->req.id;
 	sb_refusal_serving(&j->req);
-	if (serve(j->b, &j->req, &resp) == 1) {
+	r = serve(j->b, &j->req, &resp);
+	if (r == 2) {
+		/* answered with the descriptor it installed (SB_OWN_*) */
+		free(j);
+		return NULL;
+	}
+	if (r == 1) {
 		resp.error = 0;
 		resp.val = 0;
 		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;

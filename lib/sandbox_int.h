@@ -1,6 +1,7 @@
 /* sandbox_int: internals shared by the sandbox_*.c files (not an API). */
 #ifndef CORRAL_SANDBOX_INT_H
 #define CORRAL_SANDBOX_INT_H
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/types.h>
 
@@ -105,6 +106,31 @@ struct ipdest;
  * to d, or to the copied address sa[0..len) (any family). */
 int sb_refused_ip(int err, const char *why, const struct ipdest *d);
 int sb_refused(int err, const char *why, const void *sa, size_t len);
+
+/* The caller's descriptor fdnum (the same open file), once the
+ * notification is known to be still pending: the fd, or -errno
+ * (lib/sandbox_broker.c). */
+int sb_caller_fd(int nfd, const struct seccomp_notif *req, int fdnum);
+/* Copy the caller's string at src into dst[0..size), NUL included: 0, or
+ * -1 (unreadable, or ENAMETOOLONG). */
+int sb_peek_str(int pid, uint64_t src, char *dst, size_t size);
+/* Install fd in the caller (O_CLOEXEC when cloexec) and answer its call
+ * with the new number, in one step: 0, or -1 with errno. */
+int sb_addfd_send(int nfd, const struct seccomp_notif *req, int fd, int cloexec);
+/* What the program makes itself (lib/sandbox_own.c): is req one of those
+ * requests; serve it: 2 answered (a descriptor installed), 0 answered in
+ * resp, 1 to continue unchanged (Landlock decides). */
+int sb_own_request(const struct sb_policy *p, const struct seccomp_notif *req);
+int sb_own_serve(const struct sb_policy *p, int nfd, const struct seccomp_notif *req,
+    struct seccomp_notif_resp *resp);
+/* Its ptys (lib/sandbox_pty.c), answered as sb_own_serve: ioctl
+ * TIOCGPTPEER; an open of path (copied) with flags. */
+int sb_pty_peer(int nfd, const struct seccomp_notif *req, struct seccomp_notif_resp *resp);
+int sb_pty_open(int nfd, const struct seccomp_notif *req, const char *path, int flags,
+    struct seccomp_notif_resp *resp);
+/* Does an open with these flags go to sb_pty_serve? (The filter's test.) */
+#define SB_PTY_OPEN_MASK (~(uint32_t)(O_CLOEXEC | O_NONBLOCK | 0100000 /* O_LARGEFILE */))
+#define SB_PTY_OPEN_FLAGS ((uint32_t)(O_RDWR | O_NOCTTY))
 
 /* The agent's own terminal (path) and /dev/tty: read, write, ioctl. */
 int sb_tty_rules(int rfd, const char *path, int abi, struct sb_error *e);

@@ -26,8 +26,13 @@ enum { L_ALLOW = 1, L_EPERM, L_EACCES, L_ENOSYS, L_KILL, L_NOTIF,
 	L_IOCTL, L_SOCKET, L_UNIX, L_INET, L_FLAGS2, L_FLAGS3, L_STREAM, L_DGRAM,
 	L_IP_SENDTO, L_IP_SENDMSG, L_IP_SENDMMSG, L_IP_ADDR,
 	/* other processes, user namespaces, socket families (contain_*) */
-	L_PID0, L_PRIO, L_IOPRIO, L_NSFLAGS, L_NETLINK };
+	L_PID0, L_PRIO, L_IOPRIO, L_NSFLAGS, L_NETLINK,
+	/* what the program makes itself (own_*) */
+	L_OPEN, L_OPENAT, L_OFLAGS };
 
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER 0x5441
+#endif
 #ifndef __NR_clone3
 #define __NR_clone3 435
 #endif
@@ -157,6 +162,35 @@ ipf_blocks(const struct sb_policy *p, struct sf_prog *f)
 	sf_jset(f, MSG_FASTOPEN, L_EACCES, L_NOTIF);
 }
 
+/* sb_policy.own (lib/sandbox_own.c): opens with the flags a pty's slave is
+ * opened by name with go to the broker; so does TIOCGPTPEER (L_IOCTL). The
+ * path is no part of what a filter sees. */
+static void
+own_dispatch(const struct sb_policy *p, struct sf_prog *f)
+{
+	if (!(p->own & SB_OWN_PTY))
+		return;
+	sf_jeq(f, __NR_openat, L_OPENAT, 0);
+#ifdef __NR_open
+	sf_jeq(f, __NR_open, L_OPEN, 0);
+#endif
+}
+
+static void
+own_blocks(const struct sb_policy *p, struct sf_prog *f)
+{
+	if (!(p->own & SB_OWN_PTY))
+		return;
+	sf_label(f, L_OPEN);
+	sf_ld(f, offsetof(struct seccomp_data, args[1]));
+	sf_jeq(f, 0, L_OFLAGS, L_OFLAGS);
+	sf_label(f, L_OPENAT);
+	sf_ld(f, offsetof(struct seccomp_data, args[2]));
+	sf_label(f, L_OFLAGS);
+	sf_and(f, SB_PTY_OPEN_MASK);
+	sf_jeq(f, SB_PTY_OPEN_FLAGS, L_NOTIF, L_ALLOW);
+}
+
 int
 sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 {
@@ -181,6 +215,7 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 	if (p->nunix > 0)
 		sf_jeq(f, __NR_connect, L_NOTIF, 0);
 	ipf_dispatch(p, f);
+	own_dispatch(p, f);
 	if (p->net != SB_NET_OPEN) {
 		/* TCP Fast Open connects from sendto/sendmsg without the
 		 * connect hook Landlock's port rules rely on. */
@@ -190,6 +225,7 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 	}
 	sf_ret(f, SECCOMP_RET_ALLOW);
 	ipf_blocks(p, f);
+	own_blocks(p, f);
 
 	if (p->net != SB_NET_OPEN) {
 		sf_label(f, L_FLAGS3);
@@ -205,6 +241,8 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 	sf_ld(f, offsetof(struct seccomp_data, args[1]));
 	sf_jeq(f, TIOCSTI, L_EPERM, 0);
 	sf_jeq(f, TIOCLINUX, L_EPERM, 0);
+	if (p->own & SB_OWN_PTY)
+		sf_jeq(f, TIOCGPTPEER, L_NOTIF, 0);	/* lib/sandbox_pty.c */
 	sf_ret(f, SECCOMP_RET_ALLOW);
 
 	/* socket(domain, type, protocol) */
@@ -287,13 +325,16 @@ sb_seccomp_check(const struct sb_policy *p, struct sb_error *e)
 			    "seccomp filter action %#x is not available: %s (Landlock ABI %d)",
 			    (unsigned)need[i], strerror(errno), e->abi);
 	}
-	if (p->nunix > 0 || p->ipfilter) {
+	if (p->nunix > 0 || p->ipfilter || p->own) {
 		a = SECCOMP_RET_USER_NOTIF;
 		if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &a) != 0)
 			return sb_fail(e, SB_E_SECCOMP, errno,
-			    p->nunix ? "drop --unix" : "drop --filter-ip, --loopback, --deny-private and --no-remote",
+			    p->nunix ? "drop --unix" : p->ipfilter ?
+			    "drop --filter-ip, --loopback, --deny-private and --no-remote" :
+			    "drop --own-pty",
 			    "seccomp user notification (needed by %s) is not available: %s (Landlock ABI %d)",
-			    p->nunix ? "--unix" : "--filter-ip", strerror(errno), e->abi);
+			    p->nunix ? "--unix" : p->ipfilter ? "--filter-ip" : "--own-pty",
+			    strerror(errno), e->abi);
 	}
 	return 0;
 }

@@ -6,9 +6,10 @@
  * grants only its pts, plus /dev/tty (which opens the caller's controlling
  * terminal, that same pts). /dev/ptmx stays with --dev: a new master opens
  * no existing terminal; but its slave is a node of /dev/pts, and opening it
- * is refused, by its path (glibc 2.36's openpty) and through TIOCGPTPEER
- * (the kernel opens the path under the caller's Landlock domain) alike,
- * since that node cannot be granted ahead without granting the others (see
+ * is refused, by its path and through TIOCGPTPEER (the kernel opens the
+ * path under the caller's Landlock domain) alike, since that node cannot be
+ * granted ahead without granting the others: with --own-pty the broker
+ * opens it for a caller that holds the master (lib/sandbox_pty.c; see
  * confine(1); tests/cli/corral-ptyopen.t). */
 #include <errno.h>
 #include <fcntl.h>

@@ -120,6 +120,9 @@ doctor_text(const struct runopts *o, int code, const struct policy *p, struct pl
 		    "  %-22s  other processes' environment, memory and open files are not)\n", "proc", "");
 	if (p->devices)
 		printf("  %-22s /dev (null, zero, random, urandom, tty, ptmx; its own terminal, no other pts)\n", "devices");
+	printf("  %-22s %s\n", "agent ptys", p->devices ?
+	    "its own (openpty, forkpty, script): confine's broker opens the slave of a master it holds; no other terminal" :
+	    "none (\"devices\": false: no /dev/ptmx)");
 	tlist(stdout, "write", &pl->wr);
 	printf("  %-22s %s/attempt-ID-AGENT-NONCE/{home,config,tmp}, removed afterwards\n",
 	    "private home and tmp", pl->store);

@@ -198,6 +198,9 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 	}
 	if (p->devices) {
 		av_push(a, "--dev");
+		/* a pty it opens (/dev/ptmx) is its own: the broker opens the
+		 * slave of a master it holds, no other pts */
+		av_push(a, "--own-pty");
 	}
 	if (pl->tty) {
 		/* its own terminal, no other node of /dev/pts */

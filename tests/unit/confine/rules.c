@@ -52,6 +52,9 @@ main(void)
 	is_int(p.keep_fd[0], 9, "keep-fd");
 	is_str(p.unix_path[0], "/run/s.sock", "unix");
 	ok(p.nmount == 1 && strcmp(p.mount[0], "/a:/b") == 0 && p.mount_ro[0], "mount-ro");
+	is_int(parse("own-pty\n", &line, &why), 0, "own-pty");
+	is_int(p.own, SB_OWN_PTY, "... the broker serves its ptys");
+	is_int(parse("own-pty x\n", &line, &why), -1, "own-pty takes no argument");
 	is_int(parse("mount a:/b\n", &line, &why), -1, "mount: a relative source");
 	is_int(parse("mount /a\n", &line, &why), -1, "mount: no destination");
 	is_int(parse("mount /a:/b:/c\n", &line, &why), -1, "mount: a third path");

@@ -54,6 +54,11 @@ main(void)
 	ok(f.n < SF_MAX, "... within bounds (%zu)", f.n);
 	p.userns = 1;
 	is_int(sb_seccomp_build(&p, &f), 0, "with user namespaces allowed: assembles");
+	p.userns = 0;
+	p.ipfilter = 1;
+	p.own = SB_OWN_PTY;
+	is_int(sb_seccomp_build(&p, &f), 0, "ports + unix + filter-ip + own-pty assembles");
+	ok(f.n < SF_MAX, "... within bounds (%zu)", f.n);
 
 	sf_init(&f);
 	sf_jeq(&f, 1, 5, 0);

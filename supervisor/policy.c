@@ -178,9 +178,10 @@ item_check(struct pctx *c, int k, const char *key, enum item kind, const char *s
 	return 0;
 }
 
-/* An array of strings, replacing *l. */
+/* An array of strings, replacing *l; minus: "-ENTRY" is read as a removal
+ * (merge_list) and checked without its '-'. */
 static int
-get_list(struct pctx *c, int k, const char *key, enum item kind, struct strlist *l)
+get_list(struct pctx *c, int k, const char *key, enum item kind, struct strlist *l, int minus)
 {
 	char *s;
 	int i;
@@ -195,11 +196,11 @@ get_list(struct pctx *c, int k, const char *key, enum item kind, struct strlist 
 			return fail(c, i, "\"%s\" entries must be strings, not %s", key, json_type_name(&c->t[i], c->js));
 		if (get_str(c, i, key, PATH_MAX - 1, &s) < 0)
 			return -1;
-		if (*s == '\0' && kind != IT_ARG) {
+		if ((*s == '\0' || (minus && strcmp(s, "-") == 0)) && kind != IT_ARG) {
 			free(s);
 			return fail(c, i, "\"%s\": empty entry", key);
 		}
-		if (item_check(c, i, key, kind, s) < 0) {
+		if (item_check(c, i, key, kind, s + (minus && *s == '-')) < 0) {
 			free(s);
 			return -1;
 		}
@@ -207,6 +208,53 @@ get_list(struct pctx *c, int k, const char *key, enum item kind, struct strlist 
 			return -1;
 	}
 	return 0;
+}
+
+/* A list of the policy (read, exec, write, env.keep, env.files) over the
+ * default's: each entry adds itself (once), "-ENTRY" takes the list's
+ * ENTRY away, as written in the default (corral policy default); taking
+ * away what is not there is an error. An empty array over a non-empty
+ * list is one too: it once took the default's grants away, and now would
+ * silently keep them. */
+static int
+merge_list(struct pctx *c, int k, const char *key, enum item kind, struct strlist *l)
+{
+	struct strlist add = { 0 };
+	size_t j;
+	int i, r = -1;
+
+	if (c->t[k].type == JSMN_ARRAY && c->t[k].size == 0 && l->n > 0)
+		return fail(c, k, "\"%s\": [] adds nothing to the default's %zu entries (a list adds to the default): "
+		    "take one away with a '-' before it, as \"-%s\"", key, l->n, l->v[0]);
+	if (get_list(c, k, key, kind, &add, 1) < 0)
+		goto out;
+	for (i = k + 1, j = 0; j < add.n; j++, i = json_next(c->t, i)) {
+		const char *s = add.v[j];
+		size_t at;
+		for (at = 0; at < l->n; at++)
+			if (strcmp(l->v[at], s + (*s == '-')) == 0)
+				break;
+		if (*s == '-' && at == l->n) {
+			fail(c, i, "\"%s\": \"%s\" takes away nothing: the default's \"%s\" has no \"%s\"%s",
+			    key, s, key, s + 1, l->n ? "" : " (it is empty)");
+			goto out;
+		}
+		if (*s == '-') {
+			free(l->v[at]);
+			memmove(l->v + at, l->v + at + 1, (l->n - at - 1) * sizeof *l->v);
+			l->n--;
+		} else if (at == l->n) {
+			if (list_push(c, l, add.v[j]) < 0) {
+				add.v[j] = NULL;
+				goto out;
+			}
+			add.v[j] = NULL;
+		}
+	}
+	r = 0;
+out:
+	list_free(&add);
+	return r;
 }
 
 static int
@@ -314,7 +362,7 @@ net_member(struct pctx *c, int w, int v, void *arg)
 	case 1: np->bind = v; return get_ports(c, v, net_keys[w], &p->bind);
 	case 2:
 		np->allow = v;
-		if (get_list(c, v, "network.allow", IT_ARG, &p->allow) < 0)
+		if (get_list(c, v, "network.allow", IT_ARG, &p->allow, 0) < 0)
 			return -1;
 		for (i = 0; i < p->allow.n; i++) {
 			if (host_normalize(p->allow.v[i], strlen(p->allow.v[i]), 1, out) == HOST_BAD)
@@ -374,8 +422,8 @@ env_member(struct pctx *c, int w, int v, void *arg)
 	int i, m;
 
 	switch (w) {
-	case 0: return get_list(c, v, "env.keep", IT_NAME, &p->env_keep);
-	case 2: return get_list(c, v, "env.files", IT_PATH, &p->env_files);
+	case 0: return merge_list(c, v, "env.keep", IT_NAME, &p->env_keep);
+	case 2: return merge_list(c, v, "env.files", IT_PATH, &p->env_files);
 	}
 	if (c->t[v].type != JSMN_OBJECT)
 		return fail(c, v, "\"env.set\" must be an object of strings, not %s", json_type_name(&c->t[v], c->js));
@@ -423,16 +471,16 @@ mcp_member(struct pctx *c, int w, int v, void *arg)
 	struct mcp_server *s = arg;
 
 	switch (w) {
-	case 0: return get_list(c, v, "command", IT_ARG, &s->command);
+	case 0: return get_list(c, v, "command", IT_ARG, &s->command, 0);
 	case 1: return get_str(c, v, "url", 4096, &s->url);
-	case 2: return get_list(c, v, "tools", IT_TOOL, &s->tools);
+	case 2: return get_list(c, v, "tools", IT_TOOL, &s->tools, 0);
 	case 3:
 		if (get_str(c, v, "credential_file", PATH_MAX - 1, &s->credential_file) < 0)
 			return -1;
 		return item_check(c, v, "credential_file", IT_PATH, s->credential_file);
-	case 4: return get_list(c, v, "env_keep", IT_NAME, &s->env_keep);
-	case 5: return get_list(c, v, "resources", IT_URI, &s->resources);
-	case 6: return get_list(c, v, "prompts", IT_TOOL, &s->prompts);
+	case 4: return get_list(c, v, "env_keep", IT_NAME, &s->env_keep, 0);
+	case 5: return get_list(c, v, "resources", IT_URI, &s->resources, 0);
+	case 6: return get_list(c, v, "prompts", IT_TOOL, &s->prompts, 0);
 	}
 	return 0;
 }
@@ -597,9 +645,9 @@ top_member(struct pctx *c, int w, int v, void *arg)
 			p->git = GIT_OFF;	/* the old key: false handed over the real .git */
 		return 0;
 	}
-	case 3: return get_list(c, v, key, IT_PATH, &p->read);
-	case 4: return get_list(c, v, key, IT_PATH, &p->exec);
-	case 5: return get_list(c, v, key, IT_PATH, &p->write);
+	case 3: return merge_list(c, v, key, IT_PATH, &p->read);
+	case 4: return merge_list(c, v, key, IT_PATH, &p->exec);
+	case 5: return merge_list(c, v, key, IT_PATH, &p->write);
 	case 6: return get_bool(c, v, key, &p->path_exec);
 	case 7: return get_bool(c, v, key, &p->devices);
 	case 8: return get_bool(c, v, key, &p->proc);

@@ -1,14 +1,16 @@
 /*
  * policy: what one corral run grants, and its pure JSON parser.
  *
- * A policy file is applied key by key over the embedded default: a key that
- * is present replaces the default's value, an absent key keeps it. To grant
- * less than the default, say so ("exec": []).
+ * A policy file is applied key by key over the embedded default: a list
+ * (read, exec, write, env.keep, env.files) adds its entries to the
+ * default's, and "-ENTRY" takes one of the default's away; any other key
+ * that is present replaces the default's value, an absent key keeps it.
  */
 #ifndef CORRAL_POLICY_H
 #define CORRAL_POLICY_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "reslimit.h"
 
@@ -96,6 +98,8 @@ int policy_parse(const char *buf, size_t len, struct policy *p, struct policy_er
 /* policy_init, then the embedded default. Returns 0 (or -1: a bug). */
 int policy_default(struct policy *p, struct policy_err *err);
 void policy_free(struct policy *p);
+/* p as a policy file (JSON, every key): what corral policy check prints. */
+void policy_print(FILE *f, const struct policy *p);
 
 /* Known probe tiers, weakest first; -1 when unknown. */
 int policy_tier_rank(const char *tier);

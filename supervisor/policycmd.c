@@ -37,11 +37,15 @@ cmd_policy(int argc, char **argv, char **envp)
 	if (policy_default(&p, &pe) < 0)
 		return msg_fatal("embedded policy: %s", pe.msg), EXIT_USAGE;
 	r = policy_load_file(argv[2], &p);
+	if (r == 0) {
+		/* what a run gets: the file merged over the default */
+		printf("%s: valid; a run gets (the default, this file over it):\n", argv[2]);
+		policy_print(stdout, &p);
+	}
 	policy_free(&p);
 	if (r == -1)
 		return EXIT_NO;
 	if (r == -2)
 		return EXIT_USAGE;
-	printf("%s: valid\n", argv[2]);
-	return 0;
+	return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 }

@@ -7,7 +7,9 @@ run "$C" policy default
 is "$rc" 0 "policy default prints"
 printf '%s\n' "$out" > "$TMP/default.json"
 run "$C" policy check "$TMP/default.json"
-is "$rc:$out:$err" "0:$TMP/default.json: valid:" "the embedded default checks valid"
+is "$rc:$err" "0:" "the embedded default checks valid"
+is "$(printf '%s\n' "$out" | sed 1d)" "$(cat "$TMP/default.json")" "... and over itself it reads as itself"
+is "$(printf '%s\n' "$out" | sed -n 1p)" "$TMP/default.json: valid; a run gets (the default, this file over it):" "... after one line naming the file"
 like "$(cat "$TMP/default.json")" '"minimum_tier": "full"' "the default requires tier full"
 
 cat > "$TMP/good.json" <<'J'
@@ -39,7 +41,52 @@ bad '{"exec": ["usr/bin"]}' '1:11: "exec": path "usr/bin" is not absolute (start
 bad '{"read": [],
  "read": []}' '2:2: duplicate key "read" in the policy' "duplicate key"
 bad '{"read": [' '1:11: not valid JSON' "truncated JSON"
+bad '{"exec": []}' '1:10: "exec": [] adds nothing to the default'"'"'s 5 entries (a list adds to the default): take one away with a '"'"'-'"'"' before it, as "-/usr"' "an empty list over the default's: an error, not a silent keep"
+bad '{"exec": ["/opt", "-/opt2"]}' '1:19: "exec": "-/opt2" takes away nothing: the default'"'"'s "exec" has no "/opt2"' "taking away what is not there: an error at its entry"
+bad '{"write": ["-/tmp"]}' '1:12: "write": "-/tmp" takes away nothing: the default'"'"'s "write" has no "/tmp" (it is empty)' "taking away from an empty list"
+bad '{"exec": ["-usr"]}' '1:11: "exec": path "usr" is not absolute (start it with / or ~/)' "a removal is checked as a path"
+bad '{"exec": ["-"]}' '1:11: "exec": empty entry' "a bare '-'"
+bad '{"env": {"keep": ["-1A"]}}' '1:19: "env.keep": "1A" is not a valid environment variable name' "a removal is checked as a name"
 bad '{"minimum_tier": "strong"}' '1:18: "minimum_tier" "strong" is not one of fs, fs+net, full' "unknown tier"
+
+# lists add to the default; "-ENTRY" takes one away; check prints what a run gets
+ex() { printf '%s\n' "$out" | grep '^  "exec": '; }
+printf '{"exec": ["~/bin"]}\n' > "$TMP/bin.json"
+run "$C" policy check "$TMP/bin.json"
+is "$rc:$(ex)" '0:  "exec": ["/usr", "/bin", "/lib*", "/sbin", "/etc", "~/bin"],' "doctor's line adds ~/bin to the default's exec"
+printf '{"exec": ["/usr", "/bin", "/lib*", "/sbin", "/etc", "~/bin"]}\n' > "$TMP/full.json"
+run "$C" policy check "$TMP/full.json"
+is "$rc:$(ex)" '0:  "exec": ["/usr", "/bin", "/lib*", "/sbin", "/etc", "~/bin"],' "the default's entries repeated: each once"
+printf '{"exec": ["-/sbin", "~/bin", "-/etc"], "read": ["/srv"], "env": {"keep": ["EDITOR", "-EDITOR", "PAGER"]}}\n' > "$TMP/rm.json"
+run "$C" policy check "$TMP/rm.json"
+is "$rc:$(ex)" '0:  "exec": ["/usr", "/bin", "/lib*", "~/bin"],' "\"-/sbin\" and \"-/etc\" take the default's away, in order"
+like "$out" '"read": \["/srv"\],' "a list the default leaves empty: the file's"
+like "$out" '"env": \{"keep": \["PAGER"\], ' "env.keep: added, and taken away again"
+printf '%s\n' "$out" | sed 1d > "$TMP/printed.json"
+run "$C" policy check "$TMP/printed.json"
+is "$rc" 0 "what check prints is a valid policy"
+
+# the scenario of issue 22: doctor's line, pasted into a policy, and a run
+for who in root nobody; do
+	B=$TMP/$who
+	mkdir -p "$B/h/bin" "$B/w" "$B/st"
+	printf '#!/bin/sh\necho mytool ran\n' > "$B/h/bin/mytool"
+	chmod 0755 "$B/h/bin/mytool" "$B"
+	cp "$TMP/bin.json" "$B/bin.json"
+	echo '{"exec": ["-/etc"]}' > "$B/noetc.json"
+	if [ $who = root ]; then AS=""; else AS=as_nobody; chown -R nobody "$B"; fi
+	R() { (cd "$B/w" && $AS env -i HOME="$B/h" PATH="$B/h/bin:/usr/bin:/bin" XDG_STATE_HOME="$B/st" "$C" run --quiet "$@"); }
+	run R -p "$B/bin.json" -- sh -c 'ls /usr/bin/env && mytool'
+	is "$rc:$out" "0:/usr/bin/env
+mytool ran" "$who: \"exec\": [\"~/bin\"]: ls runs (the system grants stay) and ~/bin's tool too"
+	run R -- sh -c 'ls /usr/bin/env && mytool'
+	is "$rc" 127 "$who: control: without it, ~/bin's tool is not found"
+	run R -p "$B/noetc.json" -- cat /etc/hostname
+	is "$rc" 1 "$who: \"-/etc\": /etc is taken away"
+	like "$err" "cat: /etc/hostname: Permission denied" "$who: ... cat says so"
+	run R -- cat /etc/hostname
+	is "$rc:$out" "0:$(cat /etc/hostname)" "$who: control: the default grants /etc/hostname"
+done
 
 run "$C" policy check "$TMP/absent.json"
 is "$rc:$err" "2:corral: fatal: unable to open policy $TMP/absent.json: No such file or directory" "an absent file: status 2"

@@ -53,8 +53,21 @@ main(void)
 		is_int(policy_parse(f, strlen(f), &d, &de), 0, "a file over the default");
 	}
 	is_int(d.net, NET_NONE, "network none");
-	ok(d.exec.n == 1 && strcmp(d.exec.v[0], "/opt/tool") == 0, "exec replaced, not appended");
+	ok(d.exec.n == 6 && strcmp(d.exec.v[0], "/usr") == 0 && strcmp(d.exec.v[5], "/opt/tool") == 0,
+	    "exec: the file's entry added after the default's");
 	ok(d.git == GIT_WORKTREE && d.proc, "absent keys keep the default");
+	policy_free(&d);
+
+	/* "-ENTRY" takes one of the default's away; a repeated entry is one */
+	is_int(policy_default(&d, &de), 0, "the default again");
+	{
+		const char *f = "{\"exec\": [\"-/sbin\", \"/usr\", \"~/bin\", \"-/lib*\", \"~/bin\"], \"write\": [\"/o\", \"-/o\"]}";
+		is_int(policy_parse(f, strlen(f), &d, &de), 0, "removals and repeats parse");
+	}
+	ok(d.exec.n == 4 && strcmp(d.exec.v[0], "/usr") == 0 && strcmp(d.exec.v[1], "/bin") == 0 &&
+	    strcmp(d.exec.v[2], "/etc") == 0 && strcmp(d.exec.v[3], "~/bin") == 0,
+	    "exec: /sbin and /lib* taken away, /usr and ~/bin once");
+	is_int(d.write.n, 0, "write: added, then taken away in order");
 	policy_free(&d);
 
 	/* every key */
@@ -129,6 +142,18 @@ main(void)
 	bad("{\"mcp\": {\"s\": {\"url\": \"ftp://x\", \"tools\": [\"t\"]}}}", 1, 15, "url must be http:// or https://");
 	bad("{\"mcp\": {\"s\": {\"url\": \"https://x\"}}}", 1, 15, "needs \"tools\"");
 	bad("{\"mcp\": {\"a b\": {\"url\": \"https://x\", \"tools\": [\"t\"]}}}", 1, 10, "server name \"a b\"");
+
+	/* removals */
+	is_int(parse("{\"exec\": []}"), 0, "\"exec\": [] over an empty list: nothing to keep, no error");
+	is_int(policy_default(&d, &de), 0, "the default again");
+	is_int(policy_parse("{\"exec\": []}", 12, &d, &de), -1, "\"exec\": [] over the default's: an error");
+	ok(de.line == 1 && de.col == 10 && strstr(de.msg, "\"exec\": [] adds nothing to the default's 5 entries") != NULL,
+	    "... which says a list adds and how to take away: %s", de.msg);
+	policy_free(&d);
+	bad("{\"exec\": [\"-/opt\"]}", 1, 11, "\"-/opt\" takes away nothing: the default's \"exec\" has no \"/opt\"");
+	bad("{\"exec\": [\"-\"]}", 1, 11, "\"exec\": empty entry");
+	bad("{\"read\": [\"-x\"]}", 1, 11, "path \"x\" is not absolute");
+	bad("{\"env\": {\"keep\": [\"-A\"]}}", 1, 19, "\"-A\" takes away nothing");
 
 	/* paths */
 	bad("{\"exec\": [\"usr\"]}", 1, 11, "path \"usr\" is not absolute");

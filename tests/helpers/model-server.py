@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""model-server: a scripted model provider on loopback, for end-to-end tests
+of real agent CLIs.
+
+    model-server.py PORTFILE LOG SCRIPT
+
+Listens on 127.0.0.1 (an ephemeral port, written to PORTFILE) and answers as
+the provider the request's path names:
+    POST /v1/messages[?beta=true]     Anthropic Messages (Claude Code), JSON or SSE
+    POST /v1/messages/count_tokens    Anthropic token count
+Any other path gets 404 (logged).
+
+SCRIPT is a JSON list of steps, played in order to the agent's main loop (the
+request that offers the shell tool): {"shell": CMD}, {"write": [PATH, TEXT]}
+(PATH relative to the agent's working directory, which the request states),
+then {"text": T} ends the turn. The step is the number of tool results the
+conversation already holds, so a retried request gets the same answer.
+Requests without the tools (side queries: titles, summaries) get "ok".
+
+LOG gets one JSON line per request: path, model, stream, step, and the text of
+every tool result the request carries (what the agent's tools really did).
+"""
+import http.server
+import json
+import os
+import re
+import sys
+
+portfile, logpath, scriptpath = sys.argv[1:4]
+with open(scriptpath) as f:
+    SCRIPT = json.load(f)
+
+
+def log(rec):
+    with open(logpath, "a") as f:
+        f.write(json.dumps(rec) + "\n")
+
+
+def workdir(req):
+    m = re.search(r"[Ww]orking directory: (/[^\s\\\"]+)", json.dumps(req))
+    return m.group(1) if m else "."
+
+
+def block_text(c):
+    if isinstance(c, str):
+        return c
+    if isinstance(c, list):
+        return "".join(block_text(b.get("text", b.get("content", ""))) if isinstance(b, dict) else str(b)
+                       for b in c)
+    return str(c)
+
+
+def anthropic_results(req):
+    out = []
+    for m in req.get("messages", []):
+        if m.get("role") == "user" and isinstance(m.get("content"), list):
+            for b in m["content"]:
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    out.append(block_text(b.get("content", "")))
+    return out
+
+
+def anthropic_blocks(req):
+    """The content blocks of the answer, and its stop reason."""
+    tools = {t.get("name") for t in req.get("tools", []) if isinstance(t, dict)}
+    results = anthropic_results(req)
+    step = len(results)
+    if "Bash" not in tools or step >= len(SCRIPT):
+        return [{"type": "text", "text": "ok"}], "end_turn", step, results
+    s = SCRIPT[step]
+    tid = "toolu_corral_%02d" % step
+    if "shell" in s:
+        return [{"type": "tool_use", "id": tid, "name": "Bash",
+                 "input": {"command": s["shell"], "description": "scripted step %d" % step}}], "tool_use", step, results
+    if "write" in s:
+        path = s["write"][0]
+        if not path.startswith("/"):
+            path = workdir(req).rstrip("/") + "/" + path
+        return [{"type": "tool_use", "id": tid, "name": "Write",
+                 "input": {"file_path": path, "content": s["write"][1]}}], "tool_use", step, results
+    return [{"type": "text", "text": s.get("text", "done")}], "end_turn", step, results
+
+
+def sse(events):
+    return "".join("event: %s\ndata: %s\n\n" % (e["type"], json.dumps(e)) for e in events).encode()
+
+
+def anthropic_stream(model, blocks, stop):
+    ev = [{"type": "message_start", "message": {
+        "id": "msg_corral", "type": "message", "role": "assistant", "model": model, "content": [],
+        "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1}}}]
+    for i, b in enumerate(blocks):
+        if b["type"] == "text":
+            ev.append({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}})
+            ev.append({"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": b["text"]}})
+        else:
+            ev.append({"type": "content_block_start", "index": i, "content_block": dict(b, input={})})
+            ev.append({"type": "content_block_delta", "index": i,
+                       "delta": {"type": "input_json_delta", "partial_json": json.dumps(b["input"])}})
+        ev.append({"type": "content_block_stop", "index": i})
+    ev.append({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+               "usage": {"output_tokens": 5}})
+    ev.append({"type": "message_stop"})
+    return sse(ev)
+
+
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def answer(self, code, ctype, body):
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        log({"path": self.path, "method": "GET"})
+        self.answer(404, "application/json", b'{"error": "not found"}')
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n)
+        try:
+            req = json.loads(raw or b"{}")
+        except ValueError:
+            req = {}
+        path = self.path.split("?")[0]
+        if path == "/v1/messages/count_tokens":
+            log({"path": path})
+            return self.answer(200, "application/json", b'{"input_tokens": 10}')
+        if path == "/v1/messages":
+            model = req.get("model", "claude")
+            blocks, stop, step, results = anthropic_blocks(req)
+            log({"path": path, "model": model, "stream": bool(req.get("stream")), "step": step,
+                 "results": results, "answer": blocks})
+            if req.get("stream"):
+                return self.answer(200, "text/event-stream", anthropic_stream(model, blocks, stop))
+            msg = {"id": "msg_corral", "type": "message", "role": "assistant", "model": model,
+                   "content": blocks, "stop_reason": stop, "stop_sequence": None,
+                   "usage": {"input_tokens": 10, "output_tokens": 5}}
+            return self.answer(200, "application/json", json.dumps(msg).encode())
+        log({"path": self.path, "method": "POST"})
+        self.answer(404, "application/json", b'{"error": "not found"}')
+
+
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+srv.daemon_threads = True
+with open(portfile + ".tmp", "w") as f:
+    f.write(str(srv.server_address[1]))
+os.rename(portfile + ".tmp", portfile)
+srv.serve_forever()

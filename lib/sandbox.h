@@ -196,6 +196,8 @@ struct sb_policy {
 enum {
 	SB_OWN_PTY = 1u << 0,	/* the slave of a master it opened (TIOCGPTPEER,
 				   /dev/pts/N by name while holding the master) */
+	SB_OWN_UNIX = 1u << 1,	/* connect() to a pathname socket it bound
+				   (lib/sandbox_unix.c) */
 };
 
 /* Failure codes of sb_apply (sb_error.code). */

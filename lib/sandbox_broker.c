@@ -124,7 +124,8 @@ sb_caller_fd(int nfd, const struct seccomp_notif *req, int fdnum)
 
 /* connect() of a unix socket to the copied address ss[0..len). */
 static int
-unix_connect(const struct broker *b, int sock, const struct sockaddr_storage *ss, socklen_t len)
+unix_connect(const struct broker *b, int pid, int sock, const struct sockaddr_storage *ss,
+    socklen_t len)
 {
 	char via[64];
 	struct sockaddr_un su;
@@ -146,8 +147,11 @@ unix_connect(const struct broker *b, int sock, const struct sockaddr_storage *ss
 	for (i = 0; i < b->n; i++)
 		if (strcmp(su.sun_path, b->path[i]) == 0)
 			break;
-	if (i == b->n)
-		return sb_refused(-EACCES, "unix-path", ss, len);
+	if (i == b->n) {
+		/* a socket it bound itself (lib/sandbox_unix.c) */
+		int r = (b->p->own & SB_OWN_UNIX) ? sb_unix_own_connect(pid, sock, su.sun_path) : 1;
+		return r != 1 ? r : sb_refused(-EACCES, "unix-path", ss, len);
+	}
 	memset(&su, 0, sizeof su);
 	su.sun_family = AF_UNIX;
 	snprintf(via, sizeof via, "/proc/self/fd/%d", b->pin[i]);
@@ -182,10 +186,18 @@ serve(struct broker *b, const struct seccomp_notif *req, struct seccomp_notif_re
 		return 0;
 	}
 	r = 0;
+	if (req->data.nr == __NR_bind && (dom == AF_UNIX || !b->p->ipfilter)) {
+		/* noted when its own (lib/sandbox_unix.c), then Landlock decides */
+		r = dom == AF_UNIX && (b->p->own & SB_OWN_UNIX) ? sb_unix_bound(sock) : 0;
+		close(sock);
+		if (r < 0)
+			return resp->error = r, 0;
+		return 1;
+	}
 	if (req->data.nr != __NR_connect)
 		r = sb_ipb_serve(&b->ip, req, b->nfd, sock, dom, resp);
 	else if (dom == AF_UNIX)
-		resp->error = unix_connect(b, sock, &ss, len);
+		resp->error = unix_connect(b, (int)req->pid, sock, &ss, len);
 	else if (dom == AF_INET || dom == AF_INET6)
 		resp->error = sb_ipb_connect(&b->ip, sock, &ss, len);
 	else if (dom == AF_NETLINK && b->net != SB_NET_NONE)

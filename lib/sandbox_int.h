@@ -132,6 +132,13 @@ int sb_pty_open(int nfd, const struct seccomp_notif *req, const char *path, int 
 #define SB_PTY_OPEN_MASK (~(uint32_t)(O_CLOEXEC | O_NONBLOCK | 0100000 /* O_LARGEFILE */))
 #define SB_PTY_OPEN_FLAGS ((uint32_t)(O_RDWR | O_NOCTTY))
 
+/* Its pathname unix sockets (lib/sandbox_unix.c): note the socket a bind()
+ * of the caller names (0, or -errno); connect sock to the copied sun_path
+ * path when that is a socket it bound (relative paths from the caller's
+ * working directory): 0 or -errno, 1 when it is not its own. */
+int sb_unix_bound(int sock);
+int sb_unix_own_connect(int pid, int sock, const char *path);
+
 /* The agent's own terminal (path) and /dev/tty: read, write, ioctl. */
 int sb_tty_rules(int rfd, const char *path, int abi, struct sb_error *e);
 

@@ -126,16 +126,28 @@ contain_tails(const struct sb_policy *p, struct sf_prog *f)
  * With a unix allowlist alone the sends go there too: a SOCK_DGRAM
  * socketpair could otherwise sendto() any pathname socket outside (the
  * broker refuses a unix datagram with an address). */
+/* Are unix connect()s decided by the broker (an allowlist, or its own)? */
+static int
+unix_brokered(const struct sb_policy *p)
+{
+	return p->nunix > 0 || (p->own & SB_OWN_UNIX);
+}
+
 static void
 ipf_dispatch(const struct sb_policy *p, struct sf_prog *f)
 {
-	if (!p->ipfilter && p->nunix == 0)
+	if (!p->ipfilter && !unix_brokered(p))
 		return;
 	if (p->ipfilter) {
 		if (p->nunix == 0)
 			sf_jeq(f, __NR_connect, L_NOTIF, 0);
 		sf_jeq(f, __NR_bind, L_NOTIF, 0);
 		sf_jeq(f, __NR_listen, L_NOTIF, 0);
+	} else if (p->own & SB_OWN_UNIX) {
+		/* its own sockets: every connect decided, every bind noted */
+		if (p->nunix == 0)
+			sf_jeq(f, __NR_connect, L_NOTIF, 0);
+		sf_jeq(f, __NR_bind, L_NOTIF, 0);
 	}
 	sf_jeq(f, __NR_sendto, L_IP_SENDTO, 0);
 	sf_jeq(f, __NR_sendmsg, L_IP_SENDMSG, 0);
@@ -145,7 +157,7 @@ ipf_dispatch(const struct sb_policy *p, struct sf_prog *f)
 static void
 ipf_blocks(const struct sb_policy *p, struct sf_prog *f)
 {
-	if (!p->ipfilter && p->nunix == 0)
+	if (!p->ipfilter && !unix_brokered(p))
 		return;
 	sf_label(f, L_IP_SENDTO);
 	sf_ld(f, offsetof(struct seccomp_data, args[3]));
@@ -284,7 +296,7 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 	}
 
 	sf_label(f, L_UNIX);
-	if (p->nunix > 0) {
+	if (unix_brokered(p)) {
 		/* Connection-oriented only: a datagram socket could sendto()
 		 * any pathname socket without a connect() to broker. */
 		sf_ld(f, offsetof(struct seccomp_data, args[1]));
@@ -331,9 +343,9 @@ sb_seccomp_check(const struct sb_policy *p, struct sb_error *e)
 			return sb_fail(e, SB_E_SECCOMP, errno,
 			    p->nunix ? "drop --unix" : p->ipfilter ?
 			    "drop --filter-ip, --loopback, --deny-private and --no-remote" :
-			    "drop --own-pty",
+			    "drop --own-pty and --own-unix",
 			    "seccomp user notification (needed by %s) is not available: %s (Landlock ABI %d)",
-			    p->nunix ? "--unix" : p->ipfilter ? "--filter-ip" : "--own-pty",
+			    p->nunix ? "--unix" : p->ipfilter ? "--filter-ip" : "--own-pty, --own-unix",
 			    strerror(errno), e->abi);
 	}
 	return 0;

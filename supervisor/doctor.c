@@ -123,6 +123,8 @@ doctor_text(const struct runopts *o, int code, const struct policy *p, struct pl
 	printf("  %-22s %s\n", "agent ptys", p->devices ?
 	    "its own (openpty, forkpty, script): confine's broker opens the slave of a master it holds; no other terminal" :
 	    "none (\"devices\": false: no /dev/ptmx)");
+	printf("  %-22s %s\n", "own sockets",
+	    "a unix socket it binds in its write grants (confine's broker); none made outside");
 	tlist(stdout, "write", &pl->wr);
 	printf("  %-22s %s/attempt-ID-AGENT-NONCE/{home,config,tmp}, removed afterwards\n",
 	    "private home and tmp", pl->store);

@@ -207,6 +207,8 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 		av_push(a, "--tty");
 		av_push(a, pl->tty);
 	}
+	/* a pathname socket it binds (in its write grants) is its own */
+	av_push(a, "--own-unix");
 	grants(a, "-w", &pl->wr);
 	gitstep_grants(pl, a);
 	av_push(a, "-W");

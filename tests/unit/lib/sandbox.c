@@ -52,12 +52,15 @@ main(void)
 	p.unix_path[p.nunix++] = "/s";
 	is_int(sb_seccomp_build(&p, &f), 0, "ports + unix filter assembles");
 	ok(f.n < SF_MAX, "... within bounds (%zu)", f.n);
+	p.own = SB_OWN_UNIX;
+	is_int(sb_seccomp_build(&p, &f), 0, "own-unix beside a unix allowlist assembles");
+	p.own = 0;
 	p.userns = 1;
 	is_int(sb_seccomp_build(&p, &f), 0, "with user namespaces allowed: assembles");
 	p.userns = 0;
 	p.ipfilter = 1;
-	p.own = SB_OWN_PTY;
-	is_int(sb_seccomp_build(&p, &f), 0, "ports + unix + filter-ip + own-pty assembles");
+	p.own = SB_OWN_PTY | SB_OWN_UNIX;
+	is_int(sb_seccomp_build(&p, &f), 0, "ports + unix + filter-ip + own-pty + own-unix assembles");
 	ok(f.n < SF_MAX, "... within bounds (%zu)", f.n);
 
 	sf_init(&f);

@@ -1,4 +1,4 @@
-# corral: the only entry point. make [all|check|san|fuzz|bench|install|run|clean]
+# corral: the only entry point. make [all|check|san|fuzz|bench|image|install|run|clean]
 .SUFFIXES:
 
 PREFIX ?= /usr/local
@@ -115,6 +115,11 @@ bench: all tests
 fuzz:
 	@$(MAKE) --no-print-directory -f fuzz/fuzz.mk
 
+# OCI images from the static binaries (mk/image): FROM scratch and Debian.
+image: all
+	@mk/deps --containers
+	@CORRAL_BIN=$(abspath $(BIN)) mk/image
+
 run: deps all
 	@exec $(BIN)/corral run -- "$${SHELL:-/bin/sh}"
 
@@ -128,4 +133,4 @@ install: all
 clean:
 	rm -rf bin $(B)/musl $(B)/san
 
-.PHONY: all tests deps check san check-only bench fuzz run install clean
+.PHONY: all tests deps check san check-only bench fuzz image run install clean

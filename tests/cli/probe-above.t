@@ -1,8 +1,9 @@
 #!/bin/sh
 # probe: a vector closed by a seccomp filter above the caller (a container
 # runtime's profile: podman's refuses migrate_pages and move_pages to
-# everyone) is closed, not unproven; a filter that refuses only the
-# control, and lets the attack through, leaves it unproven. Root and nobody.
+# everyone, Docker's unshare) is closed, not unproven, and corral runs; a
+# filter that refuses only the control, and lets the attack through, leaves
+# it unproven. Root and nobody.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 P=$CORRAL_BIN/probe
 H=$T/helpers
@@ -41,6 +42,18 @@ for who in root nobody; do
 	    "$who: ... the reason: outside the boundary the attack went through"
 	run $as "$H/abovefilter" control "$P" -r full -q
 	is "$rc:$out" "1:" "$who: -q: still exit 1"
+
+	# Docker's profile: unshare refused whatever the flags (userns's control)
+	run $as "$H/abovefilter" docker "$P" -r full -v
+	is "$rc:$err" "0:" "$who: Docker-like filter above: full, exit 0"
+	like "$out" "check userns: closed \\[tier fs\\]" "$who: ... userns closed from above"
+	like "$out" "evidence: closed from above: the caller's seccomp filter \\(Seccomp: 2, Seccomp_filters: [1-9][0-9]*\\) refuses them outside the boundary too: clone\\(CLONE_NEWUSER\\): EPERM; unshare\\(0\\): EPERM; unshare\\(CLONE_NEWUSER\\): EPERM; inside: " \
+	    "$who: ... the attacks and the control refused outside too"
+	is "$(printf '%s\n' "$out" | grep -c ': closed \[tier')" 1 "$who: ... userns alone"
+	mkdir -p "$TMP/$who/ws" "$TMP/$who/home"
+	[ $who = nobody ] && chown -R nobody "$TMP/$who"
+	run $as sh -c "cd '$TMP/$who/ws' && exec env -i HOME='$TMP/$who/home' PATH=/usr/bin:/bin '$H/abovefilter' docker '$CORRAL_BIN/corral' run -- sh -c 'echo inside'"
+	is "$rc:$out" "0:inside" "$who: Docker-like filter above: corral run works"
 	is "$(ls -A "$TMP/w")" "" "$who: fixtures removed"
 done
 done_testing

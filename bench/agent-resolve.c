@@ -69,7 +69,7 @@ main(int argc, char **argv, char **envp)
 		/* the install tree alone, into the resolved plan's grants */
 		struct argv notes = { 0 };
 		t0 = now();
-		installtree_grant(&pl, pl.path, argv[2], &notes);
+		installtree_grant(&pl, pl.path, NULL, argv[2], &notes);
 		tree[i] = now() - t0;
 		av_free(&notes);
 		/* the toolchain table alone, for the first PATH directory */

@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "execenv.h"
+#include "fdio.h"
 #include "installtree.h"
+#include "json.h"
 #include "linkwalk.h"
 #include "resolve.h"
 #include "toolchains.h"
@@ -269,6 +271,86 @@ policy_line(const struct plan *pl, const char *dir, char *out, size_t n)
 		snprintf(out, n, "\"exec\": [\"%s\"]", dir);
 }
 
+/* 1 when s is an npm package name a directory may carry: [@SCOPE/]NAME of
+ * lowercase letters, digits and "-._~", neither part starting with '.'. */
+static int
+npm_name_ok(const char *s, size_t n)
+{
+	size_t i = 0, part = 0;
+
+	if (n == 0 || n > 214)
+		return 0;
+	if (s[0] == '@')
+		i = 1, part = 1;
+	for (size_t start = i; i < n; i++) {
+		char c = s[i];
+		if (c == '/' && part == 1 && i > start) {
+			part = 2;
+			start = i + 1;
+			continue;
+		}
+		if (i == start && c == '.')
+			return 0;
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+		    c == '_' || c == '~'))
+			return 0;
+	}
+	return part != 1 && s[n - 1] != '/';
+}
+
+/* An npm package's platform package (codex's @openai/codex-linux-x64: its
+ * launcher runs the binary in it): each "optionalDependencies" name of
+ * root/package.json installed beside root, in the same node_modules, whose
+ * own package.json names an "os" or "cpu", is granted with it. Nested ones
+ * (root/node_modules/...) are inside root already. */
+static void
+npm_siblings(struct gctx *g, const char *root)
+{
+	char pj[PATH_MAX + 16], nm[PATH_MAX], sib[PATH_MAX * 2], name[256], *buf = NULL, *sbuf;
+	struct walk *rw;
+	jsmntok_t *t = NULL, st[512];
+	size_t len, slen, l = tree_root(root);
+	const char *s;
+	int n, od, i, m;
+
+	/* root is node_modules/PKG or node_modules/@SCOPE/PKG: nm is that node_modules */
+	if (l != strlen(root) || (s = strstr(root, "/node_modules/")) == NULL)
+		return;
+	while (strstr(s + 1, "/node_modules/"))
+		s = strstr(s + 1, "/node_modules/");
+	snprintf(nm, sizeof nm, "%.*s", (int)(s - root) + 13, root);
+	snprintf(pj, sizeof pj, "%s/package.json", root);
+	if (file_read_bounded(AT_FDCWD, pj, 1 << 20, &buf, &len) < 0)
+		return;
+	if ((t = malloc(16384 * sizeof *t)) == NULL || (rw = malloc(sizeof *rw)) == NULL)
+		goto out;
+	if ((n = json_parse(buf, len, t, 16384)) < 0 || t[0].type != JSMN_OBJECT ||
+	    (od = json_get(buf, t, 0, "optionalDependencies")) < 0 || t[od].type != JSMN_OBJECT) {
+		free(rw);
+		goto out;
+	}
+	for (i = od + 1, m = 0; m < t[od].size; m++, i = json_next(t, i + 1)) {
+		int sl;
+		if ((sl = json_str(buf, &t[i], name, sizeof name)) < 0 || !npm_name_ok(name, (size_t)sl) ||
+		    (size_t)snprintf(sib, sizeof sib, "%s/%s", nm, name) >= PATH_MAX)
+			continue;
+		/* the sibling itself: no link the agent can write, not writable */
+		if (walk(g->pl, sib, rw) != 0 || writable(g->pl, rw->real) || strcmp(rw->real, root) == 0)
+			continue;
+		snprintf(pj, sizeof pj, "%s/package.json", rw->real);
+		if (file_read_bounded(AT_FDCWD, pj, 1 << 16, &sbuf, &slen) < 0)
+			continue;
+		if (json_parse(sbuf, slen, st, sizeof st / sizeof st[0]) > 0 && st[0].type == JSMN_OBJECT &&
+		    (json_get(sbuf, st, 0, "os") >= 0 || json_get(sbuf, st, 0, "cpu") >= 0))
+			tc_grant(g->pl->home, rw->real, 0, add, g);
+		free(sbuf);
+	}
+	free(rw);
+out:
+	free(t);
+	free(buf);
+}
+
 /* Grant the trees along the resolution of the absolute path p. */
 static int
 grant_path(struct gctx *g, const char *p, char *real, size_t realn)
@@ -313,6 +395,7 @@ grant_path(struct gctx *g, const char *p, char *real, size_t realn)
 			continue;
 		if (tc_grant(g->pl->home, rw->real, 0, add, g) < 0)
 			break;
+		npm_siblings(g, rw->real);
 		grants++;
 	}
 	if (grants == 0 && !reachable(g->pl, w->real)) {
@@ -327,17 +410,63 @@ grant_path(struct gctx *g, const char *p, char *real, size_t realn)
 	return 0;
 }
 
+/* CMD is on the user's PATH only, as dir/CMD in a PATH directory of the
+ * home that was left out: when dir/CMD is a symbolic link into a package or
+ * version directory (~/.local/bin/TOOL -> ~/.local/share/TOOL/versions/V/TOOL),
+ * that directory is granted and dir joins the end of the agent's PATH, so
+ * the chain finds CMD there; dir itself and its other entries stay
+ * ungranted. 1 when granted, 0 when not, -1 (out of memory). */
+static int
+user_path_grant(struct gctx *g, const char *found, char *real, size_t realn)
+{
+	struct plan *pl = g->pl;
+	char dir[PATH_MAX], *s;
+	size_t hl = strlen(pl->home), pn;
+	struct stat st;
+	int before = g->n;
+
+	snprintf(dir, sizeof dir, "%s", found);
+	if (found[0] != '/' || (s = strrchr(dir, '/')) == NULL || s == dir)
+		return 0;
+	*s = '\0';
+	if (!hl || !path_within(dir, pl->home) || strcmp(dir, pl->home) == 0 ||
+	    lstat(found, &st) < 0 || !S_ISLNK(st.st_mode))
+		return 0;
+	if (grant_path(g, found, real, realn) < 0)
+		return -1;
+	if (g->n == before)
+		return 0;
+	pn = strlen(pl->path);
+	if (pn + strlen(dir) + 2 >= sizeof pl->path)
+		return 0;
+	if (pn)
+		pl->path[pn++] = ':';
+	strcpy(pl->path + pn, dir);
+	av_pushf(g->notes, "granted: %s on the agent's PATH for %s only: the directory itself stays ungranted",
+	    dir, g->what);
+	return 1;
+}
+
 int
-installtree_grant(struct plan *pl, const char *path, const char *cmd0, struct argv *notes)
+installtree_grant(struct plan *pl, const char *path, const char *user_path, const char *cmd0,
+    struct argv *notes)
 {
 	char found[PATH_MAX], abs[PATH_MAX], real[PATH_MAX], buf[256], prog[PATH_MAX];
 	struct gctx g = { pl, notes, cmd0, 0 };
 	ssize_t n;
 	int fd;
 
-	if (cmd0 == NULL || *cmd0 == '\0' || exec_resolve(cmd0, path ? path : "/usr/bin:/bin",
-	    found, sizeof found) < 0)
-		return 0;	/* not found: the chain says so (127) */
+	if (cmd0 == NULL || *cmd0 == '\0')
+		return 0;
+	if (exec_resolve(cmd0, path ? path : "/usr/bin:/bin", found, sizeof found) < 0) {
+		/* tool: not on the agent's PATH; on the user's, linked into a tree */
+		real[0] = '\0';
+		if (user_path == NULL || strchr(cmd0, '/') ||
+		    exec_resolve(cmd0, user_path, found, sizeof found) < 0 ||
+		    user_path_grant(&g, found, real, sizeof real) <= 0)
+			return notes->err || pl->ex.err ? -1 : 0;	/* not found: the chain says so (127) */
+		goto interp;
+	}
 	if (found[0] != '/') {
 		char cwd[PATH_MAX];
 		if (getcwd(cwd, sizeof cwd) == NULL ||
@@ -349,6 +478,7 @@ installtree_grant(struct plan *pl, const char *path, const char *cmd0, struct ar
 	real[0] = '\0';
 	if (grant_path(&g, abs, real, sizeof real) < 0)
 		return -1;
+interp:
 	/* its interpreter: "#!/usr/bin/env node" looked up in the agent's PATH */
 	if (!real[0] || (fd = open(real, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
 		return notes->err ? -1 : 0;

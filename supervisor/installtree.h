@@ -24,9 +24,14 @@ int shebang_parse(const char *buf, size_t n, char *prog, size_t progn);
 size_t tree_root(const char *p);
 
 /* Grant the install trees of cmd0 and of its interpreter into pl->ex; path
- * is the agent's PATH. Lines for explain and doctor go to notes: "granted:
- * ..." and "left out: ..." (with the policy line that would grant it).
- * Returns 0, or -1 (out of memory). */
-int installtree_grant(struct plan *pl, const char *path, const char *cmd0, struct argv *notes);
+ * is the agent's PATH. When cmd0 is not on it, user_path (the user's PATH,
+ * or NULL) is tried: a symbolic link there, in a PATH directory of the home
+ * left out of the agent's PATH, into a package or version directory grants
+ * that directory, and the link's directory joins the end of pl->path
+ * (ungranted: the chain finds cmd0 through it). Lines for explain and
+ * doctor go to notes: "granted: ..." and "left out: ..." (with the policy
+ * line that would grant it). Returns 0, or -1 (out of memory). */
+int installtree_grant(struct plan *pl, const char *path, const char *user_path, const char *cmd0,
+    struct argv *notes);
 
 #endif

@@ -211,14 +211,23 @@ agent_known(const char *name)
 	return loaded && prof_name_ok(name) && profiles_find(&ps, name) != NULL;
 }
 
+/* The policy's own "env.set" PATH, or NULL. */
+static const char *
+policy_path(const struct policy *pol)
+{
+	for (size_t i = 0; i < pol->env_set.n; i++)
+		if (strncmp(pol->env_set.v[i], "PATH=", 5) == 0)
+			return pol->env_set.v[i] + 5;
+	return NULL;
+}
+
 /* The PATH the agent will have: the policy's "env.set" PATH, else the
  * granted PATH directories, else the caller's. */
 static const char *
 agent_path(const struct plan *pl, const struct policy *pol, char *const envp[])
 {
-	for (size_t i = 0; i < pol->env_set.n; i++)
-		if (strncmp(pol->env_set.v[i], "PATH=", 5) == 0)
-			return pol->env_set.v[i] + 5;
+	if (policy_path(pol))
+		return policy_path(pol);
 	if (pl->path[0])
 		return pl->path;
 	return env_get(envp, "PATH");
@@ -363,7 +372,10 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	if (pol->path_exec && (path = env_get(envp, "PATH")) != NULL)
 		grant_path_dirs(pl, path, warn, warnn);
 	/* tool (installtree.c): the command's own install tree, and its interpreter's */
-	if (cmd && cmd[0] && installtree_grant(pl, agent_path(pl, pol, envp), cmd[0], &pl->notes) < 0)
+	/* ... found in the user's PATH where the agent's left its directory
+	 * out (no policy PATH: the chain's PATH is pl->path) */
+	if (cmd && cmd[0] && installtree_grant(pl, agent_path(pl, pol, envp),
+	    pl->path[0] && !policy_path(pol) ? env_get(envp, "PATH") : NULL, cmd[0], &pl->notes) < 0)
 		return msg_say(why, whyn, "out of memory");
 	if (pl->ex.err || pl->rd.err || pl->wr.err)
 		return msg_say(why, whyn, "out of memory");

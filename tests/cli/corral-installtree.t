@@ -38,6 +38,19 @@ mkdir -p "$P/lib/node_modules/pyapp"
 printf '#!%s\n. %s/lib/site.sh\n' "$V/bin/python" "$V" > "$P/lib/node_modules/pyapp/app"
 chmod 0755 "$P/lib/node_modules/pyapp/app" "$TMP/venvs" "$TMP/opt"
 ln -s ../lib/node_modules/pyapp/app "$P/bin/app"
+# an npm package whose launcher runs a binary from its platform package,
+# installed beside it (codex: @openai/codex-linux-x64)
+mkdir -p "$P/lib/node_modules/plat/bin" "$P/lib/node_modules/plat-linux-x64/bin" "$P/lib/node_modules/plat-helper"
+printf '{"name": "plat", "optionalDependencies": {"plat-linux-x64": "1.0", "plat-helper": "1.0", "../other": "1.0", "plat-absent": "1.0"}}\n' > "$P/lib/node_modules/plat/package.json"
+printf '{"name": "plat-linux-x64", "os": ["linux"], "cpu": ["x64"]}\n' > "$P/lib/node_modules/plat-linux-x64/package.json"
+printf '{"name": "plat-helper"}\n' > "$P/lib/node_modules/plat-helper/package.json"
+echo 'helper-not-a-platform-package' > "$P/lib/node_modules/plat-helper/s"
+printf '#!/bin/sh\necho native plat ran\n' > "$P/lib/node_modules/plat-linux-x64/bin/native"
+printf '#!/bin/sh\nd=$(dirname "$(readlink -f "$0")")/../..\n"$d/plat-linux-x64/bin/native"\ncat "$d/plat-helper/s" 2>/dev/null || echo helper refused\ncat "$d/other/s" 2>/dev/null || echo other refused\n' > "$P/lib/node_modules/plat/bin/plat.sh"
+chmod 0755 "$P/lib/node_modules/plat/bin/plat.sh" "$P/lib/node_modules/plat-linux-x64/bin/native"
+ln -s ../lib/node_modules/plat/bin/plat.sh "$P/bin/plat"
+nmx=$("$CORRAL_TOP/mk/npm" agent-codex @openai/codex@0.171.0)
+status_ok $? "codex fetched (once) from npm"
 
 for who in root nobody; do
 	B=$TMP/$who H=$B/home W=$B/ws
@@ -95,6 +108,59 @@ for who in root nobody; do
 	run $pre $E "$C" run -- "$TMP/opt/hello-link"
 	is "$rc" 0 "$who: the same link outside the workspace is followed (control)"
 	rm -f "$TMP/opt/hello-link"
+
+	# the platform package beside an npm package is part of its tree
+	run $pre $E plat
+	is "$rc:$out" "0:native plat ran
+helper-not-a-platform-package
+sibling-package-secret" "$who: plat runs bare, every sibling readable (control)"
+	run $pre $E "$C" run --quiet -- plat
+	is "$rc:$out" "0:native plat ran
+helper refused
+other refused" "$who: under corral run its platform package runs; an optional package with no os/cpu and a name outside stay out"
+	run $pre $E "$C" explain -- plat
+	like "$out" " -x $P/lib/node_modules/plat-linux-x64 " "$who: explain: the platform package is granted"
+	unlike "$out" " -x $P/lib/node_modules/(plat-helper|other|plat-absent)" "$who: explain: nothing else beside it"
+	run $pre env -i HOME=$H PATH=$nmx/.bin:/usr/bin:/bin "$C" run --quiet -- codex --version
+	is "$rc:$out" "0:codex-cli 0.171.0" "$who: codex from npm (node_modules/.bin on PATH): its launcher runs @openai/codex-linux-x64's binary"
+
+	# a link from a PATH directory in the home into a versions/V directory
+	# (cursor-agent's layout): found on the user's PATH, its version granted
+	L=$H/.local/share/mytool
+	mkdir -p "$H/.local/bin" "$L/versions/1.2.3" "$L/versions/0.9"
+	echo "version data" > "$L/versions/1.2.3/data.txt"
+	echo "beside-the-version" > "$L/beside.txt"
+	echo "other-version-secret" > "$L/versions/0.9/s"
+	printf '#!/bin/sh\necho mytool ran\ncat "$(dirname "$(readlink -f "$0")")/data.txt"\ncat %s/beside.txt %s/versions/0.9/s 2>/dev/null || echo beside refused\nls %s/.local/bin >/dev/null 2>&1 || echo bin unlisted\nother; echo "other: $?"\n' \
+	    "$L" "$L" "$H" > "$L/versions/1.2.3/mytool"
+	printf '#!/bin/sh\necho other ran\n' > "$H/.local/bin/other"
+	cp "$H/.local/bin/other" "$H/.local/bin/plain"
+	chmod 0755 "$L/versions/1.2.3/mytool" "$H/.local/bin/other" "$H/.local/bin/plain"
+	ln -s "$L/versions/1.2.3/mytool" "$H/.local/bin/mytool"
+	[ $who = nobody ] && chown -R nobody:nogroup "$H/.local"
+	EH="env -i HOME=$H PATH=$H/.local/bin:/usr/bin:/bin"
+	run $pre $EH mytool
+	is "$rc:$out" "0:mytool ran
+version data
+beside-the-version
+other-version-secret
+other ran
+other: 0" "$who: mytool runs bare, everything beside it reachable (control)"
+	run $pre $EH "$C" run --quiet -- mytool
+	is "$rc" 0 "$who: ~/.local/bin/mytool -> versions/1.2.3: found on the user's PATH, runs under corral run"
+	is "$out" "mytool ran
+version data
+beside refused
+bin unlisted
+other: 126" "$who: ... its version directory granted; beside it, the other version and ~/.local/bin's other entries not"
+	run $pre $EH "$C" explain -- mytool
+	like "$out" " -x $L/versions/1.2.3 " "$who: explain: the version directory is granted"
+	like "$out" "# granted: $H/.local/bin on the agent's PATH for mytool only: the directory itself stays ungranted" "$who: explain: ~/.local/bin on the agent's PATH, ungranted"
+	unlike "$out" " -[rxwW] ($H/.local/bin|$L|$L/versions|$L/versions/0.9) " "$who: explain: not ~/.local/bin, the tool's folder or another version"
+	run $pre $EH "$C" run --quiet -- plain
+	is "$rc" 127 "$who: control: a plain file in the same left-out directory is not found (127)"
+	run $pre env -i HOME=$H PATH=/usr/bin:/bin "$C" run --quiet -- mytool
+	is "$rc" 127 "$who: control: with ~/.local/bin off the user's PATH, mytool is not found"
 
 	# a command in no granted directory: named, with the policy line
 	mkdir -p "$B/tools" && cp /bin/true "$B/tools/t" && [ $who = nobody ] && chown -R nobody:nogroup "$B/tools"

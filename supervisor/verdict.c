@@ -66,16 +66,47 @@ set(struct verdict *v, enum access acc, const char *rule)
 	snprintf(v->rule, sizeof v->rule, "%s", rule);
 }
 
-/* Not granted: what would grant it, relative to the home where it is in it. */
+/* The line that gives what need asks at at, relative to the home where it is
+ * in it; nothing can make a file directly in the home (it is never granted). */
 static void
-suggest(const struct plan *pl, const char *real, struct verdict *v)
+suggest(const struct plan *pl, enum need need, const char *at, struct verdict *v)
 {
+	static const char *const key[] = { [NEED_READ] = "read", [NEED_EXEC] = "exec",
+		[NEED_WRITE] = "write", [NEED_SOCKET] = "write" };
+	static const char *const verb[] = { [NEED_READ] = "read it", [NEED_EXEC] = "run it",
+		[NEED_WRITE] = "make it", [NEED_SOCKET] = "make it" };
 	size_t h = strlen(pl->home);
 
-	if (h && path_within(real, pl->home) && real[h] == '/')
-		snprintf(v->grant, sizeof v->grant, "\"read\": [\"~%s\"]", real + h);
+	if (h && (strcmp(at, pl->home) == 0 || path_within(pl->home, at))) {
+		v->never = 1;
+		return;
+	}
+	if (h && path_within(at, pl->home) && at[h] == '/')
+		snprintf(v->grant, sizeof v->grant, "\"%s\": [\"~%s\"]", key[need], at + h);
 	else
-		snprintf(v->grant, sizeof v->grant, "\"read\": [\"%s\"]", real);
+		snprintf(v->grant, sizeof v->grant, "\"%s\": [\"%s\"]", key[need], at);
+	v->verb = verb[need];
+}
+
+/* 1 when real is in an attempt's private home, config or tmp
+ * (STORE/attempt-ID-AGENT-NONCE/{home,config,tmp}) or its own checkout
+ * (STORE/git/ID/work): what that attempt's agent reads and writes. */
+static int
+attempt_own(const struct plan *pl, const char *real)
+{
+	size_t sl = strlen(pl->store), n;
+	const char *p = real + sl, *e;
+
+	if (!sl || strncmp(real, pl->store, sl) != 0 || *p != '/')
+		return 0;
+	if (strncmp(p, "/attempt-", 9) == 0 && (e = strchr(p + 9, '/')) != NULL) {
+		n = strcspn(e + 1, "/");
+		return (n == 4 && strncmp(e + 1, "home", 4) == 0) || (n == 6 && strncmp(e + 1, "config", 6) == 0) ||
+		    (n == 3 && strncmp(e + 1, "tmp", 3) == 0);
+	}
+	if (strncmp(p, "/git/", 5) == 0 && (n = strcspn(p + 5, "/")) > 0 && strncmp(p + 5 + n, "/work", 5) == 0)
+		return p[10 + n] == '\0' || p[10 + n] == '/';
+	return 0;
 }
 
 /* tool: the grant e came from the toolchain table (toolchains.h: which
@@ -113,16 +144,25 @@ named_by_policy(const struct plan *pl, const char *p)
 	return 0;
 }
 
-void
-verdict_path(const struct plan *pl, const char *real, struct verdict *v)
+static void
+judge(const struct plan *pl, const char *real, enum need need, const char *at, struct verdict *v)
 {
 	const struct policy *p = pl->pol;
 	const char *e;
 
-	memset(v, 0, sizeof *v);
 	/* never granted, whatever the policy says */
 	if (pl->home[0] && (strcmp(real, pl->home) == 0 || path_within(pl->home, real))) {
 		set(v, ACC_NONE, "your home, or a directory holding it");
+		v->never = 1;
+		return;
+	}
+	if (attempt_own(pl, real))
+		return set(v, ACC_WRITE, "an attempt's private home, config, tmp or checkout: read-write to that "
+		    "attempt's agent only, removed afterwards (the sockets it binds there are its own)");
+	/* a socket made outside: the agent connects only to those it bound */
+	if (need == NEED_SOCKET) {
+		set(v, ACC_NONE, "a unix socket made outside the attempt: the agent connects only to the "
+		    "sockets it bound itself (in its home, tmp, workspace or a \"write\" grant)");
 		v->never = 1;
 		return;
 	}
@@ -179,22 +219,44 @@ verdict_path(const struct plan *pl, const char *real, struct verdict *v)
 		for (size_t i = 0; dev[i]; i++)
 			if (strcmp(real, dev[i]) == 0)
 				return set(v, ACC_WRITE, "a usable device (\"devices\": true)");
+		if (path_within(real, "/dev/shm")) {
+			set(v, ACC_NONE, "/dev/shm: the POSIX shared memory and semaphores of every program of yours");
+			suggest(pl, NEED_WRITE, "/dev/shm", v);
+			snprintf(v->grant + strlen(v->grant), sizeof v->grant - strlen(v->grant),
+			    " (every program's shared memory; not advised)");
+			v->verb = "use it";
+			return;
+		}
 		set(v, ACC_NONE, "/dev: only the usable devices and the agent's own terminal are granted");
-		suggest(pl, real, v);
+		if (need != NEED_WRITE)	/* a device that is not there: no line */
+			suggest(pl, need, at, v);
 		return;
 	}
 	if (pl->home[0] && path_within(real, pl->home) && tc_is_secret(pl->home, real)) {
 		set(v, ACC_NONE, "a credential in your home: nothing grants it by default");
-		suggest(pl, real, v);
+		suggest(pl, need, at, v);
 		return;
 	}
 	if (pl->home[0] && path_within(real, pl->home)) {
 		set(v, ACC_NONE, "your home: never granted by default (the agent gets a private one)");
-		suggest(pl, real, v);
+		suggest(pl, need, at, v);
 		return;
 	}
 	set(v, ACC_NONE, "no rule grants it");
-	suggest(pl, real, v);
+	suggest(pl, need, at, v);
+}
+
+void
+verdict_path(const struct plan *pl, const char *real, enum need need, const char *at, struct verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	judge(pl, real, need, at, v);
+	/* granted, but less than the path needs: the line that gives it */
+	if ((need == NEED_EXEC && v->acc != ACC_NONE && v->acc != ACC_EXEC) ||
+	    (need == NEED_WRITE && v->acc != ACC_NONE && v->acc != ACC_WRITE)) {
+		v->short_of_need = 1;
+		suggest(pl, need, at, v);
+	}
 }
 
 /* The address rules (confine --filter-ip): a literal's class decides

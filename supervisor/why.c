@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "msg.h"
@@ -50,16 +51,68 @@ resolve_as_run(const char *path, char *out)
 	return 0;
 }
 
+/* 1 when dir is one of the caller's PATH directories (symlinks resolved). */
+static int
+on_path(const char *dir, char *const envp[])
+{
+	const char *path = NULL;
+	char one[PATH_MAX], real[PATH_MAX];
+
+	for (size_t i = 0; envp[i]; i++)
+		if (strncmp(envp[i], "PATH=", 5) == 0)
+			path = envp[i] + 5;
+	for (const char *p = path; p && *p; ) {
+		size_t l = strcspn(p, ":");
+		if (l && l < sizeof one) {
+			snprintf(one, sizeof one, "%.*s", (int)l, p);
+			if (realpath(one, real) && strcmp(real, dir) == 0)
+				return 1;
+		}
+		p += l + (p[l] == ':');
+	}
+	return 0;
+}
+
+/* What real asks of the boundary, and where a line would grant it (at): a
+ * path not yet made is made in its nearest existing directory. */
+static enum need
+need_of(const char *real, char *const envp[], char *at, size_t n)
+{
+	struct stat st;
+	char *sl;
+
+	snprintf(at, n, "%s", real);
+	if (stat(real, &st) < 0) {
+		while ((sl = strrchr(at, '/')) != NULL) {
+			sl[sl == at] = '\0';	/* "/x" is made in "/" */
+			if (sl == at || stat(at, &st) == 0)
+				break;
+		}
+		return NEED_WRITE;
+	}
+	if (S_ISSOCK(st.st_mode))
+		return NEED_SOCKET;
+	if ((S_ISREG(st.st_mode) && (st.st_mode & 0111)) || (S_ISDIR(st.st_mode) && on_path(real, envp)))
+		return NEED_EXEC;
+	return NEED_READ;
+}
+
 static int
 say(const char *what, const struct verdict *v)
 {
+	static const char tail[] = "in a policy file (corral run -p FILE; corral policy check FILE)";
+
 	printf("%s: %s: %s\n", what, v->net ? (v->acc ? "allowed" : "denied") : access_name(v->acc), v->rule);
+	if (v->short_of_need) {
+		printf("  to %s: %s %s\n", v->verb, v->grant, tail);
+		return 1;
+	}
 	if (v->acc != ACC_NONE)
 		return 0;
 	if (v->never)
 		printf("  nothing a policy says can grant it\n");
 	else if (v->grant[0])
-		printf("  to grant it: %s in a policy file (corral run -p FILE; corral policy check FILE)\n", v->grant);
+		printf("  to %s: %s %s\n", v->verb ? v->verb : "grant it", v->grant, tail);
 	return 1;
 }
 
@@ -91,7 +144,8 @@ cmd_why(int argc, char **argv, char **envp)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char *shell_cmd[] = { (char *)"sh", NULL }, real[PATH_MAX], host[256];
+	char *shell_cmd[] = { (char *)"sh", NULL }, real[PATH_MAX], at[PATH_MAX], host[256];
+	enum need need;
 	const char *conn = NULL;
 	struct runopts o;
 	struct policy pol;
@@ -148,7 +202,8 @@ cmd_why(int argc, char **argv, char **envp)
 			denied = -1;
 			continue;
 		}
-		verdict_path(&pl, real, &v);
+		need = need_of(real, envp, at, sizeof at);
+		verdict_path(&pl, real, need, at, &v);
 		if (strcmp(real, argv[i]) != 0)
 			printf("%s -> %s\n", argv[i], real);
 		if (say(real, &v) && denied >= 0)

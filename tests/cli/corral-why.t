@@ -4,8 +4,11 @@
 . "$CORRAL_TOP/tests/lib/tap.sh"
 C=$CORRAL_BIN/corral
 H=$TMP/home W=$TMP/ws CFG=$TMP/cfg
-mkdir -p "$H/.ssh" "$H/proj/data" "$W/src" "$CFG" "$TMP/opt/tool"
-touch "$H/.ssh/id_ed25519" "$W/src/a.c"
+mkdir -p "$H/.ssh" "$H/proj/data" "$H/bin" "$W/src" "$CFG" "$TMP/opt/tool"
+touch "$H/.ssh/id_ed25519" "$W/src/a.c" "$H/notes.txt"
+printf '#!/bin/sh\necho mytool ran\n' > "$H/bin/mytool"
+chmod 0755 "$H/bin/mytool"
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$W/outside.sock"
 chmod 0755 "$H" "$W" "$TMP" "$CFG"
 Y() { (cd "$W" && env -i HOME="$H" PATH=/usr/bin:/bin XDG_STATE_HOME="$TMP/st" "$C" why "$@"); }
 
@@ -27,10 +30,10 @@ for who in root nobody; do
 	run Yw "$H/.ssh/id_ed25519"
 	is "$rc" 1 "$who: the home: denied, 1"
 	is "$out" "$H/.ssh/id_ed25519: none: a credential in your home: nothing grants it by default
-  to grant it: \"read\": [\"~/.ssh/id_ed25519\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: a key in the home: the credential rule and the line that would grant it"
+  to read it: \"read\": [\"~/.ssh/id_ed25519\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: a key in the home: the credential rule and the line that would grant it"
 	run Yw "$H/notes.txt"
 	is "$rc:$out" "1:$H/notes.txt: none: your home: never granted by default (the agent gets a private one)
-  to grant it: \"read\": [\"~/notes.txt\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: the home: the rule and the line that would grant it"
+  to read it: \"read\": [\"~/notes.txt\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: the home: the rule and the line that would grant it"
 	run Yw "$H"
 	is "$rc:$out" "1:$H: none: your home, or a directory holding it
   nothing a policy says can grant it" "$who: the home itself: nothing can grant it"
@@ -40,7 +43,7 @@ for who in root nobody; do
 	like "$out" "none: corral's state directory \\(sign-ins, attempts\\)" "$who: the store: never"
 	run Yw "$TMP/opt/tool"
 	is "$rc:$out" "1:$TMP/opt/tool: none: no rule grants it
-  to grant it: \"read\": [\"$TMP/opt/tool\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: outside every grant"
+  to read it: \"read\": [\"$TMP/opt/tool\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: outside every grant"
 	run Yw /etc/shadow /etc/hostname
 	is "$rc" 1 "$who: /etc/shadow: denied, 1"
 	like "$out" "^/etc/shadow: none: a secret of /etc, left out of every grant that holds it \\(" "$who: /etc/shadow: the secret table's rule and reason"
@@ -51,6 +54,57 @@ for who in root nobody; do
 	like "$out" "^/dev/null: read-write: a usable device" "$who: /dev/null"
 	like "$out" "/dev/sda: none: /dev: only the usable devices" "$who: other devices"
 	is "$rc" 1 "$who: one of several denied: 1"
+
+	# the access the path needs, and the line that gives it
+	run Yw "$H/bin/mytool"
+	is "$rc:$out" "1:$H/bin/mytool: none: your home: never granted by default (the agent gets a private one)
+  to run it: \"exec\": [\"~/bin/mytool\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: an executable: the exec line"
+	run $pre env -i HOME="$H" PATH="$H/bin:/usr/bin:/bin" XDG_STATE_HOME="$TMP/st-$who" "$C" why "$H/bin"
+	is "$rc:$out" "1:$H/bin: none: your home: never granted by default (the agent gets a private one)
+  to run it: \"exec\": [\"~/bin\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: a directory on the user's PATH: the exec line, as doctor prints it"
+	run Yw "$H/bin"
+	like "$out" "to read it: \"read\": \\[\"~/bin\"\\]" "$who: control: the same directory off PATH: read"
+	run Yw "$H/proj/new.txt"
+	is "$rc:$out" "1:$H/proj/new.txt: none: your home: never granted by default (the agent gets a private one)
+  to make it: \"write\": [\"~/proj\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: a file not yet made: write where it would be made"
+	run Yw "$H/new.txt"
+	is "$rc:$out" "1:$H/new.txt: none: your home: never granted by default (the agent gets a private one)
+  nothing a policy says can grant it" "$who: ... directly in the home: nothing can"
+	run Yw /usr/bin/corral-no-such-tool
+	is "$rc:$out" "1:/usr/bin/corral-no-such-tool: read+exec: a system tree: /usr
+  to make it: \"write\": [\"/usr/bin\"] in a policy file (corral run -p FILE; corral policy check FILE)" "$who: granted less than it needs: what it has, and the line for the rest"
+	run Yw "$W/outside.sock"
+	is "$rc:$out" "1:$W/outside.sock: none: a unix socket made outside the attempt: the agent connects only to the sockets it bound itself (in its home, tmp, workspace or a \"write\" grant)
+  nothing a policy says can grant it" "$who: a socket made outside, in the workspace: never"
+	A=$TMP/st-$who/corral/attempt-0123-codex-abcd/home/.codex/app-server-control
+	run Yw "$A/app-server-control.sock"
+	is "$rc:$out" "0:$A/app-server-control.sock: read-write: an attempt's private home, config, tmp or checkout: read-write to that attempt's agent only, removed afterwards (the sockets it binds there are its own)" \
+	    "$who: codex's socket in an attempt's home: that agent's own"
+	run Yw /dev/shm/corral-why-x
+	is "$rc:$out" "1:/dev/shm/corral-why-x: none: /dev/shm: the POSIX shared memory and semaphores of every program of yours
+  to use it: \"write\": [\"/dev/shm\"] (every program's shared memory; not advised) in a policy file (corral run -p FILE; corral policy check FILE)" "$who: /dev/shm: the write line"
+
+	# each line, pasted into a policy, does what it says under corral run
+	printf '{"exec": ["~/bin/mytool"], "write": ["~/proj", "/dev/shm"]}\n' > "$CFG/lines.json"
+	[ $who = nobody ] && chown nobody "$CFG/lines.json"
+	run Yw -p "$CFG/lines.json" "$H/bin/mytool" "$H/proj/new.txt" /dev/shm/corral-why-x
+	is "$rc" 0 "$who: with the lines why printed: each granted"
+	mkdir -p "$TMP/st-$who" && [ $who = nobody ] && chown nobody "$TMP/st-$who"
+	Rw() { (cd "$W" && $pre env -i HOME="$H" PATH=/usr/bin:/bin XDG_STATE_HOME="$TMP/st-$who" "$C" run --quiet "$@"); }
+	MP='from multiprocessing import Pool
+with Pool(2) as p: print("pool", sum(p.map(abs, [-1, -2, 3])))'
+	run Rw -p "$CFG/lines.json" -- sh -c "'$H/bin/mytool' && echo made > '$H/proj/new.txt' && python3 -c '$MP'"
+	is "$rc:$out" "0:mytool ran
+pool 6" "$who: ... the tool runs, the file is made, multiprocessing works"
+	is "$(cat "$H/proj/new.txt" 2>/dev/null)" made "$who: ... the file is there"
+	rm -f "$H/proj/new.txt"
+	run Rw -- sh -c "'$H/bin/mytool'"
+	is "$rc" 126 "$who: control: without the exec line the tool does not run"
+	run Rw -- sh -c "echo made > '$H/proj/new.txt'"
+	status_ok "$([ $rc -ne 0 ] && [ ! -e "$H/proj/new.txt" ]; echo $?)" "$who: control: without the write line the file is not made"
+	run Rw -- python3 -c "$MP"
+	is "$rc" 1 "$who: control: without /dev/shm multiprocessing fails"
+	like "$err" "PermissionError" "$who: ... with EACCES"
 
 	# policy grants: the line why printed, in a policy, grants it
 	printf '{"read": ["~/.ssh/id_ed25519"], "exec": ["%s"], "write": ["~/proj/data"]}\n' "$TMP/opt" > "$CFG/p.json"

@@ -17,7 +17,8 @@
 
 static const char usage_text[] =
 "usage: confine [-r PATH] [-x PATH] [-w PATH] [-W PATH] [-o] [-f FILE] [--dev]\n"
-"               [--tty PATH] [--own-pty] [--own-unix] [--connect PORT] [--bind PORT] [--no-network] [--no-scope]\n"
+"               [--tty PATH] [--own-pty] [--own-unix] [--own-shm]\n"
+"               [--connect PORT] [--bind PORT] [--no-network] [--no-scope]\n"
 "               [--filter-ip] [--loopback PORT] [--deny-private] [--no-remote]\n"
 "               [--unix PATH] [--keep-fd N] [--refusals FD] [--mount[-ro] SRC:DST]\n"
 "               [--userns]\n"
@@ -34,6 +35,7 @@ static const char usage_text[] =
 "      --tty PATH        this one terminal (and /dev/tty), no other pts\n"
 "      --own-pty         the slave of a pty it opened (through the broker)\n"
 "      --own-unix        connect() to a pathname socket it bound (the broker)\n"
+"      --own-shm         the objects of /dev/shm it created (the broker)\n"
 "      --connect PORT    TCP connect only to these ports (repeatable)\n"
 "      --bind PORT       TCP bind only to these ports (repeatable)\n"
 "      --no-network      no TCP, no socket family but AF_UNIX\n"
@@ -58,7 +60,7 @@ static const char usage_text[] =
 
 enum { O_DEV = 256, O_TTY, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_VERSION,
 	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS, O_MOUNT, O_MOUNTRO, O_REFUSALS,
-	O_OWNPTY, O_OWNUNIX };
+	O_OWNPTY, O_OWNUNIX, O_OWNSHM };
 
 static int
 load_file(struct sb_policy *p, const char *path)
@@ -95,6 +97,7 @@ main(int argc, char *argv[], char *envp[])
 		{ "tty", required_argument, NULL, O_TTY },
 		{ "own-pty", no_argument, NULL, O_OWNPTY },
 		{ "own-unix", no_argument, NULL, O_OWNUNIX },
+		{ "own-shm", no_argument, NULL, O_OWNSHM },
 		{ "connect", required_argument, NULL, O_CONNECT },
 		{ "bind", required_argument, NULL, O_BIND },
 		{ "no-network", no_argument, NULL, O_NONET },
@@ -141,6 +144,7 @@ main(int argc, char *argv[], char *envp[])
 		case O_TTY: word = "tty"; arg = optarg; break;
 		case O_OWNPTY: word = "own-pty"; break;
 		case O_OWNUNIX: word = "own-unix"; break;
+		case O_OWNSHM: word = "own-shm"; break;
 		case O_CONNECT: word = "connect"; arg = optarg; break;
 		case O_BIND: word = "bind"; arg = optarg; break;
 		case O_NONET: word = "no-network"; break;

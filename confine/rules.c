@@ -11,7 +11,7 @@ known(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
 		"keep-fd", "refusals", "mount", "mount-ro", "dev", "no-network", "no-scope",
-		"filter-ip", "loopback", "deny-private", "no-remote", "userns", "tty", "own-pty", "own-unix", NULL };
+		"filter-ip", "loopback", "deny-private", "no-remote", "userns", "tty", "own-pty", "own-unix", "own-shm", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
@@ -180,8 +180,8 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 		p->dev = 1;
 		return 0;
 	}
-	if (strcmp(word, "own-pty") == 0 || strcmp(word, "own-unix") == 0) {
-		p->own |= word[4] == 'p' ? SB_OWN_PTY : SB_OWN_UNIX;
+	if (strncmp(word, "own-", 4) == 0) {
+		p->own |= word[4] == 'p' ? SB_OWN_PTY : word[4] == 'u' ? SB_OWN_UNIX : SB_OWN_SHM;
 		return 0;
 	}
 	if (strcmp(word, "userns") == 0) {

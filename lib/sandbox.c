@@ -349,6 +349,11 @@ build_ruleset(const struct sb_policy *p, const struct sb_extra *x, int abi, stru
 			    1, abi, e) != 0)
 				goto fail;
 	}
+	/* /dev/shm: making a file (link(2) of its own objects); the broker
+	 * does the rest (sandbox_shm.c) */
+	if ((p->own & SB_OWN_SHM) &&
+	    add_path(rfd, "/dev/shm", 0, LANDLOCK_ACCESS_FS_MAKE_REG, 1, abi, e) != 0)
+		goto fail;
 	/* the agent's own terminal only: /dev/pts holds every terminal of the
 	 * user (sandbox_tty.c) */
 	if (p->tty && sb_tty_rules(rfd, p->tty, abi, e) != 0)

@@ -39,6 +39,12 @@
  *           O_RDWR|O_NOCTTY (O_CLOEXEC, O_NONBLOCK, O_LARGEFILE aside) go
  *           to the broker, which opens the slave of a master the caller
  *           holds and continues every other open (lib/sandbox_pty.c)
+ *       own & SB_OWN_SHM: open and openat(AT_FDCWD, ...) with O_CREAT|O_EXCL,
+ *           or with O_NOFOLLOW and either O_CLOEXEC or O_RDWR (neither
+ *           O_DIRECTORY nor O_NOCTTY), unlink and unlinkat(AT_FDCWD, path,
+ *           0) go to the
+ *           broker, which serves /dev/shm/NAME and continues every other
+ *           (lib/sandbox_shm.c)
  *       io_uring_setup, _enter, _register     -> ENOSYS
  *       keyctl, add_key, request_key          -> ENOSYS (keyrings are shared
  *                                                with the runner)
@@ -198,6 +204,8 @@ enum {
 				   /dev/pts/N by name while holding the master) */
 	SB_OWN_UNIX = 1u << 1,	/* connect() to a pathname socket it bound
 				   (lib/sandbox_unix.c) */
+	SB_OWN_SHM = 1u << 2,	/* the objects of /dev/shm it created
+				   (lib/sandbox_shm.c) */
 };
 
 /* Failure codes of sb_apply (sb_error.code). */

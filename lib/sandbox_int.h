@@ -132,6 +132,14 @@ int sb_pty_open(int nfd, const struct seccomp_notif *req, const char *path, int 
 #define SB_PTY_OPEN_MASK (~(uint32_t)(O_CLOEXEC | O_NONBLOCK | 0100000 /* O_LARGEFILE */))
 #define SB_PTY_OPEN_FLAGS ((uint32_t)(O_RDWR | O_NOCTTY))
 
+/* Its POSIX shared memory and semaphores (lib/sandbox_shm.c), answered as
+ * sb_own_serve: NAME of a "/dev/shm/NAME" path (one component), else
+ * NULL; an open of NAME with flags and mode; an unlink of NAME. */
+const char *sb_shm_name(const char *path);
+int sb_shm_open(int nfd, const struct seccomp_notif *req, const char *name, int flags,
+    unsigned mode, struct seccomp_notif_resp *resp);
+int sb_shm_unlink(const char *name, struct seccomp_notif_resp *resp);
+
 /* Its pathname unix sockets (lib/sandbox_unix.c): note the socket a bind()
  * of the caller names (0, or -errno); connect sock to the copied sun_path
  * path when that is a socket it bound (relative paths from the caller's

@@ -2,9 +2,10 @@
  * the broker's requests for it, sorted here (lib/sandbox_broker.c calls
  * sb_own_serve first).
  *   - ioctl (the filter passes TIOCGPTPEER only): lib/sandbox_pty.c;
- *   - open, openat with the flags the filter matches (SB_PTY_OPEN_FLAGS):
- *     the path is copied once; /dev/pts/N goes to lib/sandbox_pty.c; any
- *     other continues unchanged, Landlock deciding on it as always (the
+ *   - open, openat, unlink, unlinkat that the filter matches (by their
+ *     flags, see sandbox.h): the path is copied once; /dev/pts/N goes to
+ *     lib/sandbox_pty.c, /dev/shm/NAME to lib/sandbox_shm.c; any other
+ *     continues unchanged, Landlock deciding on it as always (the
  *     broker grants nothing by continuing, so the path being read again by
  *     the kernel opens no hole). */
 #include <errno.h>
@@ -67,34 +68,43 @@ sb_own_request(const struct sb_policy *p, const struct seccomp_notif *req)
 	if (!p->own)
 		return 0;
 #ifdef __NR_open
-	if (nr == __NR_open)
+	if (nr == __NR_open || nr == __NR_unlink)
 		return 1;
 #endif
-	return nr == __NR_ioctl || nr == __NR_openat;
+	return nr == __NR_ioctl || nr == __NR_openat || nr == __NR_unlinkat;
 }
 
 int
 sb_own_serve(const struct sb_policy *p, int nfd, const struct seccomp_notif *req,
     struct seccomp_notif_resp *resp)
 {
-	char path[64];
-	int r, flags;
+	char path[9 + 256];
+	const char *name;
+	int r, flags, nr = req->data.nr, at = 1;
+	unsigned mode;
 
-	if (req->data.nr == __NR_ioctl)
+	if (nr == __NR_ioctl)
 		return (p->own & SB_OWN_PTY) ? sb_pty_peer(nfd, req, resp) : 1;
 #ifdef __NR_open
-	if (req->data.nr == __NR_open) {
-		r = sb_peek_str((int)req->pid, req->data.args[0], path, sizeof path);
-		flags = (int)req->data.args[1];
-	} else
+	if (nr == __NR_open || nr == __NR_unlink)
+		at = 0;
 #endif
-	{
-		r = sb_peek_str((int)req->pid, req->data.args[1], path, sizeof path);
-		flags = (int)req->data.args[2];
-	}
+	/* open(path, flags, mode), openat(dirfd, path, flags, mode),
+	 * unlink(path), unlinkat(dirfd, path, flags) */
+	r = sb_peek_str((int)req->pid, req->data.args[at], path, sizeof path);
+	flags = (int)req->data.args[at + 1];
+	mode = (unsigned)req->data.args[at + 2];
 	if (r != 0)
 		return 1;	/* longer than any name served here: Landlock decides */
-	if ((p->own & SB_OWN_PTY) && strncmp(path, "/dev/pts/", 9) == 0)
-		return sb_pty_open(nfd, req, path, flags, resp);
-	return 1;
+	name = (p->own & SB_OWN_SHM) ? sb_shm_name(path) : NULL;
+	if (nr == __NR_openat
+#ifdef __NR_open
+	    || nr == __NR_open
+#endif
+	    ) {
+		if ((p->own & SB_OWN_PTY) && strncmp(path, "/dev/pts/", 9) == 0)
+			return sb_pty_open(nfd, req, path, flags, resp);
+		return name ? sb_shm_open(nfd, req, name, flags, mode, resp) : 1;
+	}
+	return name ? sb_shm_unlink(name, resp) : 1;
 }

@@ -2,6 +2,7 @@
  * Built by hand from a tiny label assembler, so the jumps stay readable. */
 #include <errno.h>
 #include <stddef.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -28,7 +29,7 @@ enum { L_ALLOW = 1, L_EPERM, L_EACCES, L_ENOSYS, L_KILL, L_NOTIF,
 	/* other processes, user namespaces, socket families (contain_*) */
 	L_PID0, L_PRIO, L_IOPRIO, L_NSFLAGS, L_NETLINK,
 	/* what the program makes itself (own_*) */
-	L_OPEN, L_OPENAT, L_OFLAGS };
+	L_OPEN, L_OPENAT, L_UNLINKAT };
 
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER 0x5441
@@ -174,33 +175,77 @@ ipf_blocks(const struct sb_policy *p, struct sf_prog *f)
 	sf_jset(f, MSG_FASTOPEN, L_EACCES, L_NOTIF);
 }
 
-/* sb_policy.own (lib/sandbox_own.c): opens with the flags a pty's slave is
- * opened by name with go to the broker; so does TIOCGPTPEER (L_IOCTL). The
- * path is no part of what a filter sees. */
+/* sb_policy.own (lib/sandbox_own.c): the opens a pty's slave is opened by
+ * name with, and those shm_open and sem_open make, go to the broker; so do
+ * TIOCGPTPEER (L_IOCTL) and unlinks by a path from the working directory
+ * (shm_unlink, sem_unlink; not rm's unlinkat under a directory fd). The
+ * path is no part of what a filter sees: the broker continues every other,
+ * and what goes on in the kernel meets Landlock as always. */
 static void
 own_dispatch(const struct sb_policy *p, struct sf_prog *f)
 {
-	if (!(p->own & SB_OWN_PTY))
+	if (!(p->own & (SB_OWN_PTY | SB_OWN_SHM)))
 		return;
 	sf_jeq(f, __NR_openat, L_OPENAT, 0);
 #ifdef __NR_open
 	sf_jeq(f, __NR_open, L_OPEN, 0);
 #endif
+	if (!(p->own & SB_OWN_SHM))
+		return;
+	sf_jeq(f, __NR_unlinkat, L_UNLINKAT, 0);
+#ifdef __NR_unlink
+	sf_jeq(f, __NR_unlink, L_NOTIF, 0);
+#endif
+}
+
+#define SF_AT_FDCWD ((uint32_t)-100)
+
+/* open's flags at off: to the broker, or allowed */
+static void
+own_oflags(const struct sb_policy *p, struct sf_prog *f, uint32_t off)
+{
+	if (p->own & SB_OWN_PTY) {
+		sf_ld(f, off);
+		sf_and(f, SB_PTY_OPEN_MASK);
+		sf_jeq(f, SB_PTY_OPEN_FLAGS, L_NOTIF, 0);
+	}
+	if (p->own & SB_OWN_SHM) {
+		sf_ld(f, off);
+		sf_and(f, O_CREAT | O_EXCL);
+		sf_jeq(f, O_CREAT | O_EXCL, L_NOTIF, 0);
+		/* shm_open; glibc's sem_open of an existing name (O_RDWR) */
+		sf_ld(f, off);
+		sf_and(f, O_NOFOLLOW | O_CLOEXEC | O_DIRECTORY | O_NOCTTY);
+		sf_jeq(f, O_NOFOLLOW | O_CLOEXEC, L_NOTIF, 0);
+		sf_ld(f, off);
+		sf_and(f, O_NOFOLLOW | O_ACCMODE | O_DIRECTORY | O_NOCTTY);
+		sf_jeq(f, O_NOFOLLOW | O_RDWR, L_NOTIF, 0);
+	}
+	sf_ret(f, SECCOMP_RET_ALLOW);
 }
 
 static void
 own_blocks(const struct sb_policy *p, struct sf_prog *f)
 {
-	if (!(p->own & SB_OWN_PTY))
+	if (!(p->own & (SB_OWN_PTY | SB_OWN_SHM)))
 		return;
+#ifdef __NR_open
 	sf_label(f, L_OPEN);
-	sf_ld(f, offsetof(struct seccomp_data, args[1]));
-	sf_jeq(f, 0, L_OFLAGS, L_OFLAGS);
+	own_oflags(p, f, offsetof(struct seccomp_data, args[1]));
+#endif
+	/* openat(AT_FDCWD, ...) only: shm_open, sem_open and openpty name an
+	 * absolute path; tar, rm and the like open under a directory fd */
 	sf_label(f, L_OPENAT);
-	sf_ld(f, offsetof(struct seccomp_data, args[2]));
-	sf_label(f, L_OFLAGS);
-	sf_and(f, SB_PTY_OPEN_MASK);
-	sf_jeq(f, SB_PTY_OPEN_FLAGS, L_NOTIF, L_ALLOW);
+	sf_ld(f, offsetof(struct seccomp_data, args[0]));
+	sf_jeq(f, SF_AT_FDCWD, 0, L_ALLOW);
+	own_oflags(p, f, offsetof(struct seccomp_data, args[2]));
+	if (p->own & SB_OWN_SHM) {
+		sf_label(f, L_UNLINKAT);
+		sf_ld(f, offsetof(struct seccomp_data, args[0]));
+		sf_jeq(f, SF_AT_FDCWD, 0, L_ALLOW);
+		sf_ld(f, offsetof(struct seccomp_data, args[2]));
+		sf_jeq(f, 0, L_NOTIF, L_ALLOW);
+	}
 }
 
 int
@@ -343,9 +388,9 @@ sb_seccomp_check(const struct sb_policy *p, struct sb_error *e)
 			return sb_fail(e, SB_E_SECCOMP, errno,
 			    p->nunix ? "drop --unix" : p->ipfilter ?
 			    "drop --filter-ip, --loopback, --deny-private and --no-remote" :
-			    "drop --own-pty and --own-unix",
+			    "drop --own-pty, --own-unix and --own-shm",
 			    "seccomp user notification (needed by %s) is not available: %s (Landlock ABI %d)",
-			    p->nunix ? "--unix" : p->ipfilter ? "--filter-ip" : "--own-pty, --own-unix",
+			    p->nunix ? "--unix" : p->ipfilter ? "--filter-ip" : "--own-pty, --own-unix, --own-shm",
 			    strerror(errno), e->abi);
 	}
 	return 0;

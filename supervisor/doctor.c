@@ -125,6 +125,8 @@ doctor_text(const struct runopts *o, int code, const struct policy *p, struct pl
 	    "none (\"devices\": false: no /dev/ptmx)");
 	printf("  %-22s %s\n", "own sockets",
 	    "a unix socket it binds in its write grants (confine's broker); none made outside");
+	printf("  %-22s %s\n", "shared memory",
+	    "the /dev/shm objects and semaphores it creates (confine's broker); not the user's others");
 	tlist(stdout, "write", &pl->wr);
 	printf("  %-22s %s/attempt-ID-AGENT-NONCE/{home,config,tmp}, removed afterwards\n",
 	    "private home and tmp", pl->store);

@@ -209,6 +209,8 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 	}
 	/* a pathname socket it binds (in its write grants) is its own */
 	av_push(a, "--own-unix");
+	/* and so is a POSIX shm object or semaphore it creates */
+	av_push(a, "--own-shm");
 	grants(a, "-w", &pl->wr);
 	gitstep_grants(pl, a);
 	av_push(a, "-W");

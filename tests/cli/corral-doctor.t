@@ -20,6 +20,7 @@ for who in root nobody; do
 	like "$out" "unreachable +$H$" "$who: the real home unreachable"
 	like "$out" "^  agent ptys +its own \\(openpty, forkpty, script\\): confine's broker opens the slave of a master it holds; no other terminal$" "$who: agent ptys"
 	like "$out" "^  own sockets +a unix socket it binds in its write grants \\(confine's broker\\); none made outside$" "$who: own sockets"
+	like "$out" "^  shared memory +the /dev/shm objects and semaphores it creates \\(confine's broker\\); not the user's others$" "$who: shared memory"
 	like "$out" "corral run will start" "$who: verdict"
 
 	run $pre env -i HOME=$H PATH=/usr/bin:/bin "$C" doctor --json

@@ -57,6 +57,9 @@ main(void)
 	is_int(parse("own-pty x\n", &line, &why), -1, "own-pty takes no argument");
 	is_int(parse("own-unix\nown-pty\n", &line, &why), 0, "own-unix");
 	is_int(p.own, SB_OWN_PTY | SB_OWN_UNIX, "... both");
+	is_int(parse("own-shm\n", &line, &why), 0, "own-shm");
+	is_int(p.own, SB_OWN_SHM, "... its shm objects");
+	is_int(parse("own-x\n", &line, &why), -1, "own-x: unknown");
 	is_int(parse("mount a:/b\n", &line, &why), -1, "mount: a relative source");
 	is_int(parse("mount /a\n", &line, &why), -1, "mount: no destination");
 	is_int(parse("mount /a:/b:/c\n", &line, &why), -1, "mount: a third path");

@@ -59,8 +59,8 @@ main(void)
 	is_int(sb_seccomp_build(&p, &f), 0, "with user namespaces allowed: assembles");
 	p.userns = 0;
 	p.ipfilter = 1;
-	p.own = SB_OWN_PTY | SB_OWN_UNIX;
-	is_int(sb_seccomp_build(&p, &f), 0, "ports + unix + filter-ip + own-pty + own-unix assembles");
+	p.own = SB_OWN_PTY | SB_OWN_UNIX | SB_OWN_SHM;
+	is_int(sb_seccomp_build(&p, &f), 0, "ports + unix + filter-ip + own-pty, -unix, -shm assembles");
 	ok(f.n < SF_MAX, "... within bounds (%zu)", f.n);
 
 	sf_init(&f);

@@ -96,6 +96,7 @@ main(void)
 		ok(strstr(c, " --dev ") != NULL, "usable devices");
 		ok(strstr(c, " --own-pty ") != NULL, "its own ptys (the broker)");
 		ok(strstr(c, " --own-unix ") != NULL, "its own unix sockets (the broker)");
+		ok(strstr(c, " --own-shm ") != NULL, "its own shm objects (the broker)");
 		ok(strstr(c, " -W /home/u/.local/state/corral/git/0123abcd/work -r /src/proj/.git/objects ") != NULL &&
 		    strstr(c, " -W /src/proj ") == NULL, "git worktree: the attempt's checkout, the real objects read-only, not the workspace");
 		ok(strstr(c, " -W /home/u/.local/state/corral/attempt-0123abcd-claude-ff/home ") != NULL, "attempt home writable");

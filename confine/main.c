@@ -21,7 +21,7 @@ static const char usage_text[] =
 "               [--connect PORT] [--bind PORT] [--no-network] [--no-scope]\n"
 "               [--filter-ip] [--loopback PORT] [--deny-private] [--no-remote]\n"
 "               [--unix PATH] [--keep-fd N] [--refusals FD] [--mount[-ro] SRC:DST]\n"
-"               [--userns]\n"
+"               [--userns] [--no-symlinks]\n"
 "               [--] PROG [ARG...]\n"
 "       confine -h | --help | --version\n"
 "\n"
@@ -52,6 +52,8 @@ static const char usage_text[] =
 "      --mount SRC:DST   bind SRC over DST in a private mount namespace\n"
 "      --mount-ro SRC:DST  the same, read-only\n"
 "      --userns          allow new user namespaces (refused by default)\n"
+"      --no-symlinks     each path rule is a real path, opened without following\n"
+"                        a link: one on its path now refuses (a race)\n"
 "  -h, --help            this text\n"
 "      --version         print the version\n"
 "\n"
@@ -60,7 +62,7 @@ static const char usage_text[] =
 
 enum { O_DEV = 256, O_TTY, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_VERSION,
 	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS, O_MOUNT, O_MOUNTRO, O_REFUSALS,
-	O_OWNPTY, O_OWNUNIX, O_OWNSHM };
+	O_OWNPTY, O_OWNUNIX, O_OWNSHM, O_NOLINKS };
 
 static int
 load_file(struct sb_policy *p, const char *path)
@@ -110,6 +112,7 @@ main(int argc, char *argv[], char *envp[])
 		{ "deny-private", no_argument, NULL, O_DENYPRIV },
 		{ "no-remote", no_argument, NULL, O_NOREMOTE },
 		{ "userns", no_argument, NULL, O_USERNS },
+		{ "no-symlinks", no_argument, NULL, O_NOLINKS },
 		{ "mount", required_argument, NULL, O_MOUNT },
 		{ "mount-ro", required_argument, NULL, O_MOUNTRO },
 		{ "help", no_argument, NULL, 'h' },
@@ -157,6 +160,7 @@ main(int argc, char *argv[], char *envp[])
 		case O_DENYPRIV: word = "deny-private"; break;
 		case O_NOREMOTE: word = "no-remote"; break;
 		case O_USERNS: word = "userns"; break;
+		case O_NOLINKS: word = "no-symlinks"; break;
 		case O_MOUNT: word = "mount"; arg = optarg; break;
 		case O_MOUNTRO: word = "mount-ro"; arg = optarg; break;
 		case 'h':

@@ -11,7 +11,8 @@ known(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
 		"keep-fd", "refusals", "mount", "mount-ro", "dev", "no-network", "no-scope",
-		"filter-ip", "loopback", "deny-private", "no-remote", "userns", "tty", "own-pty", "own-unix", "own-shm", NULL };
+		"filter-ip", "loopback", "deny-private", "no-remote", "userns", "tty", "own-pty", "own-unix",
+		"own-shm", "no-symlinks", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
@@ -186,6 +187,10 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 	}
 	if (strcmp(word, "userns") == 0) {
 		p->userns = 1;
+		return 0;
+	}
+	if (strcmp(word, "no-symlinks") == 0) {
+		p->nolinks = 1;
 		return 0;
 	}
 	if (strcmp(word, "tty") == 0) {

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/openat2.h>
 #include <linux/securebits.h>
 
 #include "compat.h"
@@ -246,12 +247,29 @@ sb_add_rule_fd(int rfd, int fd, uint64_t access, const char *path, struct sb_err
 	return 0;
 }
 
+/* A rule for what fd opened: a file gets file rights only. */
+static int
+add_opened(int rfd, int fd, const char *path, unsigned rights, uint64_t raw, int abi,
+    struct sb_error *e)
+{
+	struct stat st;
+	uint64_t access;
+
+	if (fstat(fd, &st) != 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to stat %s: %s", path, strerror(errno));
+	if (raw)
+		access = raw & sb_fs_handled(abi);
+	else
+		access = sb_fs_access(rights, 1, abi);
+	if (!S_ISDIR(st.st_mode))
+		access &= FS_FILE;
+	return sb_add_rule_fd(rfd, fd, access, path, e);
+}
+
 static int
 add_path(int rfd, const char *path, unsigned rights, uint64_t raw, int optional,
     int abi, struct sb_error *e)
 {
-	struct stat st;
-	uint64_t access;
 	int fd, r;
 
 	fd = open(path, O_PATH | O_CLOEXEC);
@@ -261,18 +279,69 @@ add_path(int rfd, const char *path, unsigned rights, uint64_t raw, int optional,
 		return sb_fail(e, SB_E_PATH, errno, "mark the rule optional if the path may be absent",
 		    "unable to open %s: %s", path, strerror(errno));
 	}
-	if (fstat(fd, &st) != 0) {
+	r = add_opened(rfd, fd, path, rights, raw, abi, e);
+	close(fd);
+	return r;
+}
+
+/* --no-symlinks: the rule is the very thing the name reaches without a link
+ * anywhere on the way, opened in one step (openat2 RESOLVE_NO_SYMLINKS, the
+ * last component O_NOFOLLOW) and checked once open: checking a name and then
+ * opening it again lets whoever can write a directory on the way exchange
+ * it for a link in between (renameat2 RENAME_EXCHANGE). */
+static int
+canonical(const char *p)
+{
+	if (p[0] != '/')
+		return 0;
+	if (p[1] == '\0')
+		return 1;
+	for (const char *c = p; *c; ) {
+		size_t n;
+		c++;		/* past the '/' */
+		n = strcspn(c, "/");
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		c += n;
+	}
+	return 1;
+}
+
+static int
+add_nolinks(int rfd, const struct sb_path *g, uint64_t access, int abi, struct sb_error *e)
+{
+	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	struct stat st;
+	int fd, r;
+
+	if (!canonical(g->path))
+		return sb_fail(e, SB_E_POLICY, EINVAL, "name it as realpath(1) prints it",
+		    "%s: with --no-symlinks a path rule must be absolute, without . or .. or an empty component",
+		    g->path);
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, g->path, &how, sizeof how);
+	if (fd < 0 && errno == ENOENT && (g->flags & SB_OPTIONAL))
+		return 0;
+	if (fd >= 0 && fstat(fd, &st) != 0) {
 		r = errno;
 		close(fd);
-		return sb_fail(e, SB_E_SYS, r, NULL, "unable to stat %s: %s", path, strerror(r));
+		return sb_fail(e, SB_E_SYS, r, NULL, "unable to stat %s: %s", g->path, strerror(r));
 	}
-	if (raw)
-		access = raw & sb_fs_handled(abi);
-	else
-		access = sb_fs_access(rights, 1, abi);
-	if (!S_ISDIR(st.st_mode))
-		access &= FS_FILE;
-	r = sb_add_rule_fd(rfd, fd, access, path, e);
+	if ((fd < 0 && errno == ELOOP) || (fd >= 0 && S_ISLNK(st.st_mode))) {
+		if (fd >= 0)
+			close(fd);
+		return sb_fail(e, SB_E_PATH, ELOOP,
+		    "a link appeared where none was when the rules were made: see what changed there",
+		    "unable to open %s without following a symbolic link: one lies on its path", g->path);
+	}
+	if (fd < 0)
+		return sb_fail(e, SB_E_PATH, errno, NULL, "unable to open %s: %s", g->path, strerror(errno));
+	/* the name holds no link: it is the real path the secrets are named by */
+	if (S_ISDIR(st.st_mode) && (r = sb_etc_split(rfd, g->path, access, e)) != 1) {
+		close(fd);
+		return r;
+	}
+	r = add_opened(rfd, fd, g->path, g->rights, g->raw, abi, e);
 	close(fd);
 	return r;
 }
@@ -280,12 +349,14 @@ add_path(int rfd, const char *path, unsigned rights, uint64_t raw, int optional,
 /* A rule of the policy: a grant holding a secret of lib/etc_secrets.c is
  * made without it (lib/sandbox_etc.c). */
 static int
-add_grant(int rfd, const struct sb_path *g, int abi, struct sb_error *e)
+add_grant(int rfd, const struct sb_path *g, int nolinks, int abi, struct sb_error *e)
 {
 	uint64_t access = g->raw ? g->raw & sb_fs_handled(abi) : sb_fs_access(g->rights, 1, abi);
-	int r = sb_etc_grant(rfd, g->path, access, e);
+	int r;
 
-	if (r != 1)
+	if (nolinks)
+		return add_nolinks(rfd, g, access, abi, e);
+	if ((r = sb_etc_grant(rfd, g->path, access, e)) != 1)
 		return r;
 	return add_path(rfd, g->path, g->rights, g->raw, !!(g->flags & SB_OPTIONAL), abi, e);
 }
@@ -334,7 +405,7 @@ build_ruleset(const struct sb_policy *p, const struct sb_extra *x, int abi, stru
 		return sb_fail(e, SB_E_SYS, errno, NULL,
 		    "unable to create a Landlock ruleset (ABI %d): %s", abi, strerror(errno));
 	for (i = 0; i < p->npath; i++)
-		if (add_grant(rfd, &p->path[i], abi, e) != 0)
+		if (add_grant(rfd, &p->path[i], p->nolinks, abi, e) != 0)
 			goto fail;
 	for (i = 0; x != NULL && i < x->n; i++)
 		if (add_path(rfd, x->path[i].path, x->path[i].rights, x->path[i].raw,

@@ -183,6 +183,9 @@ struct sb_policy {
 	int no_remote;			/* every non-loopback destination refused */
 	uint16_t loopback[SB_MAX_LOOPBACK];	/* outside loopback services allowed */
 	size_t nloopback;
+	int nolinks;			/* 1: each path rule is a real path, opened
+					   without following any link (RESOLVE_NO_SYMLINKS)
+					   and refused when one lies on it */
 	int userns;			/* 1: new user namespaces allowed (default 0:
 					   refused, see the seccomp table above) */
 	unsigned own;			/* SB_OWN_*: what the program makes

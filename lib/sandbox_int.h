@@ -27,6 +27,8 @@ int sb_add_rule_fd(int rfd, int fd, uint64_t access, const char *path, struct sb
  * made entry by entry without it (lib/sandbox_etc.c): 0, -1 with *e
  * filled, or 1 when path holds none (the caller grants it as asked). */
 int sb_etc_grant(int rfd, const char *path, uint64_t access, struct sb_error *e);
+/* The same for a path already real (absolute, no link, no . or ..). */
+int sb_etc_split(int rfd, const char *real, uint64_t access, struct sb_error *e);
 
 /* Fill *e and return -1 (errno = err, or EPERM). */
 int sb_fail(struct sb_error *e, enum sb_code code, int err, const char *hint,

@@ -130,20 +130,30 @@ link_walk(const struct plan *pl, const char *path, char *real, char *link, size_
 	return 0;
 }
 
+int
+link_resolve(const struct plan *pl, const char *what, const char *path, char *real,
+    char *why, size_t whyn, char *hint, size_t hintn)
+{
+	char link[PATH_MAX], where[PATH_MAX + 64];
+	int r = link_walk(pl, path, real, link, sizeof link, where, sizeof where);
+
+	if (r != 1)
+		return r < 0 ? -2 : 0;
+	snprintf(why, whyn, "%s %s: its resolution passes through the symbolic link %s, in %s, which the agent can write",
+	    what, path, link, where);
+	snprintf(hint, hintn, "see what the agent changed there; name real paths outside the agent's reach in the policy");
+	return -1;
+}
+
 /* One path: 0 fine (or absent: the caller's own resolution reports that),
  * -1 refused with the reason. */
 static int
 one(const struct plan *pl, const char *what, const char *path, char *why, size_t whyn,
     char *hint, size_t hintn)
 {
-	char real[PATH_MAX], link[PATH_MAX], where[PATH_MAX + 64];
+	char real[PATH_MAX];
 
-	if (link_walk(pl, path, real, link, sizeof link, where, sizeof where) != 1)
-		return 0;
-	snprintf(why, whyn, "%s %s: its resolution passes through the symbolic link %s, in %s, which the agent can write",
-	    what, path, link, where);
-	snprintf(hint, hintn, "see what the agent changed there; name real paths outside the agent's reach in the policy");
-	return -1;
+	return link_resolve(pl, what, path, real, why, whyn, hint, hintn) == -1 ? -1 : 0;
 }
 
 int

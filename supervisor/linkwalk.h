@@ -20,6 +20,12 @@ int boundary_writable(const struct plan *pl, const char *p, char *where, size_t 
 int link_walk(const struct plan *pl, const char *path, char *real, char *link, size_t linkn,
     char *where, size_t wheren);
 
+/* link_walk for what ("the workspace") into real: 0; -1 refused, a link
+ * the agent can write on the way (why and hint say so); -2 with errno when
+ * path cannot be resolved. */
+int link_resolve(const struct plan *pl, const char *what, const char *path, char *real,
+    char *why, size_t whyn, char *hint, size_t hintn);
+
 /* Every path corral resolves for the plan: the workspace, the grants named
  * in seen ("KEY\tPATH" lines, as resolve.c met them), env files, MCP
  * credential files. 0, or -1 with the reason in why and a hint. */

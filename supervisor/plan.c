@@ -190,6 +190,9 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 	 * private home, config and tmp */
 	*confine_at = a->n;
 	step(pl, a, "confine");
+	/* every path below is real and was checked (linkwalk.c): opened as
+	 * named, a link found there now appeared since, and is refused */
+	av_push(a, "--no-symlinks");
 	grants(a, "-x", &pl->ex);
 	grants(a, "-r", &pl->rd);
 	if (p->proc) {

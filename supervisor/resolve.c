@@ -55,10 +55,16 @@ struct rctx {
 static int
 grant(struct rctx *c, struct argv *to, const char *key, const char *path, int if_present)
 {
-	char real[PATH_MAX];
+	char real[PATH_MAX], what[64];
+	int r;
 
 	av_pushf(&c->seen, "%s\t%s", key, path);	/* trust: linkwalk.c */
-	if (realpath(path, real) == NULL) {
+	/* one walk resolves and checks: what is granted is what was checked
+	 * (confine --no-symlinks then opens it without following a link) */
+	snprintf(what, sizeof what, "policy \"%s\" grants", key);
+	if ((r = link_resolve(c->pl, what, path, real, c->why, c->whyn, c->hint, c->hintn)) == -1)
+		return -1;
+	if (r < 0) {
 		if (if_present && errno == ENOENT) {
 			av_pushf(&c->pl->notes, "left out: %s, a system tree of the default \"%s\": not on this machine",
 			    path, key);
@@ -184,8 +190,17 @@ workspace_resolve(struct plan *pl, const struct policy *pol, char *why, size_t w
 	const char *ws = pol->workspace ? pol->workspace : ".";
 	struct stat st;
 
-	if (realpath(ws, pl->workspace) == NULL)
+	char real[PATH_MAX];
+	int r;
+
+	/* resolved and checked in one walk (trust: linkwalk.c); a link in
+	 * another attempt's directory is refused */
+	pl->workspace[0] = '\0';
+	if ((r = link_resolve(pl, "the workspace", ws, real, why, whyn, hint, hintn)) == -1)
+		return -1;
+	if (r < 0)
 		return msg_say(why, whyn, "workspace %s: %s", ws, strerror(errno));
+	memcpy(pl->workspace, real, sizeof real);
 	if (stat(pl->workspace, &st) < 0 || !S_ISDIR(st.st_mode))
 		return msg_say(why, whyn, "workspace %s is not a directory", pl->workspace);
 	if (pl->home[0] && path_within(pl->home, pl->workspace)) {
@@ -286,6 +301,7 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 {
 	struct rctx c = { pl, why, hint, whyn, hintn, { 0 } };
 	const char *home, *xs, *path, *base;
+	char sr[PATH_MAX];
 	struct passwd *pw;
 	struct stat st;
 	size_t i;
@@ -322,6 +338,9 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	} else
 		return msg_say(why, whyn, "no state directory: HOME and XDG_STATE_HOME are unset"),
 		    msg_say(hint, hintn, "set HOME or XDG_STATE_HOME"), -1;
+	/* real, as every grant (confine --no-symlinks opens them as named) */
+	if (realpath(pl->store, sr) != NULL)
+		memcpy(pl->store, sr, sizeof sr);
 
 	/* the workspace */
 	if (workspace_resolve(pl, pol, why, whyn, hint, hintn) < 0) {
@@ -352,14 +371,16 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	}
 
 	/* grants */
+	/* writes first: the walk of a grant inside one then knows the agent
+	 * can write there */
+	for (i = 0; i < pol->write.n; i++)
+		if (expand(&c, &pl->wr, "write", pol->write.v[i]) < 0)
+			return av_free(&c.seen), -1;
 	for (i = 0; i < pol->exec.n; i++)
 		if (expand(&c, &pl->ex, "exec", pol->exec.v[i]) < 0)
 			return av_free(&c.seen), -1;
 	for (i = 0; i < pol->read.n; i++)
 		if (expand(&c, &pl->rd, "read", pol->read.v[i]) < 0)
-			return av_free(&c.seen), -1;
-	for (i = 0; i < pol->write.n; i++)
-		if (expand(&c, &pl->wr, "write", pol->write.v[i]) < 0)
 			return av_free(&c.seen), -1;
 	/* trust (linkwalk.c): nothing resolved through a link the agent can write */
 	if (c.seen.err)

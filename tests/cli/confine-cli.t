@@ -98,4 +98,30 @@ confine: hint: pass --no-scope to run without signal and abstract socket scoping
 	is "$rc" 125 "$who: Landlock absent (EOPNOTSUPP): 125"
 	chmod 0755 "$TMP"
 done
+# --no-symlinks: a rule is what its real name reaches, opened without
+# following a link; a link anywhere on it (as a racing agent leaves one) is
+# refused, whatever it points to
+mkdir -p "$TMP/nl/real" "$TMP/nl/home"
+echo secret > "$TMP/nl/home/key"
+echo fine > "$TMP/nl/real/f"
+ln -s home "$TMP/nl/lnk"
+ln -s "$TMP/nl/home" "$TMP/nl/real/in"
+chmod -R a+rX "$TMP/nl"
+for who in root nobody; do
+	AS=; [ $who = nobody ] && AS=as_nobody
+	run $AS "$C" --no-symlinks $SYS -r "$TMP/nl/real" -- cat "$TMP/nl/real/f"
+	is "$rc:$out" "0:fine" "$who: --no-symlinks: control: a real path is granted"
+	run $AS "$C" $SYS -r "$TMP/nl/lnk" -- cat "$TMP/nl/home/key"
+	is "$rc:$out" "0:secret" "$who: control: without it a link is followed"
+	run $AS "$C" --no-symlinks $SYS -r "$TMP/nl/lnk" -- cat "$TMP/nl/home/key"
+	is "$rc:$out:$err" "125::confine: fatal: unable to open $TMP/nl/lnk without following a symbolic link: one lies on its path
+confine: hint: a link appeared where none was when the rules were made: see what changed there" "$who: --no-symlinks: a link as the last component: 125, nothing ran"
+	run $AS "$C" --no-symlinks $SYS -r "$TMP/nl/real/in/key" -- cat "$TMP/nl/home/key"
+	is "$rc:$out" "125:" "$who: --no-symlinks: a link on the way: 125"
+	run $AS "$C" --no-symlinks $SYS -o -r "$TMP/nl/absent" -- true
+	is "$rc" 0 "$who: --no-symlinks: -o still skips a missing path"
+	run $AS "$C" --no-symlinks $SYS -r "$TMP/nl/real/../real" -- true
+	is "$rc:$err" "125:confine: fatal: $TMP/nl/real/../real: with --no-symlinks a path rule must be absolute, without . or .. or an empty component
+confine: hint: name it as realpath(1) prints it" "$who: --no-symlinks: a name that is not real: 125"
+done
 done_testing

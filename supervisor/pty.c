@@ -26,18 +26,28 @@ pty_open(struct pty *t)
 
 	memset(t, 0, sizeof *t);
 	t->master = t->sfd = t->term = t->in = t->out = -1;
+	t->ctty = -1;
 	for (i = 2; i >= 0; i--)
 		if ((t->on_slave[i] = isatty(i)))
 			t->term = i;
-	if (t->term < 0)
-		return 0;
-	t->in = t->on_slave[0] ? 0 : -1;
-	t->out = t->on_slave[1] ? 1 : t->on_slave[2] ? 2 : writable(0) ? 0 : -1;
+	if (t->term >= 0) {
+		t->in = t->on_slave[0] ? 0 : -1;
+		t->out = t->on_slave[1] ? 1 : t->on_slave[2] ? 2 : writable(0) ? 0 : -1;
+	} else {
+		/* stdin, stdout and stderr elsewhere, the user's terminal still
+		 * there (/dev/tty): the agent gets a pty of its own all the
+		 * same, nothing relayed either way, or it could open the
+		 * user's and print a prompt there */
+		t->ctty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (t->ctty < 0)
+			return 0;	/* no terminal at all */
+		t->term = t->ctty;
+	}
 	if (tcgetattr(t->term, &t->saved) < 0)
-		return -1;
+		goto fail;
 	t->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (t->master < 0)
-		return -1;
+		goto fail;
 	if (grantpt(t->master) < 0 || unlockpt(t->master) < 0 ||
 	    ptsname_r(t->master, t->slave, sizeof t->slave) != 0)
 		goto fail;
@@ -55,8 +65,11 @@ fail:
 	i = errno;
 	if (t->sfd >= 0)
 		close(t->sfd);
-	close(t->master);
-	t->master = t->sfd = -1;
+	if (t->master >= 0)
+		close(t->master);
+	if (t->ctty >= 0)
+		close(t->ctty);
+	t->master = t->sfd = t->ctty = -1;
 	return errno = i, -1;
 }
 
@@ -158,5 +171,7 @@ pty_close(struct pty *t)
 	pty_restore(t);
 	close(t->sfd);
 	close(t->master);
-	t->master = t->sfd = -1;
+	if (t->ctty >= 0)
+		close(t->ctty);
+	t->master = t->sfd = t->ctty = -1;
 }

@@ -1,6 +1,7 @@
 /* pty: the agent's own terminal. When corral's standard input, output or
- * error is a terminal, corral keeps the user's terminal to itself, makes a
- * fresh pty pair, gives the agent the pts (confine grants that one node,
+ * error is a terminal (or none is, but corral has a controlling terminal:
+ * then nothing is relayed), corral keeps the user's terminal to itself,
+ * makes a fresh pty pair, gives the agent the pts (confine grants that one node,
  * not /dev/pts), and relays: the user's keys to the agent's terminal, its
  * output back, the window size on SIGWINCH (TIOCSWINSZ). The user's
  * terminal is raw during the run, so ^C and ^Z reach the agent's
@@ -18,6 +19,8 @@ struct pty {
 				   reads EIO before the agent has opened it */
 	int on_slave[3];	/* 1: that standard fd is the user's terminal */
 	int term;		/* the user's terminal (for modes and size) */
+	int ctty;		/* /dev/tty when no standard fd is the terminal
+				   (term then; nothing relayed), else -1 */
 	int in, out;		/* relay from in, to out (-1: none) */
 	int raw;		/* the user's terminal is raw now */
 	struct termios saved;	/* its modes before */

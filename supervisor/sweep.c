@@ -220,6 +220,11 @@ keeper_main(const struct keeper_args *ka, pid_t corral, int wfd)
 		msg_fatal_sys("unable to open the agent's terminal %s", ka->slave);
 		_exit(EXIT_CHAIN_FAIL);
 	}
+	/* no terminal: a session of its own all the same, never the user's */
+	if (!ka->slave && setsid() < 0) {
+		msg_fatal_sys("unable to start a session for the agent");
+		_exit(EXIT_CHAIN_FAIL);
+	}
 	/* the chain is born in the attempt's v2 cgroup where it can be */
 	c = k_orphan ? -1 : cg_fork(ka->cg, &in_v2);
 	if (c == 0)

@@ -1,6 +1,10 @@
 #!/bin/sh
 # corral run on a real terminal: the agent's process group holds it, ^C
 # reaches the agent's foreground job, ^Z stops the agent and corral as a job.
+# The agent never holds the user's terminal: with stdin, stdout and stderr
+# all elsewhere, /dev/tty is a pty of corral's own (nothing relayed), and
+# with no terminal at all it is none (a session of its own); the fake
+# "[sudo] password" prompt never reaches the user, as root and as nobody.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 P=$CORRAL_TOP/tests/helpers/corral-pty.py
 mkdir -p "$TMP/home" "$TMP/ws"
@@ -13,4 +17,21 @@ run timeout 120 python3 "$P" stop "$CORRAL_BIN/corral" "$TMP/home" "$TMP/ws"
 like "$out" "corral stopped: True" "^Z stops the agent, and corral with it"
 like "$out" "resumed-go" "SIGCONT resumes the agent, which reads the terminal again"
 like "$out" "status 4$" "its status comes back"
+Q=$CORRAL_TOP/tests/helpers/tty-prompt.py
+for who in root nobody; do
+	if [ "$who" = root ]; then AS=""; else AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"; fi
+	H=$TMP/$who/home W=$TMP/$who/ws
+	mkdir -p "$H" "$W"
+	chmod 0700 "$H"
+	[ "$who" = nobody ] && chown -R nobody:nogroup "$TMP/$who"
+	run timeout 120 $AS /usr/bin/python3 "$Q" control "$CORRAL_BIN/corral" "$H" "$W"
+	like "$out" "password for user: hunter2" "$who: control: the agent's own pty shows its prompt on the user's terminal"
+	like "$out" "agent: read b'hunter2.n'" "$who: control: and reads what the user types there"
+	run timeout 120 $AS /usr/bin/python3 "$Q" redirected "$CORRAL_BIN/corral" "$H" "$W"
+	unlike "$out" "password" "$who: all three fds redirected: the prompt never shows on the user's terminal"
+	unlike "$out" "agent: read b'hunter2" "$who: all three fds redirected: the agent never reads what the user types"
+	like "$out" "agent: no answer" "$who: all three fds redirected: /dev/tty opened, a terminal of its own, silent"
+	run sh -c "cd '$W' && $AS setsid -w env -i HOME='$H' PATH=/usr/bin:/bin '$CORRAL_BIN/corral' run -- python3 -c 'import os; os.open(\"/dev/tty\", os.O_RDWR)' </dev/null"
+	is "$rc:$(printf '%s' "$err" | tail -n 1)" "1:OSError: [Errno 6] No such device or address: '/dev/tty'" "$who: no terminal at all: /dev/tty opens nothing (a session of its own)"
+done
 done_testing

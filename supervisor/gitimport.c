@@ -25,6 +25,7 @@
 #include "fdio.h"
 #include "gitref.h"
 #include "gitrun.h"
+#include "gitnested.h"
 #include "gitws.h"
 #include "gitxref.h"
 #include "rmtree.h"
@@ -216,15 +217,17 @@ gitws_bring(const struct gitws *g, const char *q, const char *tip, char *why, si
 }
 
 struct qctx {
-	int afd, qfd, inplace, n;
-	struct timespec since;
+	int afd, qfd, n;
+	const struct argv *before;	/* in-place: what was there (gitnested.c), else NULL */
 	FILE *list;
 };
 
+/* Worktree mode: the checkout is the agent's, all of it goes. In-place: by
+ * content against the start, never by timestamp (gitnested.c). */
 static int
-changed(const struct qctx *c, const struct stat *st)
+changed(const struct qctx *c, int dfd, const char *nm, const char *path)
 {
-	return !c->inplace || st->st_ctim.tv_sec >= c->since.tv_sec;
+	return c->before == NULL || !gitnested_same(c->before, dfd, nm, path);
 }
 
 /* Move dfd/name aside into the quarantine directory (numbered). */
@@ -280,7 +283,7 @@ quarantine(struct qctx *c, int dfd, const char *path, int depth)
 		}
 		if (strcasecmp(nm, ".git") == 0 ||
 		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode))) {
-			if (changed(c, &st))
+			if (changed(c, dirfd(d), nm, sub))
 				r = move_aside(c, dirfd(d), nm, sub);
 			continue;
 		}
@@ -388,7 +391,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	struct gitcall gc = { g->git, g->gitdir, NULL, NULL, NULL, NULL };
 	char tip[GITREF_OID_MAX + 1], tree[GITREF_OID_MAX + 1], q[PATH_MAX + 16], spec[160];
 	char msg[160], c1[GITREF_OID_MAX + 4], c2[GITREF_OID_MAX + 4], ptip[GITREF_OID_MAX + 4];
-	struct qctx qc = { -1, -1, g->mode == GIT_INPLACE, 0, g->t0, NULL };
+	struct qctx qc = { -1, -1, 0, g->mode == GIT_INPLACE ? &g->nested : NULL, NULL };
 	struct gitxrefs todo = { 0 };
 	int afd, rdir, wfd, skipped = 0, r = -1;
 
@@ -396,7 +399,6 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	if ((afd = open(g->dir, OPEN_DIR)) < 0)
 		return msg_say(why, whyn, "%s: %s", g->dir, strerror(errno));
 	qc.afd = afd;
-	qc.since.tv_sec -= 1;	/* timestamps are coarser than the clock */
 	snprintf(q, sizeof q, "%s/objects", g->dir);
 	/* 1. the agent's HEAD, as data */
 	rdir = open(g->repo, OPEN_DIR);

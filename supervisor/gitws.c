@@ -14,6 +14,7 @@
 #include "fdio.h"
 #include "gitref.h"
 #include "gitrun.h"
+#include "gitnested.h"
 #include "gitws.h"
 #include "rmtree.h"
 
@@ -111,6 +112,7 @@ void
 gitws_free(struct gitws *g)
 {
 	av_free(&g->objects);
+	av_free(&g->nested);
 }
 
 int
@@ -538,6 +540,12 @@ gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, 
 		/* in-place: confine lays the repository over WORKSPACE/.git and
 		 * the real objects over real-objects, in its mount namespace */
 		snprintf(g->work, sizeof g->work, "%s", g->ws);
+		/* what its nested repositories hold now, by content */
+		if (gitnested_scan(g->ws, &g->nested) < 0) {
+			msg_say(why, whyn, "unable to read the repositories nested in %s: %s", g->ws,
+			    strerror(errno ? errno : ENOMEM));
+			goto out;
+		}
 		if ((size_t)snprintf(g->repo, sizeof g->repo, "%s/repo", g->dir) >= sizeof g->repo)
 			goto toolong;
 		if (mkdirat(afd, "repo", 0755) < 0 || (rfd = openat(afd, "repo", OPEN_DIR)) < 0 ||

@@ -28,6 +28,7 @@ struct gitws {
 	char repo[PATH_MAX];	/* the attempt repository */
 	char start[65];		/* the commit HEAD named at the start ("": unborn) */
 	struct timespec t0;	/* when the attempt was set up */
+	struct argv nested;	/* in-place: the nested repositories before (gitnested.c) */
 };
 
 /* Where the repository whose top is ws keeps its files; hexlen. Reads the

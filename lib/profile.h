@@ -97,6 +97,15 @@ int prof_account(const struct prof_field *f, const char *buf, size_t len, char *
 int prof_token(const struct prof_verify *v, const char *buf, size_t len, char *out, size_t n,
     char *err, size_t errn);
 
+/* A renewal is the stored sign-in (old) with only the verification token
+ * and the expiry changed (and an account field of the sign-in itself, when
+ * it still names account): every other value, the refresh token above all,
+ * the same bytes, the same keys. 0 yes; -1 with the reason in err (the
+ * pointer that differs). A refresh token only the agent vouches for would
+ * put the user's CLI into another account at its next refresh. */
+int prof_renew_whole(const struct profile *p, const char *old, size_t olen, const char *nw, size_t nlen,
+    const char *account, char *err, size_t errn);
+
 /* The renewal rule. 0 take it; -1 refuse with the reason in *why. */
 int prof_renew_ok(int64_t old_exp, const char *old_acct, int64_t new_exp, const char *new_acct,
     int64_t now, uint64_t max_ahead, const char **why);

@@ -116,6 +116,9 @@ identify(struct ss *s, const struct profile *p, const struct stored *o, const ch
 	}
 	if (strcmp(acct, o->h.account) != 0)
 		return *why = "the provider says its token belongs to another account", -1;
+	/* the rest of it as a whole: nothing else is the agent's to change */
+	if (prof_renew_whole(p, o->buf + o->off, o->len - o->off, nbuf, nlen, o->h.account, err, errn) < 0)
+		return *why = err, -1;
 	return 0;
 }
 

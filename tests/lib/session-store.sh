@@ -7,9 +7,10 @@ TR=$T/helpers/store-trace
 now() { date +%s; }
 b64url() { printf '%s' "$1" | base64 -w0 | tr '+/' '-_' | tr -d '='; }
 jwt() { printf '%s.%s.c2ln' "$(b64url '{"alg":"RS256","typ":"JWT"}')" "$(b64url "$1")"; }
-# claude_signin TOKEN EXPIRY_SECONDS: a .credentials.json as Claude Code writes it
+# claude_signin TOKEN EXPIRY_SECONDS [REFRESH]: a .credentials.json as Claude Code
+# writes it (a renewal keeps the refresh token: session-store takes no other)
 claude_signin() {
-	printf '{"claudeAiOauth":{"accessToken":"%s","refreshToken":"rt-%s","expiresAt":%s000,"scopes":["user:inference","user:profile"],"subscriptionType":"max","rateLimitTier":null,"clientId":"9d1c250a"}}' "$1" "$1" "$2"
+	printf '{"claudeAiOauth":{"accessToken":"%s","refreshToken":"%s","expiresAt":%s000,"scopes":["user:inference","user:profile"],"subscriptionType":"max","rateLimitTier":null,"clientId":"9d1c250a"}}' "$1" "${3:-rt-1}" "$2"
 }
 # claude_account UUID: the part of ~/.claude.json that names the account
 claude_account() {

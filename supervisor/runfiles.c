@@ -6,19 +6,24 @@
  * directory, starting an agent, a git command).
  *
  * The snapshot keeps only the matching paths (size and SHA-256 of at most
- * 1 MiB each); the walk reads directories, never following a link, and does
- * not descend into a .git beyond its hooks and config. Bounded: a tree over
- * RUNFILES_MAX_ENTRIES entries is reported as partially scanned. */
+ * 1 MiB each); the walk reads directories, never following a link, at any
+ * depth, and does not descend into a .git (or a bare repository: a
+ * directory holding HEAD, config and objects/) beyond its hooks and config.
+ * Bounded: a tree over RUNFILES_MAX_ENTRIES entries, or with a path longer
+ * than PATH_MAX, is reported as partially scanned. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
 #include <bearssl_hash.h>
 
@@ -34,7 +39,7 @@ static const struct rule {
 	{ ".vscode/tasks.json", "VS Code runs its tasks, those with \"runOn\": \"folderOpen\" on opening the folder" },
 	{ ".vscode/settings.json", "VS Code runs the interpreters, tools and terminal profiles it names" },
 	{ ".vscode/launch.json", "VS Code runs its programs and preLaunchTask on debugging" },
-	{ ".devcontainer/devcontainer.json", "dev container tools run its initializeCommand on this machine" },
+	{ ".devcontainer/*", "dev container tools run its initializeCommand on this machine" },
 	{ ".devcontainer.json", "dev container tools run its initializeCommand on this machine" },
 	{ ".envrc", "direnv runs it on entering the directory" },
 	{ ".mcp.json", "Claude Code starts the MCP servers it names" },
@@ -43,19 +48,30 @@ static const struct rule {
 	{ ".gemini/settings.json", "Gemini CLI runs its hooks and starts its MCP servers" },
 	{ ".codex/config.toml", "Codex starts the MCP servers and runs the notify program it names" },
 	{ ".cursor/mcp.json", "Cursor starts the MCP servers it names" },
-	{ ".husky/*", "husky runs it as a git hook" },
-	{ ".husky/_/*", "husky runs it as a git hook" },
+	{ ".husky/*", "husky runs it as a git hook: your next git commit runs it, outside corral" },
+	{ ".husky/_/*", "husky runs it as a git hook: your next git commit runs it, outside corral" },
+	{ "lefthook.yml", "lefthook runs the commands it names as git hooks: your next git commit runs them" },
+	{ ".lefthook.yml", "lefthook runs the commands it names as git hooks: your next git commit runs them" },
 	{ ".pre-commit-config.yaml", "pre-commit runs the hooks it names on git commit" },
 	{ ".npmrc", "npm runs its script-shell and node-options on the next npm command" },
 	{ ".yarnrc.yml", "yarn runs the yarnPath and plugins it names" },
 	{ "mise.toml", "mise runs its hooks and tasks on entering the directory" },
 	{ ".mise.toml", "mise runs its hooks and tasks on entering the directory" },
+	{ ".config/mise/config.toml", "mise runs its hooks and tasks on entering the directory" },
+	{ ".cargo/config.toml", "cargo runs the runners, linkers and aliases it names on the next cargo command" },
+	{ ".zed/tasks.json", "Zed runs its tasks" },
+	{ ".idea/runConfigurations/*", "IntelliJ IDEs run its run configuration" },
+	{ ".github/workflows/*", "CI runs it on your next push, with the repository's secrets" },
 	{ ".gitmodules", "git submodule update fetches the URLs it names and runs its update commands" },
 	{ "**/.gitattributes", "git runs the filter, diff and merge drivers it names" },
 	{ "**/.git/hooks/*", "git runs it as a hook of that repository" },
 	{ "**/.git/config", "git runs what it names (core.fsmonitor, core.sshCommand, hooksPath, aliases) in that repository" },
+	/* a bare repository anywhere in the tree (its own HEAD, config and
+	 * objects): matched by the walk, not by name */
+	{ "", "git runs what it names (core.pager, core.fsmonitor, hooksPath, aliases) when used in that bare repository" },
+	{ "", "git runs it as a hook of that bare repository" },
 };
-enum { NRULES = sizeof rules / sizeof rules[0] };
+enum { NRULES = sizeof rules / sizeof rules[0], R_BARE_CONFIG = NRULES - 2, R_BARE_HOOK = NRULES - 1 };
 
 static const char hooks_what[] = "git runs it as a hook (core.hooksPath)";
 
@@ -103,7 +119,7 @@ which(const struct runfiles *rf, const char *rel)
 	size_t hl = strlen(rf->hooks);
 
 	for (int i = 0; i < (int)NRULES; i++)
-		if (rule_match(rules[i].pat, rel))
+		if (rules[i].pat[0] && rule_match(rules[i].pat, rel))
 			return i;
 	if (hl && strncmp(rel, rf->hooks, hl) == 0 && rel[hl] == '/' && strchr(rel + hl + 1, '/') == NULL)
 		return -1;
@@ -153,6 +169,7 @@ struct walk {
 	struct rf_entry *out;		/* where matches go */
 	size_t n, cap, seen;
 	int truncated;
+	int rootfd;
 };
 
 static int
@@ -178,19 +195,50 @@ note(struct walk *w, int dfd, const char *name, const char *rel, const struct st
 	return 0;
 }
 
-/* Walk dfd (at rel, depth d). In a .git directory only hooks/ and config. */
+/* Where a walk is: 0 the tree, 1 a git directory (.git, or a bare
+ * repository: 3) where only hooks/ and config count, 2 (4) its hooks/. */
+enum { IN_TREE, IN_GIT, IN_HOOKS, IN_BARE, IN_BARE_HOOKS };
+
+/* A directory holding HEAD, config and objects/: a bare repository. */
 static int
-walk_dir(struct walk *w, int dfd, const char *rel, int d, int ingit)
+bare(int dfd, const char *n)
 {
-	char sub[PATH_MAX];
+	char p[NAME_MAX + 16];
+	struct stat st;
+
+	return snprintf(p, sizeof p, "%s/HEAD", n) < (int)sizeof p &&
+	    fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    snprintf(p, sizeof p, "%s/config", n) < (int)sizeof p &&
+	    fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    snprintf(p, sizeof p, "%s/objects", n) < (int)sizeof p &&
+	    fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Walk the directory rel. Its subdirectories are listed, and entered once
+ * it is closed, each opened from the root without following a link: no
+ * descriptor is held per level, so every depth a path can have is
+ * walked (a path longer than PATH_MAX is reported as not looked at). */
+static int
+walk_dir(struct walk *w, const char *rel, int in)
+{
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
+	struct argv subs = { 0 };
 	struct dirent *de;
 	struct stat st;
 	DIR *dp;
+	char *sub;
 	int fd, r = 0, rule;
 
-	if ((dp = fdopendir(dfd)) == NULL) {
-		close(dfd);
+	fd = rel[0] ? (int)syscall(SYS_openat2, w->rootfd, rel, &how, sizeof how) : dup(w->rootfd);
+	if (fd < 0 || (dp = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
+	if ((sub = malloc(PATH_MAX)) == NULL) {
+		closedir(dp);
+		return -1;
 	}
 	while (r == 0 && (de = readdir(dp)) != NULL) {
 		const char *n = de->d_name;
@@ -200,42 +248,50 @@ walk_dir(struct walk *w, int dfd, const char *rel, int d, int ingit)
 			w->truncated = 1;
 			break;
 		}
-		if (ingit == 1 && strcmp(n, "hooks") != 0 && strcmp(n, "config") != 0)
+		if ((in == IN_GIT || in == IN_BARE) && strcmp(n, "hooks") != 0 && strcmp(n, "config") != 0)
 			continue;
-		if ((size_t)snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", n) >= sizeof sub)
+		if ((size_t)snprintf(sub, PATH_MAX, "%s%s%s", rel, *rel ? "/" : "", n) >= PATH_MAX) {
+			w->truncated = 1;
 			continue;
+		}
 		/* stat only directories d_type cannot tell, and matches */
-		rule = de->d_type == DT_DIR ? -2 : which(w->rf, sub);
+		rule = de->d_type == DT_DIR ? -2 : in == IN_BARE ? (strcmp(n, "config") == 0 ? R_BARE_CONFIG : -2) :
+		    in == IN_BARE_HOOKS ? R_BARE_HOOK : which(w->rf, sub);
 		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN && rule == -2)
 			continue;
 		if (fstatat(dirfd(dp), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
-			if (d + 1 >= RUNFILES_MAX_DEPTH || ingit == 2) {
-				w->truncated |= d + 1 >= RUNFILES_MAX_DEPTH;
+			if (in == IN_HOOKS || in == IN_BARE_HOOKS)
 				continue;
-			}
-			fd = openat(dirfd(dp), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (fd >= 0)
-				r = walk_dir(w, fd, sub, d + 1, strcmp(n, ".git") == 0 ? 1 : ingit ? 2 : 0);
+			int next = in == IN_GIT ? IN_HOOKS : in == IN_BARE ? IN_BARE_HOOKS :
+			    strcmp(n, ".git") == 0 ? IN_GIT : bare(dirfd(dp), n) ? IN_BARE : IN_TREE;
+			av_pushf(&subs, "%d%s", next, sub);
 			continue;
 		}
 		if (rule != -2)
 			r = note(w, dirfd(dp), n, sub, &st, rule);
 	}
 	closedir(dp);
+	free(sub);
+	if (subs.err)
+		r = -1;
+	for (size_t i = 0; i < subs.n && r == 0; i++)
+		r = walk_dir(w, subs.v[i] + 1, subs.v[i][0] - '0');
+	av_free(&subs);
 	return r;
 }
 
 static int
 scan(struct runfiles *rf, struct rf_entry **out, size_t *n, int *truncated)
 {
-	struct walk w = { rf, NULL, 0, 0, 0, 0 };
-	int fd = open(rf->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+	struct walk w = { rf, NULL, 0, 0, 0, 0, -1 };
+	int r;
 
-	if (fd < 0)
+	if ((w.rootfd = open(rf->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
-	r = walk_dir(&w, fd, "", 0, 0);
+	r = walk_dir(&w, "", IN_TREE);
+	close(w.rootfd);
 	*out = w.out;
 	*n = w.n;
 	*truncated = w.truncated;
@@ -386,8 +442,8 @@ runfiles_report(struct runfiles *rf, struct audit *au, int quiet)
 			fprintf(stderr, "corral:   %s\n", lines.v[i]);
 	}
 	if (!quiet && trunc)
-		msg_warn("%s holds more than %d entries or is deeper than %d: files that run code were looked for in part",
-		    rf->root, RUNFILES_MAX_ENTRIES, RUNFILES_MAX_DEPTH);
+		msg_warn("%s holds more than %d entries or a path longer than %d bytes: files that run code were looked for in part",
+		    rf->root, RUNFILES_MAX_ENTRIES, PATH_MAX);
 	av_free(&lines);
 	entries_free(now, n);
 	return k;

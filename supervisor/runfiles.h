@@ -10,7 +10,7 @@
 
 #include "audit.h"
 
-enum { RUNFILES_MAX_ENTRIES = 200000, RUNFILES_MAX_DEPTH = 32, RUNFILES_MAX_MATCHES = 4096 };
+enum { RUNFILES_MAX_ENTRIES = 200000, RUNFILES_MAX_MATCHES = 4096 };
 
 struct rf_entry {
 	char *rel;			/* relative to the root */

@@ -48,7 +48,7 @@ corral:   created .gemini/settings.json: Gemini CLI runs its hooks and starts it
 corral:   created .gitattributes: git runs the filter, diff and merge drivers it names
 corral:   created .githooks/pre-push: git runs it as a hook (core.hooksPath)
 corral:   created .gitmodules: git submodule update fetches the URLs it names and runs its update commands
-corral:   created .husky/pre-commit: husky runs it as a git hook
+corral:   created .husky/pre-commit: husky runs it as a git hook: your next git commit runs it, outside corral
 corral:   created .mcp.json: Claude Code starts the MCP servers it names
 corral:   created .vscode/tasks.json: VS Code runs its tasks, those with \"runOn\": \"folderOpen\" on opening the folder" "$who: one short report: each file, created or changed, with what runs it (src/y.c is not one)"
 	like "$(lastaudit | grep '"step":"run-files"')" "\"root\":\"$ST/git/[0-9a-f]+/work\",\"files\":\\[\"created .claude/settings.json: Claude Code runs its hooks\",\"created .codex" "$who: the same report in the audit log"
@@ -68,6 +68,24 @@ corral:   created .vscode/tasks.json: VS Code runs its tasks, those with \"runOn
 corral:   created .envrc: direnv runs it on entering the directory
 corral:   created .vscode/settings.json: VS Code runs the interpreters, tools and terminal profiles it names
 corral:   created sub/.git/hooks/post-checkout: git runs it as a hook of that repository" "$who: without git, the same report; a nested repository's hook"
+	D=$(printf 'd/%.0s' $(seq 1 40))
+	run R "$N" -- sh -c "mkdir -p .cargo .config/mise .zed .idea/runConfigurations .devcontainer .github/workflows $D &&
+		echo x > lefthook.yml && echo x > .lefthook.yml && echo x > .cargo/config.toml && echo x > .config/mise/config.toml &&
+		echo x > .zed/tasks.json && echo x > .idea/runConfigurations/run.xml && echo x > .devcontainer/Dockerfile &&
+		echo x > .github/workflows/ci.yml && git init -q --bare vendor/lib.git && rm vendor/lib.git/hooks/*.sample && echo x > vendor/lib.git/hooks/post-update &&
+		echo '* filter=x' > ${D}.gitattributes && echo x > ${D}notes.txt"
+	is "$err" "corral: warning: $HEAD 11 files in $N that run code on your machine:
+corral:   created .cargo/config.toml: cargo runs the runners, linkers and aliases it names on the next cargo command
+corral:   created .config/mise/config.toml: mise runs its hooks and tasks on entering the directory
+corral:   created .devcontainer/Dockerfile: dev container tools run its initializeCommand on this machine
+corral:   created .github/workflows/ci.yml: CI runs it on your next push, with the repository's secrets
+corral:   created .idea/runConfigurations/run.xml: IntelliJ IDEs run its run configuration
+corral:   created .lefthook.yml: lefthook runs the commands it names as git hooks: your next git commit runs them
+corral:   created .zed/tasks.json: Zed runs its tasks
+corral:   created ${D}.gitattributes: git runs the filter, diff and merge drivers it names
+corral:   created lefthook.yml: lefthook runs the commands it names as git hooks: your next git commit runs them
+corral:   created vendor/lib.git/config: git runs what it names (core.pager, core.fsmonitor, hooksPath, aliases) when used in that bare repository
+corral:   created vendor/lib.git/hooks/post-update: git runs it as a hook of that bare repository" "$who: lefthook, mise, cargo, zed, IntelliJ, dev container, workflows, a bare repository and a file 40 levels down: named, nothing looked for in part"
 	run R "$N" -- sh -c 'rm .envrc && ln -s /etc/passwd .envrc'
 	is "$err" "corral: warning: $HEAD 1 file in $N that runs code on your machine:
 corral:   changed .envrc (a symbolic link): direnv runs it on entering the directory" "$who: .envrc replaced by a link: named"

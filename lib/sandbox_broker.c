@@ -213,28 +213,33 @@ struct job {
 	struct seccomp_notif req;
 };
 
-static void *
-job_run(void *arg)
+/* Answer one notification. */
+static void
+answer(struct broker *b, const struct seccomp_notif *req)
 {
-	struct job *j = arg;
 	struct seccomp_notif_resp resp;
 	int r;
 
 	memset(&resp, 0, sizeof resp);
-	resp.id = j->req.id;
-	sb_refusal_serving(&j->req);
-	r = serve(j->b, &j->req, &resp);
-	if (r == 2) {
-		/* answered with the descriptor it installed (SB_OWN_*) */
-		free(j);
-		return NULL;
-	}
+	resp.id = req->id;
+	sb_refusal_serving(req);
+	r = serve(b, req, &resp);
+	if (r == 2)
+		return;	/* answered with the descriptor it installed (SB_OWN_*) */
 	if (r == 1) {
 		resp.error = 0;
 		resp.val = 0;
 		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	}
-	(void)ioctl(j->b->nfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	(void)ioctl(b->nfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+static void *
+job_run(void *arg)
+{
+	struct job *j = arg;
+
+	answer(j->b, &j->req);
 	free(j);
 	return NULL;
 }
@@ -288,6 +293,7 @@ static void *
 broker_serve(void *arg)
 {
 	struct broker *b = arg;
+	struct seccomp_notif req;
 	struct pollfd pfd;
 	pthread_attr_t at;
 	pthread_t th;
@@ -310,15 +316,24 @@ broker_serve(void *arg)
 		}
 		if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
 			return NULL;
-		if ((j = calloc(1, sizeof *j)) == NULL)
+		memset(&req, 0, sizeof req);
+		if (ioctl(b->nfd, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
 			continue;
-		j->b = b;
-		if (ioctl(b->nfd, SECCOMP_IOCTL_NOTIF_RECV, &j->req) != 0) {
-			free(j);
+		/* What the program makes itself (lib/sandbox_own.c) never
+		 * waits on a peer: answered here, with no allocation or
+		 * thread start on every trapped open. Anything else gets a
+		 * thread, so a slow connect holds up no other; without one,
+		 * this thread answers it. */
+		if (sb_own_request(b->p, &req)) {
+			answer(b, &req);
 			continue;
 		}
-		/* A thread answers each, so a slow connect holds up no other;
-		 * without one, this thread itself. */
+		if ((j = malloc(sizeof *j)) == NULL) {
+			answer(b, &req);
+			continue;
+		}
+		j->b = b;
+		j->req = req;
 		if (pthread_create(&th, &at, job_run, j) != 0)
 			job_run(j);
 	}

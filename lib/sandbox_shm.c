@@ -33,7 +33,6 @@
 #include <unistd.h>
 #include <linux/seccomp.h>
 
-#include "fdio.h"
 #include "sandbox_int.h"
 
 #define SHM_MAX 4096
@@ -95,21 +94,26 @@ sb_shm_name(const char *path)
 	return n;
 }
 
-/* The caller's umask (/proc/PID/status), 022 when unreadable. */
+/* The caller's umask (/proc/PID/status, its second line), 022 when
+ * unreadable. */
 static mode_t
 caller_umask(int pid)
 {
-	char path[64], *buf, *t;
-	size_t len;
-	mode_t m = 022;
+	char path[64], buf[256], *t;
+	ssize_t n;
+	int fd;
 
 	snprintf(path, sizeof path, "/proc/%d/status", pid);
-	if (file_read_bounded(AT_FDCWD, path, 65536, &buf, &len) != 0)
-		return m;
-	if ((t = strstr(buf, "\nUmask:")) != NULL)
-		m = (mode_t)strtoul(t + 7, NULL, 8) & 0777;
-	free(buf);
-	return m;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 022;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 022;
+	buf[n] = '\0';
+	if ((t = strstr(buf, "\nUmask:")) == NULL)
+		return 022;
+	return (mode_t)strtoul(t + 7, NULL, 8) & 0777;
 }
 
 /* An existing object of its own, opened acc: the fd or -errno. */

@@ -1,5 +1,6 @@
 /* bench/git-attempt.c: one worktree attempt of a repository, set up and
- * imported, with the supervisor's own code (gitws_setup, gitws_import),
+ * imported, with the supervisor's own code (gitws_setup, gitws_import,
+ * gitws_release),
  * the agent's part reduced to one changed file. Usage: git-attempt REPO
  * STORE ID (ID: 32 hex digits, new each time). Exit 0 when both worked. */
 #include <fcntl.h>
@@ -30,5 +31,6 @@ main(int argc, char **argv)
 		return perror(p), 1;
 	if (gitws_import(&g, argv[3], &r, why, sizeof why) < 0)
 		return fprintf(stderr, "git-attempt: %s\n", why), 1;
+	gitws_release(&g, 0);	/* as corral run: the checkout removed after it returns */
 	return r.branch[0] ? 0 : 1;
 }

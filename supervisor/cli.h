@@ -41,6 +41,8 @@ int cmd_explain(int argc, char **argv, char **envp);
 int cmd_doctor(int argc, char **argv, char **envp);
 int cmd_policy(int argc, char **argv, char **envp);
 int cmd_why(int argc, char **argv, char **envp);
+int cmd_apply(int argc, char **argv, char **envp);	/* gitapply.c */
+int cmd_branches(int argc, char **argv, char **envp);
 
 void usage_run(int fd);
 

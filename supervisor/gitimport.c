@@ -23,6 +23,7 @@
 
 #include "msg.h"
 #include "fdio.h"
+#include "gitcarry.h"
 #include "gitref.h"
 #include "gitrun.h"
 #include "gitnested.h"
@@ -134,9 +135,9 @@ copy_objects(const struct gitws *g, int rdir, int afd, const char *q, int *skipp
 	DIR *d, *s;
 	int ofd, qfd, sub, qsub;
 
-	if (mkdirat(afd, "objects", 0700) < 0 || (qfd = openat(afd, "objects", OPEN_DIR)) < 0)
+	if ((mkdirat(afd, "objects", 0700) < 0 && errno != EEXIST) || (qfd = openat(afd, "objects", OPEN_DIR)) < 0)
 		return -1;
-	if (mkdirat(qfd, "pack", 0700) < 0 || (ofd = openat(rdir, "objects", OPEN_DIR)) < 0 ||
+	if ((mkdirat(qfd, "pack", 0700) < 0 && errno != EEXIST) || (ofd = openat(rdir, "objects", OPEN_DIR)) < 0 ||
 	    (d = fdopendir(ofd)) == NULL) {
 		close(qfd);
 		return errno == ENOENT ? 0 : -1;
@@ -303,16 +304,19 @@ quarantine(struct qctx *c, int dfd, const char *path, int depth)
 	return r;
 }
 
-/* The files the agent left over the starting index: a tree. */
+/* The files the agent left over the starting index: a tree (objects into
+ * objdir: NULL, the real repository's). The user's dependency directories
+ * linked into the checkout, and whatever the agent put in their place, are
+ * left out. */
 static int
-files_tree(const struct gitws *g, int afd, const char *tip, char *tree, char *why, size_t whyn)
+files_tree(const struct gitws *g, int afd, const char *tip, const char *objdir, char *tree, char *why, size_t whyn)
 {
 	char idx[PATH_MAX + 16], *out = NULL;
-	const char *const rtm[] = { "read-tree", "-m", "-i", g->start, tip, NULL };
+	const char *const rtm[] = { "read-tree", "-m", "-i", g->base, tip, NULL };
 	const char *const rt[] = { "read-tree", tip, NULL };
-	const char *const add[] = { "add", "-A", "--ignore-errors", NULL };
 	const char *const wt[] = { "write-tree", NULL };
-	struct gitcall gc = { g->git, g->gitdir, g->work, idx, NULL, NULL };
+	struct gitcall gc = { g->git, g->gitdir, g->work, idx, objdir, NULL };
+	struct argv add = { 0 };
 	size_t len;
 	int code;
 
@@ -320,15 +324,28 @@ files_tree(const struct gitws *g, int afd, const char *tip, char *tree, char *wh
 	(void)unlinkat(afd, "import.index", 0);
 	if (gitws_copy_index(afd, "base.index", afd, "import.index") < 0 && errno != ENOENT)
 		return msg_say(why, whyn, "unable to copy %s/base.index: %s", g->dir, strerror(errno));
-	if (tip[0] && strcmp(tip, g->start) != 0) {
+	if (tip[0] && strcmp(tip, g->base) != 0) {
 		/* carry the starting stat information over where it still holds */
-		if (!g->start[0] || gitrun(&gc, rtm, -1, -1, NULL, NULL, 0) != 0) {
+		if (!g->base[0] || gitrun(&gc, rtm, -1, -1, NULL, NULL, 0) != 0) {
 			(void)unlinkat(afd, "import.index", 0);
 			if ((code = gitrun(&gc, rt, -1, -1, NULL, NULL, 0)) != 0)
 				return msg_say(why, whyn, "git read-tree %s failed (status %d)", tip, code);
 		}
 	}
-	if ((code = gitrun(&gc, add, -1, -1, NULL, NULL, 0)) != 0 && code != 1)
+	av_push(&add, "add");
+	av_push(&add, "-A");
+	av_push(&add, "--ignore-errors");
+	av_push(&add, "--");
+	av_push(&add, ".");
+	for (size_t i = 0; i < g->deplinks.n; i++)
+		av_pushf(&add, ":(exclude,literal)%s", g->deplinks.v[i]);
+	if (add.err) {
+		av_free(&add);
+		return msg_say(why, whyn, "out of memory");
+	}
+	code = gitrun(&gc, (const char *const *)add.v, -1, -1, NULL, NULL, 0);
+	av_free(&add);
+	if (code != 0 && code != 1)
 		return msg_say(why, whyn, "git add -A over %s failed (status %d)", g->work, code);
 	code = gitrun(&gc, wt, -1, -1, &out, &len, 4096);
 	if (code != 0 || len < g->hexlen || !gitref_oid_ok(out, g->hexlen, g->hexlen)) {
@@ -337,24 +354,6 @@ files_tree(const struct gitws *g, int afd, const char *tip, char *tree, char *wh
 	}
 	memcpy(tree, out, g->hexlen);
 	tree[g->hexlen] = '\0';
-	free(out);
-	return 0;
-}
-
-/* one line of output: an object id */
-static int
-run_oid(const struct gitws *g, const struct gitcall *gc, const char *const *args, char *oid)
-{
-	char *out = NULL;
-	size_t len;
-	int code = gitrun(gc, args, -1, -1, &out, &len, 4096);
-
-	if (code != 0 || len < g->hexlen || !gitref_oid_ok(out, g->hexlen, g->hexlen)) {
-		free(out);
-		return -1;
-	}
-	memcpy(oid, out, g->hexlen);
-	oid[g->hexlen] = '\0';
 	free(out);
 	return 0;
 }
@@ -385,15 +384,65 @@ summarize(const struct gitws *g, struct gitws_result *res)
 		snprintf(res->shortstat, sizeof res->shortstat, "no files changed");
 }
 
+/* STORE/git/ATTEMPT/objects, where git writes while carrying the agent's
+ * commits over: it reads the real objects and the base's through it. */
+static int
+make_q(const struct gitws *g, int afd)
+{
+	char alt[PATH_MAX * 4];
+	size_t n = 0;
+	int qfd, fd, r = -1;
+
+	n = gitws_alt(g, alt, sizeof alt);
+	if (n < sizeof alt)
+		n += (size_t)snprintf(alt + n, sizeof alt - n, "%s\n", g->basedir);
+	if (n >= sizeof alt)
+		return errno = ENAMETOOLONG, -1;
+	if ((mkdirat(afd, "objects", 0700) < 0 && errno != EEXIST) || (qfd = openat(afd, "objects", OPEN_DIR)) < 0)
+		return -1;
+	(void)mkdirat(qfd, "pack", 0700);
+	(void)mkdirat(qfd, "info", 0700);
+	fd = openat(qfd, "info/alternates", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0 && fd_write_all(fd, alt, n) == 0)
+		r = 0;
+	if (fd >= 0 && close(fd) < 0)
+		r = -1;
+	close(qfd);
+	return r;
+}
+
+/* The dependency links the agent replaced: its own install, not imported. */
+static void
+own_deps(const struct gitws *g, struct gitws_result *res)
+{
+	char p[PATH_MAX * 2], l[PATH_MAX * 2], want[PATH_MAX * 2];
+	ssize_t n;
+
+	for (size_t i = 0; i < g->deplinks.n; i++) {
+		snprintf(p, sizeof p, "%s/%s", g->work, g->deplinks.v[i]);
+		snprintf(want, sizeof want, "%s/%s", g->ws, g->deplinks.v[i]);
+		if ((n = readlink(p, l, sizeof l - 1)) >= 0 && (l[n] = '\0', strcmp(l, want) == 0))
+			continue;
+		if (n < 0 && errno == ENOENT)
+			continue;	/* removed: nothing of its own there */
+		res->own_deps++;
+		size_t at = strlen(res->deps);
+		snprintf(res->deps + at, sizeof res->deps - at, "%s%s", at ? ", " : "", g->deplinks.v[i]);
+	}
+}
+
 int
 gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, char *why, size_t whyn)
 {
 	struct gitcall gc = { g->git, g->gitdir, NULL, NULL, NULL, NULL };
 	char tip[GITREF_OID_MAX + 1], tree[GITREF_OID_MAX + 1], q[PATH_MAX + 16], spec[160];
-	char msg[160], c1[GITREF_OID_MAX + 4], c2[GITREF_OID_MAX + 4], ptip[GITREF_OID_MAX + 4];
+	char msg[160], c1[GITREF_OID_MAX + 4], c2[GITREF_OID_MAX + 4], ptip[GITREF_OID_MAX + 16];
 	struct qctx qc = { -1, -1, 0, g->mode == GIT_INPLACE ? &g->nested : NULL, NULL };
 	struct gitxrefs todo = { 0 };
 	int afd, rdir, wfd, skipped = 0, r = -1;
+	/* the attempt began from the user's state, not HEAD: its commits are
+	 * carried over (gitcarry.c), git writing to q, never the real objects */
+	int carry = strcmp(g->base, g->start) != 0;
 
 	memset(res, 0, sizeof *res);
 	if ((afd = open(g->dir, OPEN_DIR)) < 0)
@@ -407,25 +456,29 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	else if (read_tip(g, rdir, tip, msg, sizeof msg) < 0)
 		snprintf(res->refused, sizeof res->refused, "the attempt repository's %s: its commits were not imported", msg);
 	if (res->refused[0] || !tip[0])
-		snprintf(tip, sizeof tip, "%s", g->start);
+		snprintf(tip, sizeof tip, "%s", g->base);
 	/* its other branches and tags: new or moved since the start */
 	if (rdir >= 0 && !res->refused[0])
 		gitxref_collect(g, rdir, afd, tip, &todo, res);
 	/* 2. its objects, checked on the way in */
-	if (rdir >= 0 && (todo.n > 0 || (tip[0] && strcmp(tip, g->start) != 0)) &&
+	if (carry && make_q(g, afd) < 0) {
+		msg_say(why, whyn, "unable to make %s: %s", q, strerror(errno));
+		goto out;
+	}
+	if (rdir >= 0 && (todo.n > 0 || (tip[0] && strcmp(tip, g->base) != 0)) &&
 	    copy_objects(g, rdir, afd, q, &skipped) < 0) {
 		msg_say(why, whyn, "unable to copy the attempt's objects into %s: %s", q, strerror(errno));
 		goto out;
 	}
 	gitxref_import(g, q, attempt, &todo, res);
-	if (rdir >= 0 && tip[0] && strcmp(tip, g->start) != 0) {
+	if (!carry && rdir >= 0 && tip[0] && strcmp(tip, g->start) != 0) {
 		if (gitws_bring(g, q, tip, msg, sizeof msg) < 0) {
 			msg_say(why, whyn, "the attempt's commits were refused: %s", msg);
 			goto out;
 		}
 		snprintf(ptip, sizeof ptip, "%s^{commit}", tip);
 		const char *const rp[] = { "rev-parse", "--verify", "-q", ptip, NULL };
-		if (run_oid(g, &gc, rp, c1) < 0 || strcmp(c1, tip) != 0) {
+		if (gitws_oid(g, &gc, rp, -1, c1) < 0 || strcmp(c1, tip) != 0) {
 			msg_say(why, whyn, "the attempt's HEAD %s is not a commit", tip);
 			goto out;
 		}
@@ -452,16 +505,24 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	res->quarantined = qc.n;
 	if (qc.n)
 		snprintf(res->quarantine, sizeof res->quarantine, "%s/quarantine", g->dir);
-	if (files_tree(g, afd, tip, tree, why, whyn) < 0)
+	own_deps(g, res);
+	if (files_tree(g, afd, tip, carry ? q : NULL, tree, why, whyn) < 0)
 		goto out;
 	snprintf(res->commit, sizeof res->commit, "%.64s", tip);
 	snprintf(ptip, sizeof ptip, "%s^{tree}", tip);
-	{
+	if (carry) {
+		if (gitcarry(g, afd, q, tip, tree, attempt, res->commit, &res->uncommitted, why, whyn) < 0)
+			goto out;
+		if (strcmp(res->commit, g->start) != 0 && gitws_bring(g, q, res->commit, msg, sizeof msg) < 0) {
+			msg_say(why, whyn, "the attempt's commits were refused: %s", msg);
+			goto out;
+		}
+	} else {
 		const char *const rpt[] = { "rev-parse", "--verify", "-q", ptip, NULL };
-		if (!tip[0] || run_oid(g, &gc, rpt, c2) < 0 || strcmp(c2, tree) != 0) {
+		if (!tip[0] || gitws_oid(g, &gc, rpt, -1, c2) < 0 || strcmp(c2, tree) != 0) {
 			const char *const ct[] = { "commit-tree", tree, "-m", msg, tip[0] ? "-p" : NULL, tip, NULL };
 			snprintf(msg, sizeof msg, "corral: the changes attempt %s left uncommitted", attempt);
-			if (run_oid(g, &gc, ct, c1) < 0) {
+			if (gitws_oid(g, &gc, ct, -1, c1) < 0) {
 				msg_say(why, whyn, "git commit-tree failed");
 				goto out;
 			}
@@ -475,7 +536,8 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	}
 	/* 4. the branch: a new ref, never an existing one */
 	snprintf(res->branch, sizeof res->branch, "refs/heads/corral/%.8s", attempt);
-	snprintf(spec, sizeof spec, "corral: attempt %s", attempt);
+	/* the reflog names where it started: corral branches sizes it from there */
+	snprintf(spec, sizeof spec, "corral: attempt %s from %s", attempt, g->start[0] ? g->start : "root");
 	{
 		const char *const ur[] = { "update-ref", "-m", spec, res->branch, res->commit, "", NULL };
 		int code = gitrun(&gc, ur, -1, -1, NULL, NULL, 0);

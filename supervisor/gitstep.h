@@ -6,6 +6,10 @@
 
 #include "plan.h"
 
+/* A workspace beneath a repository's top (not its top): 1, with
+ * pl->workspace moved to the top and pl->gw.sub the path beneath it; 0
+ * when there is none, or the top holds the home or the state directory. */
+int gitstep_top(struct plan *pl);
 /* Resolve: find git and the repository; refuse what cannot work (-1, why
  * and hint filled). Nothing for "git": "off". */
 int gitws_plan(struct plan *pl, const struct policy *pol, char *why, size_t whyn,

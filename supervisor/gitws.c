@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "msg.h"
@@ -16,6 +18,7 @@
 #include "gitrun.h"
 #include "gitnested.h"
 #include "gitws.h"
+#include "path.h"
 #include "rmtree.h"
 
 #define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -31,6 +34,51 @@ resolve_at(const char *base, const char *path, char *out)
 	else if ((size_t)snprintf(tmp, sizeof tmp, "%s/%s", base, path) >= PATH_MAX)
 		return errno = ENAMETOOLONG, -1;
 	return realpath(tmp, out) ? 0 : -1;
+}
+
+int
+gitws_find_top(const char *dir, char *top, char *sub)
+{
+	char p[PATH_MAX + 8];
+	struct stat st;
+	size_t n;
+
+	snprintf(top, PATH_MAX, "%s", dir);
+	for (;;) {
+		if ((size_t)snprintf(p, sizeof p, "%s/.git", strcmp(top, "/") ? top : "") < sizeof p &&
+		    lstat(p, &st) == 0) {
+			n = strcmp(top, "/") ? strlen(top) : 0;
+			snprintf(sub, PATH_MAX, "%s", dir[n] == '/' ? dir + n + 1 : dir + n);
+			return 1;
+		}
+		char *sl = strrchr(top, '/');
+		if (sl == NULL || strcmp(top, "/") == 0)
+			return 0;
+		sl[sl == top] = '\0';
+	}
+}
+
+/* FNV-1a: a short name for a path (not a secret, not a security check:
+ * a clash only makes two repositories share a row of slots) */
+static unsigned long long
+fnv64(const char *s)
+{
+	unsigned long long h = 14695981039346656037ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+void
+gitws_slot_path(const char *store, const char *top, int n, char *out, char *lock)
+{
+	const char *b = strrchr(top, '/');
+
+	b = b && b[1] ? b + 1 : "repo";
+	snprintf(out, PATH_MAX, "%s/git/co/%016llx.%d/%s", store, fnv64(top), n, b);
+	if (lock)
+		snprintf(lock, PATH_MAX, "%s/git/co/%016llx.%d.lock", store, fnv64(top), n);
 }
 
 static void
@@ -113,6 +161,7 @@ gitws_free(struct gitws *g)
 {
 	av_free(&g->objects);
 	av_free(&g->nested);
+	av_free(&g->deplinks);
 }
 
 int
@@ -346,7 +395,7 @@ apply_status(struct gitws *g, int wsfd, int wfd, char *st, size_t len)
 
 /* HEAD, refs (one packed-refs file), config, alternates. */
 static int
-make_repo(struct gitws *g, int rfd, const char *alt, char *why, size_t whyn)
+make_repo(struct gitws *g, int rfd, const char *alt, char *headref, char *why, size_t whyn)
 {
 	static const char *const dirs[] = { "objects", "objects/info", "objects/pack", "refs",
 		"refs/heads", "refs/tags", "hooks", "info", NULL };
@@ -400,7 +449,9 @@ make_repo(struct gitws *g, int rfd, const char *alt, char *why, size_t whyn)
 	}
 	if (write_new(rfd, "packed-refs", packed, pn) < 0)
 		goto sys;
+	headref[0] = '\0';
 	if (kind == 1) {
+		snprintf(headref, GITREF_NAME_MAX + 1, "%s", ref);
 		if ((o = malloc(strlen(ref) + 8)) == NULL)
 			goto nomem;
 		sprintf(o, "ref: %s\n", ref);
@@ -450,22 +501,21 @@ copy_index(const struct gitws *g, int rfd)
 	close(gfd);
 	return r;
 }
+static const char *const status_args[] = { "status", "--porcelain", "-z", "--untracked-files=all",
+	"--ignore-submodules=all", "--no-renames", NULL };
 
 /* The checkout: the index's files (stat information kept, so git inside
- * starts fast), then the user's tracked changes and untracked files. git
- * status in the real workspace runs while checkout-index writes the
- * attempt's files: neither reads what the other writes. */
+ * starts fast), then the user's tracked changes and untracked files (the
+ * paths git status named, into *st). git status in the real workspace runs
+ * while checkout-index writes the attempt's files: neither reads what the
+ * other writes. */
 static int
-checkout(struct gitws *g, int rfd, int wfd, char *why, size_t whyn)
+checkout(struct gitws *g, int rfd, int wfd, char **st, size_t *stlen, char *why, size_t whyn)
 {
 	const char *const co[] = { "checkout-index", "-a", "-f", "-u", "-q", NULL };
 	const char *const rt[] = { "read-tree", "--reset", "-u", "HEAD", NULL };
-	const char *const stv[] = { "status", "--porcelain", "-z", "--untracked-files=all",
-		"--ignore-submodules=all", "--no-renames", NULL };
 	struct gitcall in = { g->git, g->repo, g->work, NULL, NULL, NULL };
 	struct gitcall real = { g->git, g->gitdir, g->ws, NULL, NULL, NULL };
-	char *st = NULL;
-	size_t stlen = 0;
 	int code = 0, sc, sfd = -1, spid, wsfd, r = -1;
 
 	if (g->from_head) {
@@ -475,7 +525,7 @@ checkout(struct gitws *g, int rfd, int wfd, char *why, size_t whyn)
 			return msg_say(why, whyn, "git read-tree HEAD in the attempt repository failed (status %d)", code);
 		return 0;
 	}
-	if ((spid = gitrun_spawn(&real, stv, -1, &sfd)) < 0)
+	if ((spid = gitrun_spawn(&real, status_args, -1, &sfd)) < 0)
 		return msg_say(why, whyn, "unable to run git status in %s: %s", g->ws, strerror(errno));
 	if (copy_index(g, rfd) < 0)
 		msg_say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
@@ -483,31 +533,304 @@ checkout(struct gitws *g, int rfd, int wfd, char *why, size_t whyn)
 		msg_say(why, whyn, "git checkout-index in the attempt repository failed (status %d)", code);
 	else
 		r = 0;
-	sc = gitrun_collect(spid, sfd, &st, &stlen, 256 << 20);
-	if (r < 0 || sc != 0) {
-		free(st);
+	sc = gitrun_collect(spid, sfd, st, stlen, 256 << 20);
+	if (r < 0 || sc != 0)
 		return r < 0 ? -1 : msg_say(why, whyn, "git status in %s failed (status %d)", g->ws, sc);
-	}
 	r = -1;
 	if ((wsfd = open(g->ws, OPEN_DIR)) < 0) {
 		msg_say(why, whyn, "%s: %s", g->ws, strerror(errno));
 	} else {
-		r = apply_status(g, wsfd, wfd, st, stlen);
+		r = apply_status(g, wsfd, wfd, *st, *stlen);
 		if (r < 0)
 			msg_say(why, whyn, "unable to copy your changes into %s: %s", g->work, strerror(errno));
 		close(wsfd);
 	}
-	free(st);
 	return r;
+}
+
+size_t
+gitws_alt(const struct gitws *g, char *buf, size_t n)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < g->objects.n && k < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s\n", g->objects.v[i]);
+	return k;
+}
+
+int
+gitws_stdin(int afd, const char *name, const char *buf, size_t len)
+{
+	(void)unlinkat(afd, name, 0);
+	if (write_new(afd, name, buf, len) < 0)
+		return -1;
+	return openat(afd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* The user's state at the start as the attempt's base: the paths git
+ * status named hashed into the attempt's index (their objects into
+ * g->basedir, never the real repository), a tree, a commit over HEAD; the
+ * attempt's HEAD (its branch, or itself when detached) moved to it. The
+ * agent sees a clean tree; what it changes is all that differs from it. */
+static int
+make_base(struct gitws *g, int rfd, int afd, const char *headref, const char *st, size_t stlen,
+    char *why, size_t whyn)
+{
+	static const char msgtext[] = "corral: your working state at the start of this attempt (the agent's base; never exported)";
+	const char *const ui[] = { "update-index", "--add", "--remove", "-z", "--stdin", NULL };
+	const char *const wt[] = { "write-tree", NULL };
+	struct gitcall gc = { g->git, g->repo, g->work, NULL, g->basedir, NULL };
+	char tree[GITREF_OID_MAX + 1], *paths, *out = NULL, line[GITREF_OID_MAX + 2];
+	const char *base;
+	size_t n = 0, len;
+	int fd, code, pfd;
+
+	if ((paths = malloc(stlen + 1)) == NULL)
+		return msg_say(why, whyn, "out of memory");
+	for (size_t at = 0; at + 3 < stlen; ) {
+		const char *e = st + at;
+		size_t l = strlen(e);
+		at += l + 1;
+		if (l < 4 || !path_ok(e + 3) || e[l - 1] == '/')
+			continue;	/* a nested repository: not part of the base */
+		memcpy(paths + n, e + 3, l - 2);
+		n += l - 2;
+	}
+	if (n == 0) {
+		free(paths);
+		return 0;	/* nothing but ignored files: the base is HEAD */
+	}
+	fd = gitws_stdin(afd, "base.paths", paths, n);
+	free(paths);
+	if (fd < 0)
+		return msg_say(why, whyn, "unable to write %s/base.paths: %s", g->dir, strerror(errno));
+	code = gitrun(&gc, ui, fd, -1, NULL, NULL, 0);
+	close(fd);
+	(void)unlinkat(afd, "base.paths", 0);
+	if (code != 0)
+		return msg_say(why, whyn, "git update-index of your changes in the attempt repository failed (status %d)", code);
+	code = gitrun(&gc, wt, -1, -1, &out, &len, 4096);
+	if (code != 0 || len < g->hexlen || !gitref_oid_ok(out, g->hexlen, g->hexlen)) {
+		free(out);
+		return msg_say(why, whyn, "git write-tree of your state failed (status %d)", code);
+	}
+	snprintf(tree, sizeof tree, "%.*s", (int)g->hexlen, out);
+	free(out);
+	{
+		const char *const ct[] = { "commit-tree", tree, "-m", msgtext, g->start[0] ? "-p" : NULL, g->start, NULL };
+		out = NULL;
+		code = gitrun(&gc, ct, -1, -1, &out, &len, 4096);
+		if (code != 0 || len < g->hexlen || !gitref_oid_ok(out, g->hexlen, g->hexlen)) {
+			free(out);
+			return msg_say(why, whyn, "git commit-tree of your state failed (status %d)", code);
+		}
+		snprintf(g->base, sizeof g->base, "%.*s", (int)g->hexlen, out);
+		free(out);
+	}
+	/* its HEAD: a loose ref over the packed one, or HEAD itself */
+	snprintf(line, sizeof line, "%s\n", g->base);
+	if (headref[0]) {
+		char p[GITREF_NAME_MAX + 1];
+		snprintf(p, sizeof p, "%s", headref);
+		if ((pfd = open_parent(rfd, p, &base)) < 0)
+			return msg_say(why, whyn, "unable to write %s in the attempt repository: %s", headref, strerror(errno));
+		code = write_new(pfd, base, line, strlen(line));
+		close(pfd);
+	} else {
+		code = unlinkat(rfd, "HEAD", 0) < 0 ? -1 : write_new(rfd, "HEAD", line, strlen(line));
+	}
+	if (code < 0)
+		return msg_say(why, whyn, "unable to move the attempt's HEAD to its base: %s", strerror(errno));
+	return 0;
+}
+
+/* The user's dependency directories (policy "git_deps") that the
+ * checkout lacks (ignored, so not copied): a symbolic link to each, at the
+ * same relative path; confine grants the real one read and execute only,
+ * and the attempt repository's info/exclude hides the link from git. */
+static int
+link_deps(struct gitws *g, int rfd, int wfd)
+{
+	char rel[PATH_MAX], real[PATH_MAX * 2], ex[PATH_MAX + 4];
+	const char *base;
+	struct stat st;
+	int pfd, efd = -1, r;
+
+	av_free(&g->deplinks);
+	for (size_t i = 0; g->deps && i < g->deps->n; i++) {
+		snprintf(rel, sizeof rel, "%s", g->deps->v[i]);
+		while (strlen(rel) > 1 && rel[strlen(rel) - 1] == '/')
+			rel[strlen(rel) - 1] = '\0';
+		if (!path_ok(rel) || (size_t)snprintf(real, sizeof real, "%s/%s", g->ws, rel) >= PATH_MAX ||
+		    lstat(real, &st) < 0 || !S_ISDIR(st.st_mode) || fstatat(wfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		if ((pfd = open_parent(wfd, rel, &base)) < 0)
+			return -1;
+		r = symlinkat(real, pfd, base);
+		close(pfd);
+		if (r < 0)
+			return -1;
+		if (efd < 0 && (efd = openat(rfd, "info/exclude", O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
+			return -1;
+		snprintf(ex, sizeof ex, "/%s\n", rel);
+		if (fd_write_all(efd, ex, strlen(ex)) < 0) {
+			close(efd);
+			return -1;
+		}
+		av_push(&g->deplinks, rel);
+	}
+	if (efd >= 0)
+		close(efd);
+	return g->deplinks.err ? (errno = ENOMEM, -1) : 0;
+}
+
+/* Move dfd/name into STORE/git/trash (gfd: STORE/git) under a new name. */
+static int
+to_trash(int gfd, int dfd, const char *name, const char *tag)
+{
+	char t[128];
+
+	if (mkdirat(gfd, "trash", 0700) < 0 && errno != EEXIST)
+		return -1;
+	for (int i = 0; i < 100; i++) {
+		int tfd = openat(gfd, "trash", OPEN_DIR);
+		if (tfd < 0)
+			return -1;
+		snprintf(t, sizeof t, "%.40s.%d.%d", tag, (int)getpid(), i);
+		int r = renameat(dfd, name, tfd, t);
+		int e = errno;
+		close(tfd);
+		if (r == 0 || (e != EEXIST && e != ENOTEMPTY))
+			return errno = e, r;
+	}
+	return errno = EEXIST, -1;
+}
+
+/* The first free slot of this repository's stable checkouts: its lock
+ * held (flock, released when corral ends however it ends); a checkout a
+ * killed corral left there goes to the trash. */
+static int
+take_slot(struct gitws *g, const char *store, int gfd, const char *attempt)
+{
+	char lock[PATH_MAX], slot[PATH_MAX], *sl;
+	int cfd, fd, sfd;
+
+	if ((mkdirat(gfd, "co", 0700) < 0 && errno != EEXIST) || (cfd = openat(gfd, "co", OPEN_DIR)) < 0)
+		return -1;
+	for (int n = 0; n < 64; n++) {
+		gitws_slot_path(store, g->ws, n, slot, lock);
+		fd = openat(cfd, strrchr(lock, '/') + 1, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			break;
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			close(fd);
+			continue;
+		}
+		snprintf(g->work, sizeof g->work, "%s", slot);
+		sl = strrchr(slot, '/');
+		*sl = '\0';
+		if ((mkdirat(cfd, strrchr(slot, '/') + 1, 0700) < 0 && errno != EEXIST) ||
+		    (sfd = openat(cfd, strrchr(slot, '/') + 1, OPEN_DIR)) < 0) {
+			close(fd);
+			break;
+		}
+		if (fstatat(sfd, sl + 1, &(struct stat){ 0 }, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    to_trash(gfd, sfd, sl + 1, attempt) < 0) {
+			close(sfd);
+			close(fd);
+			break;
+		}
+		close(sfd);
+		close(cfd);
+		g->lockfd = fd;
+		return 0;
+	}
+	close(cfd);
+	if (errno == 0 || errno == EWOULDBLOCK)
+		errno = EBUSY;
+	return -1;
+}
+
+void
+gitws_trash_reap(const char *store)
+{
+	char t[PATH_MAX + 16];
+	struct dirent *de;
+	struct stat st;
+	pid_t p;
+	DIR *d;
+	int nul, fd;
+
+	if ((size_t)snprintf(t, sizeof t, "%s/git/trash", store) >= sizeof t || lstat(t, &st) < 0 ||
+	    !S_ISDIR(st.st_mode) || st.st_nlink <= 2)
+		return;
+	if ((p = fork()) != 0) {
+		while (p > 0 && waitpid(p, NULL, 0) < 0 && errno == EINTR)
+			;
+		return;
+	}
+	/* a grandchild of no one's: corral returns while it removes */
+	if (fork() != 0)
+		_exit(0);
+	setsid();
+	if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0)
+		for (int i = 0; i < 3; i++)
+			(void)dup3(nul, i, 0);
+	/* none of corral's descriptors (pipes someone reads to their end) */
+	(void)fd_close_from(3, NULL, 0);
+	if ((fd = open(t, OPEN_DIR)) < 0 || (d = fdopendir(fd)) == NULL)
+		_exit(1);
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			(void)rmtree_at(dirfd(d), de->d_name);
+	_exit(0);
+}
+
+void
+gitws_release(struct gitws *g, int keep)
+{
+	char store[PATH_MAX], *e, kept[PATH_MAX], name[NAME_MAX + 1];
+	int gfd, sfd;
+
+	if (g->lockfd <= 0)
+		return;
+	/* STORE/git/co/SLOT/NAME */
+	snprintf(store, sizeof store, "%s", g->work);
+	for (int i = 0; i < 4 && (e = strrchr(store, '/')) != NULL; i++)
+		*e = '\0';
+	if ((gfd = open(strcat(store, "/git"), OPEN_DIR)) >= 0) {
+		snprintf(kept, sizeof kept, "%s", g->work);
+		e = strrchr(kept, '/');
+		*e = '\0';
+		snprintf(name, sizeof name, "%s", e + 1);
+		if ((sfd = open(kept, OPEN_DIR)) >= 0) {
+			if (keep && (size_t)snprintf(kept, sizeof kept, "%s/work", g->dir) < sizeof kept &&
+			    renameat(sfd, name, AT_FDCWD, kept) == 0) {
+				memcpy(g->work, kept, sizeof kept);
+				if ((size_t)snprintf(g->repo, sizeof g->repo, "%s/.git", kept) >= sizeof g->repo)
+					g->repo[0] = '\0';
+			} else if (!keep) {
+				(void)to_trash(gfd, sfd, name, "work");
+			}
+			close(sfd);
+		}
+		close(gfd);
+	}
+	close(g->lockfd);
+	g->lockfd = 0;
+	store[strlen(store) - 4] = '\0';
+	gitws_trash_reap(store);
 }
 
 int
 gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, size_t whyn)
 {
-	char alt[PATH_MAX * 4];
+	char alt[PATH_MAX * 4], headref[GITREF_NAME_MAX + 1];
 	struct stat st;
-	int sfd = -1, gfd = -1, afd = -1, rfd = -1, wfd = -1, r = -1;
-	size_t n = 0;
+	int sfd = -1, gfd = -1, afd = -1, rfd = -1, wfd = -1, bfd = -1, r = -1;
+	char *stat_out = NULL;
+	size_t n = 0, stlen = 0;
 
 	snprintf(g->dir, sizeof g->dir, "%s/git/%s", store, attempt);
 	clock_gettime(CLOCK_REALTIME, &g->t0);
@@ -526,16 +849,32 @@ gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, 
 		close(gfd);
 		return -1;
 	}
+	gitws_trash_reap(store);	/* what an earlier attempt left to remove */
+	/* the base's objects: never the real repository's, read-only to the agent */
+	if ((size_t)snprintf(g->basedir, sizeof g->basedir, "%s/base", g->dir) >= sizeof g->basedir)
+		goto toolong;
+	if ((n = gitws_alt(g, alt, sizeof alt)) >= sizeof alt)
+		goto toolong;
+	if (mkdirat(afd, "base", 0755) < 0 || (bfd = openat(afd, "base", OPEN_DIR)) < 0 ||
+	    mkdirat(bfd, "info", 0755) < 0 || mkdirat(bfd, "pack", 0755) < 0 ||
+	    write_new(bfd, "info/alternates", alt, n) < 0)
+		goto sys;
+	n = 0;
 	alt[0] = '\0';
 	if (g->mode == GIT_WORKTREE) {
-		if ((size_t)snprintf(g->work, sizeof g->work, "%s/work", g->dir) >= sizeof g->work ||
-		    (size_t)snprintf(g->repo, sizeof g->repo, "%s/work/.git", g->dir) >= sizeof g->repo)
+		if (take_slot(g, store, gfd, attempt) < 0) {
+			if (errno == EBUSY)
+				msg_say(why, whyn, "64 attempts already run in %s (their checkouts are all taken)", g->ws);
+			else
+				msg_say(why, whyn, "unable to take a checkout in %s/git/co: %s", store, strerror(errno));
+			goto out;
+		}
+		if ((size_t)snprintf(g->repo, sizeof g->repo, "%s/.git", g->work) >= sizeof g->repo)
 			goto toolong;
-		if (mkdirat(afd, "work", 0755) < 0 || (wfd = openat(afd, "work", OPEN_DIR)) < 0 ||
+		if (mkdir(g->work, 0755) < 0 || (wfd = open(g->work, OPEN_DIR)) < 0 ||
 		    mkdirat(wfd, ".git", 0755) < 0 || (rfd = openat(wfd, ".git", OPEN_DIR)) < 0)
 			goto sys;
-		for (size_t i = 0; i < g->objects.n; i++)
-			n += (size_t)snprintf(alt + n, sizeof alt - n, "%s\n", g->objects.v[i]);
+		n = gitws_alt(g, alt, sizeof alt);
 	} else {
 		/* in-place: confine lays the repository over WORKSPACE/.git and
 		 * the real objects over real-objects, in its mount namespace */
@@ -552,26 +891,51 @@ gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, 
 		    mkdirat(afd, "real-objects", 0755) < 0)
 			goto sys;
 		n = (size_t)snprintf(alt, sizeof alt, "%s/real-objects\n", g->dir);
-		for (size_t i = 1; i < g->objects.n; i++)
+		for (size_t i = 1; i < g->objects.n && n < sizeof alt; i++)
 			n += (size_t)snprintf(alt + n, sizeof alt - n, "%s\n", g->objects.v[i]);
 	}
+	if (n < sizeof alt)
+		n += (size_t)snprintf(alt + n, sizeof alt - n, "%s\n", g->basedir);
 	if (n >= sizeof alt) {
 toolong:
 		errno = ENAMETOOLONG;
 		goto sys;
 	}
-	if (make_repo(g, rfd, alt, why, whyn) < 0)
+	if (make_repo(g, rfd, alt, headref, why, whyn) < 0)
 		goto out;
-	/* the refs it starts with, where it cannot reach them: the import
-	 * takes the branches and tags that moved (gitxref.c) */
+	snprintf(g->base, sizeof g->base, "%s", g->start);
+	if (g->mode == GIT_WORKTREE) {
+		if (checkout(g, rfd, wfd, &stat_out, &stlen, why, whyn) < 0)
+			goto out;
+		if (link_deps(g, rfd, wfd) < 0) {
+			msg_say(why, whyn, "unable to link your dependency directories into %s: %s", g->work, strerror(errno));
+			goto out;
+		}
+	} else {
+		struct gitcall real = { g->git, g->gitdir, g->ws, NULL, NULL, NULL };
+		int code;
+		if (copy_index(g, rfd) < 0) {
+			msg_say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
+			goto out;
+		}
+		if ((code = gitrun(&real, status_args, -1, -1, &stat_out, &stlen, 256 << 20)) != 0) {
+			msg_say(why, whyn, "git status in %s failed (status %d)", g->ws, code);
+			goto out;
+		}
+	}
+	if (stat_out && make_base(g, rfd, afd, headref, stat_out, stlen, why, whyn) < 0)
+		goto out;
+	/* the refs it starts with (its branch at the base), where it cannot
+	 * reach them: the import takes the branches and tags that moved
+	 * (gitxref.c) */
 	if (gitws_copy(rfd, "packed-refs", afd, "start-refs", ~0ULL) < 0)
 		goto sys;
-	if (g->mode == GIT_WORKTREE) {
-		if (checkout(g, rfd, wfd, why, whyn) < 0)
-			goto out;
-	} else if (copy_index(g, rfd) < 0) {
-		msg_say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
-		goto out;
+	if (headref[0] && strcmp(g->base, g->start) != 0) {
+		char line[GITREF_NAME_MAX + GITREF_OID_MAX + 4];
+		int fd = openat(afd, "start-refs", O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+		snprintf(line, sizeof line, "%s %s\n", g->base, headref);
+		if (fd < 0 || fd_write_all(fd, line, strlen(line)) < 0 || close(fd) < 0)
+			goto sys;
 	}
 	/* the index as it was at the start, stat information and all, where
 	 * the agent cannot reach it: the import starts from it */
@@ -582,14 +946,30 @@ toolong:
 sys:
 	msg_say(why, whyn, "unable to set up %s: %s", g->dir, strerror(errno));
 out:
+	free(stat_out);
 	if (rfd >= 0)
 		close(rfd);
 	if (wfd >= 0)
 		close(wfd);
+	if (bfd >= 0)
+		close(bfd);
 	if (afd >= 0)
 		close(afd);
-	if (r < 0 && rmtree_at(gfd, attempt) < 0)
-		r = -1;
+	if (r < 0) {
+		if (g->lockfd > 0) {
+			char w[PATH_MAX];
+			snprintf(w, sizeof w, "%s", g->work);
+			*strrchr(w, '/') = '\0';
+			int d = open(w, OPEN_DIR);
+			if (d >= 0 && rmtree_at(d, strrchr(g->work, '/') + 1) < 0)
+				r = -1;
+			if (d >= 0)
+				close(d);
+			close(g->lockfd);
+			g->lockfd = 0;
+		}
+		(void)rmtree_at(gfd, attempt);
+	}
 	close(gfd);
 	return r;
 }

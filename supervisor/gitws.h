@@ -18,6 +18,8 @@ struct gitws {
 	int from_head;		/* worktree: start from HEAD, not the current state */
 	int linked;		/* the workspace is a linked worktree (.git is a file) */
 	char ws[PATH_MAX];	/* the real workspace: the repository's top */
+	char sub[PATH_MAX];	/* where the run started beneath it ("": the top) */
+	const struct strlist *deps;	/* policy "git_deps": relative paths (NULL: none) */
 	char gitdir[PATH_MAX];	/* its git directory */
 	char common[PATH_MAX];	/* its common directory (objects, refs) */
 	size_t hexlen;		/* 40 (SHA-1) or 64 (SHA-256) */
@@ -27,9 +29,22 @@ struct gitws {
 	char work[PATH_MAX];	/* where the agent works */
 	char repo[PATH_MAX];	/* the attempt repository */
 	char start[65];		/* the commit HEAD named at the start ("": unborn) */
+	char base[65];		/* the agent's base: start, or a commit of the
+				   user's state over it (never exported) */
+	char basedir[PATH_MAX];	/* STORE/git/ATTEMPT/base: that commit's objects */
+	struct argv deplinks;	/* the user's dependency directories linked into
+				   the checkout (relative paths) */
+	int lockfd;		/* worktree: the checkout's slot, held (-1: none) */
 	struct timespec t0;	/* when the attempt was set up */
 	struct argv nested;	/* in-place: the nested repositories before (gitnested.c) */
 };
+
+/* The repository whose work tree holds dir: its top into top, dir's path
+ * beneath it into sub ("" at the top). 1: found, 0: none. */
+int gitws_find_top(const char *dir, char *top, char *sub);
+/* The stable checkout of a repository (worktree mode): slot n of
+ * STORE/git/co, named after the top; into out (PATH_MAX). */
+void gitws_slot_path(const char *store, const char *top, int n, char *out, char *lock);
 
 /* Where the repository whose top is ws keeps its files; hexlen. Reads the
  * user's .git as data; runs nothing. -1 with why filled. */
@@ -37,10 +52,21 @@ int gitws_locate(struct gitws *g, const char *ws, char *why, size_t whyn);
 /* Undo the index symlink (.git/index -> corral-index/index) of the removed
  * --git-protect layout, if this repository still has it. -1: why filled. */
 int gitws_undo_protect(const struct gitws *g, char *why, size_t whyn);
-/* Make the attempt repository and (worktree mode) its checkout under
- * STORE/git/ATTEMPT. -1 with why filled; what was made is removed. */
+/* Make the attempt repository and (worktree mode) its checkout: the
+ * attempt's own files under STORE/git/ATTEMPT, the checkout at the
+ * repository's first free stable slot (gitws_slot_path). When the user has
+ * local changes or untracked files, the attempt starts from g->base, a
+ * commit of that state over HEAD whose objects stay in g->basedir. -1 with
+ * why filled; what was made is removed. */
 int gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, size_t whyn);
 void gitws_free(struct gitws *g);
+/* Give the checkout's slot back: the checkout is moved aside and removed
+ * by a detached child after corral returns (the next set-up removes what
+ * one left). keep: move it to STORE/git/ATTEMPT/work instead (g->work
+ * names it then). */
+void gitws_release(struct gitws *g, int keep);
+/* Remove STORE/git/trash in a detached child (stdio on /dev/null). */
+void gitws_trash_reap(const char *store);
 
 /* What an import did. */
 struct gitws_result {
@@ -52,6 +78,8 @@ struct gitws_result {
 	int quarantined;	/* nested repositories and special files moved aside */
 	char quarantine[PATH_MAX + 16];	/* where they are */
 	char refused[256];	/* "": none; else what was not imported and why */
+	int own_deps;		/* dependency links the agent replaced (its own install, not imported) */
+	char deps[256];		/* ... their names */
 	int xrefs;		/* its other branches and tags imported (gitxref.c) */
 	int xrefused;		/* ... and not imported (the attempt stays) */
 	char xnames[512];	/* the refs made for them, short */
@@ -73,6 +101,14 @@ int gitws_bring(const struct gitws *g, const char *q, const char *tip, char *why
 /* Copy of a regular file (no symlink, FIFO or device) from sfd/sname to
  * dfd/dname (created, mode 0644 or 0755). 0, or -1 with errno. */
 int gitws_copy(int sfd, const char *sname, int dfd, const char *dname, unsigned long long max);
+
+/* The real object directories, one a line, into buf (n bytes): the
+ * length, n or more when they do not fit. */
+size_t gitws_alt(const struct gitws *g, char *buf, size_t n);
+
+/* buf into a new file afd/name (one left there is replaced), opened again
+ * for reading: a git command's stdin. The descriptor, or -1 with errno. */
+int gitws_stdin(int afd, const char *name, const char *buf, size_t len);
 
 /* gitws_copy of an index, its modification time kept: git takes an entry
  * whose file changed in the second the index was written as "racily

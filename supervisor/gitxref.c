@@ -204,6 +204,13 @@ import_one(const struct gitws *g, const char *q, const char *as, const struct gi
 	struct gitcall gc = { g->git, g->gitdir, NULL, NULL, NULL, NULL };
 	char peel[GITREF_OID_MAX + 16], msg[GITREF_NAME_MAX + 32];
 
+	/* over the user's state (never exported): only HEAD's work is carried */
+	if (strcmp(g->base, g->start) != 0) {
+		struct gitcall qc = { g->git, g->gitdir, NULL, NULL, q, NULL };
+		const char *const anc[] = { "merge-base", "--is-ancestor", g->base, x->oid, NULL };
+		if (gitrun(&qc, anc, -1, -1, NULL, NULL, 0) != 1)
+			return "it grew from your uncommitted state, which is never exported";
+	}
 	if (gitws_bring(g, q, x->oid, why, sizeof why) < 0)
 		return "its objects were refused";
 	snprintf(peel, sizeof peel, "%s^{commit}", x->oid);

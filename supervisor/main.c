@@ -22,6 +22,8 @@ usage(int fd)
 	    "       corral policy approve FILE\n"
 	    "       corral policy default\n"
 	    "       corral why [-p POLICY] [-a AGENT] [-w WORKSPACE] PATH... | --connect HOST:PORT\n"
+	    "       corral apply [-w WORKSPACE] ID\n"
+	    "       corral branches [-w WORKSPACE] [--prune]\n"
 	    "       corral -h | --help | --version\n");
 }
 
@@ -58,6 +60,10 @@ main(int argc, char **argv, char **envp)
 		return cmd_policy(argc - 1, argv + 1, envp);
 	if (strcmp(argv[1], "why") == 0)
 		return cmd_why(argc - 1, argv + 1, envp);
+	if (strcmp(argv[1], "apply") == 0)
+		return cmd_apply(argc - 1, argv + 1, envp);
+	if (strcmp(argv[1], "branches") == 0)
+		return cmd_branches(argc - 1, argv + 1, envp);
 	msg_usage("unknown command %s", argv[1]);
 	usage(2);
 	return EXIT_USAGE;

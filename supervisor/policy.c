@@ -15,6 +15,7 @@ const char policy_default_json[] =
 "  \"version\": 1,\n"
 "  \"workspace\": \".\",\n"
 "  \"git\": \"worktree\",\n"
+"  \"git_deps\": [\"node_modules\", \".venv\", \"venv\", \"target\", \"vendor/bundle\"],\n"
 "  \"read\": [],\n"
 "  \"exec\": [\"/usr\", \"/bin\", \"/lib*\", \"/sbin\", \"/etc\"],\n"
 "  \"path_exec\": true,\n"
@@ -145,7 +146,7 @@ name_ok(const char *s)
 	return 1;
 }
 
-enum item { IT_PATH, IT_NAME, IT_ARG, IT_TOOL, IT_URI };
+enum item { IT_PATH, IT_NAME, IT_ARG, IT_TOOL, IT_URI, IT_REL };
 
 static int
 item_check(struct pctx *c, int k, const char *key, enum item kind, const char *s)
@@ -166,6 +167,17 @@ item_check(struct pctx *c, int k, const char *key, enum item kind, const char *s
 			return fail(c, k, "\"%s\": empty tool name", key);
 		break;
 	case IT_ARG:
+		break;
+	case IT_REL:	/* beneath the repository's top: no /, "..", "." or .git */
+		for (const char *q = s; ; ) {
+			size_t n = strcspn(q, "/");
+			if (n == 0 || (n == 1 && *q == '.') || (n == 2 && strncmp(q, "..", 2) == 0) ||
+			    (n == 4 && strncasecmp(q, ".git", 4) == 0))
+				return fail(c, k, "\"%s\": \"%s\" must be a relative path beneath the repository (no /, ., .. or .git component)", key, s);
+			if (q[n] == '\0')
+				break;
+			q += n + 1;
+		}
 		break;
 	case IT_URI:
 		for (const char *q = s; *q; q++)
@@ -539,7 +551,7 @@ get_mcp(struct pctx *c, int k, struct policy *p)
 static const char *const top_keys[] = {
 	"version", "workspace", "git_protect", "read", "exec", "write", "path_exec",
 	"devices", "proc", "network", "scope", "env", "agent", "full_setup",
-	"minimum_tier", "mcp", "userns", "git", "limits", NULL
+	"minimum_tier", "mcp", "userns", "git", "limits", "git_deps", NULL
 };
 
 /* "limits": {"memory": "512M", "processes": 64, ...}; sizes are bytes or
@@ -700,6 +712,7 @@ top_member(struct pctx *c, int w, int v, void *arg)
 		free(s);
 		return 0;
 	case 18: return walk(c, v, "\"limits\"", limits_keys, limits_member, &p->limits);
+	case 19: return get_list(c, v, key, IT_REL, &p->git_deps, 0);
 	}
 	return 0;
 }
@@ -791,6 +804,7 @@ policy_free(struct policy *p)
 	list_free(&p->env_set);
 	list_free(&p->env_files);
 	list_free(&p->if_present);
+	list_free(&p->git_deps);
 	free(p->agent);
 	free(p->min_tier);
 	for (size_t i = 0; i < p->nmcp; i++)

@@ -49,6 +49,7 @@ struct mcp_server {
 struct policy {
 	char *workspace;		/* NULL: the current directory */
 	enum git_mode git;		/* "git"; the old "git_protect": false is GIT_OFF */
+	struct strlist git_deps;	/* "git_deps": dependency directories linked read-only */
 	struct strlist read, exec, write; /* "~/x" is under the real home; a '*' in the last component globs */
 	int path_exec;			/* every directory on PATH: read + execute */
 	int devices;			/* the usable devices in /dev */

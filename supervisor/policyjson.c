@@ -144,7 +144,9 @@ policy_print(FILE *f, const struct policy *p)
 
 	fputs("{\n  \"version\": 1,\n  \"workspace\": ", f);
 	q(f, p->workspace ? p->workspace : ".");
-	fprintf(f, ",\n  \"git\": \"%s\",\n  \"read\": ", git[p->git]);
+	fprintf(f, ",\n  \"git\": \"%s\",\n  \"git_deps\": ", git[p->git]);
+	strs(f, &p->git_deps);
+	fputs(",\n  \"read\": ", f);
 	strs(f, &p->read);
 	fputs(",\n  \"exec\": ", f);
 	strs(f, &p->exec);

@@ -357,11 +357,14 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 		return msg_say(hint, hintn, "use \"network\": {\"connect\": []} (the proxies' ports are added), or drop \"mcp\"");
 	}
 
-	/* a workspace that is a repository's top gets an attempt repository */
+	/* a workspace in a repository gets an attempt repository of its top
+	 * (gitstep.c); "off" hands over only a top's own .git */
 	{
 		char gitp[PATH_MAX + 8];
 		snprintf(gitp, sizeof gitp, "%s/.git", pl->workspace);
 		pl->git = pl->workspace[0] && lstat(gitp, &st) == 0;
+		if (pl->workspace[0] && pol->git != GIT_OFF && !pl->git)
+			pl->git = gitstep_top(pl);
 		if (pl->git && gitws_plan(pl, pol, why, whyn, hint, hintn) < 0) {
 			if (!pl->ws_lenient)
 				return -1;

@@ -44,9 +44,9 @@ is "$rc:$out" "0:it's|a b|\$HOME||x\"y|" "the chain, run by hand, passes every a
 # a repository's top: the agent's own checkout, the real objects read-only
 git -C "$TMP/ws" init -q
 run $E "$C" explain -w "$TMP/ws" -- true
-like "$out" " -W '$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/work' -r $TMP/ws/.git/objects " "worktree: the attempt's checkout and the real objects"
+like "$out" " -W $TMP/state/corral/git/co/[0-9a-f]{16}\\.0/ws -r '$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/base' -r $TMP/ws/.git/objects " "worktree: the attempt's checkout (the repository's stable one), the base's objects and the real objects"
 unlike "$out" " -W $TMP/ws " "worktree: the real workspace is not granted"
-like "$out" "^cd '?$TMP/state/corral/git/'?\"\\\$ATTEMPT\"'?/work'? " "worktree: the chain runs in the checkout"
+like "$out" "^cd $TMP/state/corral/git/co/[0-9a-f]{16}\\.0/ws " "worktree: the chain runs in the checkout"
 like "$out" "^#   git --git-dir=$TMP/ws/.git pack-objects --revs --stdout .* index-pack --stdin --strict" "explain prints the import"
 run $E "$C" explain --in-place -w "$TMP/ws" -- true
 like "$out" " --mount-ro '$TMP/ws/.git/objects:$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/real-objects' --mount '$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/repo:$TMP/ws/.git' -W $TMP/ws " "in-place: the attempt repository over .git, the workspace"

@@ -72,13 +72,14 @@ suite() {	# suite WHO AS
 	# a clean session: edit, commit twice, leave one change uncommitted
 	run R -- sh -c 'echo 3 >> a && git commit -qam "agent: 3" && echo 4 >> a && git commit -qam "agent: 4" && echo 5 >> a'
 	is "$rc" 0 "$who: a clean session runs"
-	like "$err" "corral: git: worktree: the agent works in $ST/git/[0-9a-f]{32}/work, a checkout of its own" "$who: one line at the start names the mode"
+	like "$err" "corral: git: worktree: the agent works in $ST/git/co/[0-9a-f]{16}\\.0/repo, a checkout of its own" "$who: one line at the start names the mode"
 	like "$err" "corral: git: branch corral/[0-9a-f]{8}: 3 commits \\(the last holds what it left uncommitted\\), [0-9]+ files? changed.*merge: git merge corral/" "$who: one line at the end: branch, commits, files, how to merge"
 	br=$(G for-each-ref --format='%(refname:short)' 'refs/heads/corral/*' | head -1)
 	like "$(G log --format=%s "$br" | head -3 | tr '\n' '|')" "^corral: the changes attempt [0-9a-f]{32} left uncommitted\\|agent: 4\\|agent: 3\\|$" "$who: the branch holds both commits and the uncommitted change"
 	is "$(G show "$br:a" | tr '\n' ' ')" "one two 3 4 5 " "$who: ... with every line"
 	is "$(G rev-parse HEAD):$(cat "$W/a" | tr '\n' ' ')" "$head0:one two " "$who: the user's HEAD and files are untouched"
-	is "$(ls -A "$ST/git" | wc -l):$(ls "$ST" | grep -c '^attempt-')" "0:0" "$who: nothing lingers in the state directory"
+	i=0; while [ -n "$(ls -A "$ST/git/trash" 2>/dev/null)" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	is "$(ls "$ST/git" | grep -c '^[0-9a-f]\{32\}$'):$(ls -A "$ST"/git/co/*.0 "$ST/git/trash" | grep -vc ':$\|^$'):$(ls "$ST" | grep -c '^attempt-')" "0:0:0" "$who: nothing lingers in the state directory (the checkout removed after corral returned)"
 	G branch -q -D "$br"
 
 	# the controls: the payload is live when git outside meets it

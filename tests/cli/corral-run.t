@@ -53,13 +53,13 @@ suite() {	# suite WHO: everything, as WHO (root or nobody)
 	is "$rc:$out" "0:Agent Tester <agent@example.com> agent: add extra" "$who: cc, make, the test and git commit work in the workspace"
 	is "$(git -c safe.directory='*' -C "$W" log --format=%s | head -1)" "init" "$who: the real branch is untouched"
 	is "$(git -c safe.directory='*' -C "$W" log --format=%s --branches='corral/*' | head -1)" "agent: add extra" "$who: the commit came back on a corral/ branch"
-	like "$err" "corral: git: worktree: the agent works in $ST/git/[0-9a-f]{32}/work" "$who: the start line names the mode and the checkout"
+	like "$err" "corral: git: worktree: the agent works in $ST/git/co/[0-9a-f]{16}\\.0/[^/,]+, a checkout" "$who: the start line names the mode and the checkout"
 	like "$err" "corral: git: branch corral/[0-9a-f]{8}: 1 commit, 2 files changed.*merge: git merge corral/" "$who: the end line names the branch, commits, files, how to merge"
 	run R -- sh -c 'echo "#!/bin/sh" > .git/hooks/pre-commit; echo rc1=$?; git config core.hooksPath /tmp >/dev/null 2>&1; echo rc2=$?; echo x >> .git/config; echo rc3=$?; echo x >> '"$W"'/.git/config; echo rc4=$?'
 	is "$(echo $out | cut -d" " -f1-3)" "rc1=0 rc2=0 rc3=0" "$who: the agent's own repository takes hooks and config"
 	like "$out" "rc4=[1-9]" "$who: the real .git/config is out of reach"
 	status_ok "$([ ! -e "$W/.git/hooks/pre-commit" ] && ! grep -q hooksPath "$W/.git/config"; echo $?)" "$who: .git untouched"
-	is "$(ls "$ST/git" | wc -l)" 0 "$who: no attempt repository lingers"
+	is "$(ls "$ST/git" | grep -c '^[0-9a-f]\{32\}$')" 0 "$who: no attempt repository lingers (co/ holds the stable checkouts, trash/ what is being removed)"
 	# the rest of this file: a plain directory, written live
 	rm -rf "$W/.git"
 

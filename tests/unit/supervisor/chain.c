@@ -67,6 +67,8 @@ main(void)
 	pl.signin = 1;
 	pl.git = 1;
 	av_push(&pl.gw.objects, "/src/proj/.git/objects");
+	/* the stable checkout gitws_plan names (gitws_slot_path) */
+	strcpy(pl.gw.work, "/home/u/.local/state/corral/git/co/00c0ffee00c0ffee.0/proj");
 	av_push(&pl.ex, "/usr");
 	av_push(&pl.ex, "/etc");
 	pl.cmd = cmd;
@@ -83,7 +85,7 @@ main(void)
 	    " -p XDG_CACHE_HOME=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/home/.cache"
 	    " -p XDG_DATA_HOME=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/home/.local/share"
 	    " -p XDG_STATE_HOME=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/home/.local/state"
-	    " -p PWD=/home/u/.local/state/corral/git/0123abcd/work --",
+	    " -p PWD=/home/u/.local/state/corral/git/co/00c0ffee00c0ffee.0/proj --",
 	    "env-filter layers: baseline, PATH, pins");
 	is_str(a.v[ci], "/opt/corral/libexec/corral/confine", "confine by absolute path");
 	is_str(a.v[xi - 1], "--", "confine's rules end with --");
@@ -97,8 +99,8 @@ main(void)
 		ok(strstr(c, " --own-pty ") != NULL, "its own ptys (the broker)");
 		ok(strstr(c, " --own-unix ") != NULL, "its own unix sockets (the broker)");
 		ok(strstr(c, " --own-shm ") != NULL, "its own shm objects (the broker)");
-		ok(strstr(c, " -W /home/u/.local/state/corral/git/0123abcd/work -r /src/proj/.git/objects ") != NULL &&
-		    strstr(c, " -W /src/proj ") == NULL, "git worktree: the attempt's checkout, the real objects read-only, not the workspace");
+		ok(strstr(c, " -W /home/u/.local/state/corral/git/co/00c0ffee00c0ffee.0/proj -r /home/u/.local/state/corral/git/0123abcd/base -r /src/proj/.git/objects ") != NULL &&
+		    strstr(c, " -W /src/proj ") == NULL, "git worktree: the attempt's checkout, the base's and the real objects read-only, not the workspace");
 		ok(strstr(c, " -W /home/u/.local/state/corral/attempt-0123abcd-claude-ff/home ") != NULL, "attempt home writable");
 		ok(strstr(c, "/tmp ") != NULL && strstr(c, "/config ") != NULL, "attempt tmp and config writable");
 		ok(strstr(c, "--no-network") == NULL && strstr(c, "--no-scope") == NULL, "network open, scoping on");

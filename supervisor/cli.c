@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "fdio.h"
 #include "msg.h"
+#include "num.h"
 #include "profile.h"
 #include "resolve.h"
 #include "trustpol.h"
@@ -19,7 +20,7 @@ usage_run(int fd)
 {
 	fprintf(fd == 1 ? stdout : stderr, "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network]\n"
 	    "                  [--worktree | --in-place] [--from-head] [--profiles FILE]\n"
-	    "                  [--test-cacert FILE] [--quiet] [--] CMD [ARG...]\n");
+	    "                  [--test-cacert FILE] [--quiet] [--allow-osc N] [--] CMD [ARG...]\n");
 }
 
 int
@@ -37,6 +38,7 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 		{ "profiles", required_argument, NULL, 'P' },
 		{ "test-cacert", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "allow-osc", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -59,6 +61,14 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 		case 'P': o->profiles_file = optarg; break;
 		case 'C': o->test_cacert = optarg; break;
 		case 'q': o->quiet = 1; break;
+		case 'O':
+			if (num_parse_int(optarg, 0, 65535, &o->allow_osc[o->nallow_osc]) != 0 ||
+			    o->nallow_osc >= 16) {
+				msg_usage("--allow-osc %.16s: want an OSC number from 0 to 65535, at most 16 of them", optarg);
+				return -1;
+			}
+			o->nallow_osc++;
+			break;
 		case 'h':
 			usage_run(1);
 			return msg_stdout_done() == 0 ? 1 : -1;

@@ -14,6 +14,8 @@ struct runopts {
 	const char *profiles_file;	/* --profiles: agent profiles over the embedded ones */
 	const char *test_cacert;	/* --test-cacert: the CAs verification trusts (tests) */
 	int quiet;			/* --quiet: the run-files report in the audit log only */
+	int allow_osc[16];		/* --allow-osc N: OSC numbers the pty relay lets through */
+	int nallow_osc;
 	char **cmd;
 };
 

@@ -25,6 +25,7 @@ pty_open(struct pty *t)
 	int i, fl;
 
 	memset(t, 0, sizeof *t);
+	escf_init(&t->esc);
 	t->master = t->sfd = t->term = t->in = t->out = -1;
 	t->ctty = -1;
 	for (i = 2; i >= 0; i--)
@@ -111,14 +112,15 @@ pty_winsize(const struct pty *t)
 int
 pty_from_agent(struct pty *t)
 {
-	char b[16384];
+	static char b[16384], f[sizeof b + ESCF_MAX_SEQ];
 	ssize_t n;
 
 	for (;;) {
 		n = read(t->master, b, sizeof b);
 		if (n > 0) {
-			if (t->out >= 0)
-				(void)fd_write_all(t->out, b, (size_t)n);
+			size_t k = escf_run(&t->esc, b, (size_t)n, f);
+			if (t->out >= 0 && k > 0)
+				(void)fd_write_all(t->out, f, k);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)

@@ -12,6 +12,8 @@
 #define CORRAL_PTY_H
 #include <termios.h>
 
+#include "escfilter.h"
+
 struct pty {
 	int master;		/* -1: no terminal, no relay */
 	char slave[64];		/* /dev/pts/N */
@@ -27,6 +29,7 @@ struct pty {
 	char buf[4096];		/* keys not yet taken by the agent's terminal */
 	size_t blen;
 	int hup;		/* the agent's side is closed */
+	struct escfilter esc;	/* what it prints, without clipboard writes and answer-backs */
 };
 
 /* 1: a pair was made (the user's terminal found), 0: no terminal, -1 error. */

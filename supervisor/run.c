@@ -437,7 +437,7 @@ audit_chain(struct runstate *s, const struct argv *a, size_t ci, size_t xi)
  * attempt has ended when this returns. 1: it ran (*res), 0: interrupted
  * before it started, -1 reported. */
 static int
-run_chain(struct runstate *s, char *const envp[], struct keeper_result *res)
+run_chain(struct runstate *s, const struct runopts *o, char *const envp[], struct keeper_result *res)
 {
 	struct keeper_args ka;
 	struct argv a = { 0 };
@@ -446,6 +446,9 @@ run_chain(struct runstate *s, char *const envp[], struct keeper_result *res)
 
 	if (pty_open(&s->tty) < 0)
 		return msg_fatal_sys("unable to make a terminal for the agent"), -1;
+	/* --allow-osc: what the relay lets through beyond its own list */
+	memcpy(s->tty.esc.allow, o->allow_osc, sizeof s->tty.esc.allow);
+	s->tty.esc.nallow = o->nallow_osc;
 	s->pl.tty = s->tty.master >= 0 ? s->tty.slave : NULL;
 	s->pl.refusals_fd = refusals_open(&s->ref) > 2 ? s->ref.wr : 0;
 	if (step_chain(&s->pl, &a, &ci, &xi) < 0)
@@ -560,7 +563,7 @@ cmd_run(int argc, char **argv, char **envp)
 	/* trust (runfiles.c): the directory the agent writes, noted before */
 	if (runfiles_snapshot(&s.rf, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace, s.pl.workspace, s.pl.home) < 0)
 		msg_warn_sys("unable to look for files that run code in %s", s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
-	if ((r = run_chain(&s, envp, &res)) < 0)
+	if ((r = run_chain(&s, &o, envp, &res)) < 0)
 		return fail_run(&s);
 	if (r == 0)
 		return interrupted(&s);

@@ -7,6 +7,7 @@
 #include "bash.h"
 #include "ckpt.h"
 #include "run.h"
+#include "../supervisor/reslimit.h"
 
 void
 out_stream(struct jw *out, const char *name, const struct buf *b, uint64_t total)
@@ -23,6 +24,15 @@ out_stream(struct jw *out, const char *name, const struct buf *b, uint64_t total
 	jw_bool(out, total > b->len);
 }
 
+const struct limits *
+sbx_limits(const struct sbx *s, struct limits *l)
+{
+	memset(l, 0, sizeof *l);
+	l->v[LIM_PROCS] = (uint64_t)s->cfg.max_processes;
+	l->v[LIM_MEMORY] = (uint64_t)s->cfg.max_memory_mb << 20;
+	return l->v[LIM_PROCS] || l->v[LIM_MEMORY] ? l : NULL;
+}
+
 int
 tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
 {
@@ -31,6 +41,7 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	struct argv av = { 0 }, env = { 0 };
 	struct run_opt o = { 0 };
 	struct run_res r;
+	struct limits lim;
 	struct sess ss;
 	size_t cmdn;
 	int64_t usage, max = s->cfg.max_workspace_mb << 20;
@@ -59,8 +70,12 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	o.group = 1;
 	o.cgroup = 1;
 	o.fsize = (uint64_t)max;
+	o.lim = sbx_limits(s, &lim);
 	if (run_prog(av.v, env.v ? env.v : noenv, &o, &r) < 0) {
-		sbx_err(err, errn, "unable to run %s: %s", av.v[0], strerror(errno));
+		if (r.limits_refused)
+			sbx_err(err, errn, "max_processes and max_memory_mb cannot be enforced here (the server's stderr says why): not run");
+		else
+			sbx_err(err, errn, "unable to run %s: %s", av.v[0], strerror(errno));
 		goto out;
 	}
 	jw_key(out, "exit_code");

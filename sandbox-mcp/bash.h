@@ -29,6 +29,11 @@ int chain_prove(struct sbx *s, char *err, size_t errn);
  * was written), name_truncated. */
 void out_stream(struct jw *out, const char *name, const struct buf *b, uint64_t total);
 
+struct limits;
+/* Each command's bounds from the configuration (max_processes,
+ * max_memory_mb) into l; NULL when both are 0 (unbounded). */
+const struct limits *sbx_limits(const struct sbx *s, struct limits *l);
+
 tool_fn tool_session_bash;
 
 #endif

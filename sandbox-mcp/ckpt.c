@@ -9,6 +9,7 @@
 #include "ckpt.h"
 #include "fdio.h"
 #include "git.h"
+#include "tree.h"
 #include "wspath.h"
 
 static int head(struct sbx *s, struct sess *ss, char *id, char *err, size_t errn);
@@ -53,6 +54,7 @@ unlock_stale(struct sess *ss)
 	unlinkat(fd, "HEAD.lock", 0);
 	unlinkat(fd, "refs/heads/main.lock", 0);
 	unlinkat(fd, "packed-refs.lock", 0);
+	unlinkat(fd, "refs/sbx/new.lock", 0);
 	close(fd);
 }
 
@@ -117,47 +119,30 @@ int
 ckpt_commit(struct sbx *s, struct sess *ss, const char *msg, char *id, int *made,
     char *err, size_t errn)
 {
-	const char *add[] = { "add", "-A", "-f", "--", ":/", NULL };
-	const char *wt[] = { "write-tree", NULL };
-	char parent[CKPT_ID_MAX], tree[CKPT_ID_MAX], ptree[CKPT_ID_MAX + 16], pt[CKPT_ID_MAX], m[256];
-	const char *pta[] = { "rev-parse", "-q", "--verify", ptree, NULL };
-	const char *ct[] = { "commit-tree", tree, "-m", m, "-p", parent, NULL };
+	char parent[CKPT_ID_MAX], m[256];
 	const char *ur[] = { "update-ref", "-m", "checkpoint", "refs/heads/main", id, parent, NULL };
 	struct run_res r;
-	size_t i;
+	int same;
 
 	*made = 0;
 	unlock_stale(ss);
 	if (head(s, ss, parent, err, errn) < 0)
 		return -1;
-	if (git_run(s, ss, add, NULL, 0, 0, &r, err, errn) < 0)
-		return run_res_free(&r), -1;
-	run_res_free(&r);
-	if (git_line(s, ss, wt, tree, sizeof tree, err, errn) < 0)
-		return -1;
-	if (parent[0]) {
-		snprintf(ptree, sizeof ptree, "%s^{tree}", parent);
-		if (git_line(s, ss, pta, pt, sizeof pt, err, errn) < 0)
-			return -1;
-		if (strcmp(pt, tree) == 0) {
-			strcpy(id, parent);
-			fp_record(ss);
-			return 0;
-		}
-	} else {
-		ct[4] = NULL;	/* the first checkpoint has no parent */
-	}
 	/* one line of plain text */
 	snprintf(m, sizeof m, "%s", msg);
-	for (i = 0; m[i]; i++)
+	for (size_t i = 0; m[i]; i++)
 		if ((unsigned char)m[i] < 0x20)
 			m[i] = ' ';
 	if (m[0] == '\0')
 		strcpy(m, "checkpoint");
-	if (git_line(s, ss, ct, id, CKPT_ID_MAX, err, errn) < 0)
+	if (tree_commit(s, ss, parent, m, id, &same, err, errn) < 0)
 		return -1;
+	if (same) {
+		fp_record(ss);
+		return 0;
+	}
 	if (!hex_ok(id, 40, 64))
-		return sbx_err(err, errn, "git commit-tree: a malformed id");
+		return sbx_err(err, errn, "git fast-import: a malformed id");
 	if (!parent[0])
 		ur[5] = NULL;
 	if (git_run(s, ss, ur, NULL, 0, 0, &r, err, errn) < 0)
@@ -172,21 +157,9 @@ ckpt_commit(struct sbx *s, struct sess *ss, const char *msg, char *id, int *made
 int
 ckpt_checkout(struct sbx *s, struct sess *ss, const char *id, char *err, size_t errn)
 {
-	const char *add[] = { "add", "-A", "-f", "--", ":/", NULL };
-	const char *rt[] = { "read-tree", "--reset", "-u", id, NULL };
-	struct run_res r;
-
 	unlock_stale(ss);
 	unlinkat(ss->dirfd, "fp", 0);
-	/* the index first holds every file there is, so read-tree -u removes
-	 * what the checkpoint does not have */
-	if (git_run(s, ss, add, NULL, 0, 0, &r, err, errn) < 0)
-		return run_res_free(&r), -1;
-	run_res_free(&r);
-	if (git_run(s, ss, rt, NULL, 0, 0, &r, err, errn) < 0)
-		return run_res_free(&r), -1;
-	run_res_free(&r);
-	return 0;
+	return tree_checkout(s, ss, id, s->cfg.max_workspace_mb << 20, err, errn);
 }
 
 int

@@ -6,9 +6,11 @@
 #include "args.h"
 #include "ckpt.h"
 #include "git.h"
+#include "tree.h"
 #include "wspath.h"
 
 enum { DIFF_MAX = 1 << 20, HIST_MAX = 4 << 20 };
+#define EMPTY_TREE "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 /* refs/tags: "ID LABEL" lines */
 static void
@@ -86,12 +88,12 @@ tool_session_history(struct sbx *s, const struct targs *a, struct jw *out, char 
 int
 tool_session_diff(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
 {
-	char from[CKPT_ID_MAX + 8], to[CKPT_ID_MAX + 8], fid[CKPT_ID_MAX], tid[CKPT_ID_MAX];
+	char from[CKPT_ID_MAX + 8], to[CKPT_ID_MAX + 8], fid[CKPT_ID_MAX], tid[CKPT_ID_MAX], wip[CKPT_ID_MAX];
 	const char *argv[WS_PATHS_MAX + 16];
 	char (*paths)[WS_PATH_MAX + 16] = NULL;
 	struct run_res r;
 	struct sess ss;
-	int np = 0, n = 0, rc = -1, arr;
+	int np = 0, n = 0, rc = -1, arr, to_head = 0;
 
 	if (arg_str(a, "from_checkpoint_id", 0, from, sizeof from, err, errn) < 0 ||
 	    arg_str(a, "to_checkpoint_id", 0, to, sizeof to, err, errn) < 0)
@@ -114,27 +116,35 @@ tool_session_diff(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	if (from[0] ? ckpt_resolve(s, &ss, from, NULL, fid, err, errn) < 0 :
 	    ckpt_head(s, &ss, fid, err, errn) < 0)
 		goto rel;
+	if (to[0]) {
+		if (ckpt_resolve(s, &ss, to, NULL, tid, err, errn) < 0)
+			goto rel;
+	} else {
+		/* to the workspace as it is now, as a commit off the line; when
+		 * it is the latest checkpoint and no from was given, what that
+		 * checkpoint changed (a diff of {} is never empty for nothing) */
+		char head[CKPT_ID_MAX];
+		int same;
+		if (tree_commit(s, &ss, fid, "workspace", wip, &same, err, errn) < 0)
+			goto rel;
+		if (same && !from[0]) {
+			const char *pa[] = { "rev-parse", "-q", "--verify", "refs/heads/main~1^{commit}", NULL };
+			char e2[SBX_ERR_MAX];
+			strcpy(head, fid);
+			if (git_line(s, &ss, pa, fid, sizeof fid, e2, sizeof e2) < 0)
+				strcpy(fid, EMPTY_TREE);
+			strcpy(wip, head);
+			strcpy(tid, head);
+			to_head = 1;
+		}
+	}
 	argv[n++] = "diff";
 	argv[n++] = "--no-color";
 	argv[n++] = "--no-ext-diff";
 	argv[n++] = "--no-textconv";
 	argv[n++] = "--binary";
-	if (to[0]) {
-		if (ckpt_resolve(s, &ss, to, NULL, tid, err, errn) < 0)
-			goto rel;
-		argv[n++] = fid;
-		argv[n++] = tid;
-	} else {
-		/* to the workspace as it is now: the index takes it in first */
-		const char *add[] = { "add", "-A", "-f", "--", ":/", NULL };
-		if (git_run(s, &ss, add, NULL, 0, 0, &r, err, errn) < 0) {
-			run_res_free(&r);
-			goto rel;
-		}
-		run_res_free(&r);
-		argv[n++] = "--cached";
-		argv[n++] = fid;
-	}
+	argv[n++] = fid;
+	argv[n++] = to[0] ? tid : wip;
 	argv[n++] = "--";
 	for (int i = 0; i < np; i++)
 		argv[n++] = paths[i];
@@ -143,7 +153,7 @@ tool_session_diff(struct sbx *s, const struct targs *a, struct jw *out, char *er
 		jw_key(out, "from_checkpoint_id");
 		jw_str(out, fid);
 		jw_key(out, "to_checkpoint_id");
-		if (to[0]) jw_str(out, tid); else jw_null(out);
+		if (to[0] || to_head) jw_str(out, tid); else jw_null(out);
 		jw_key(out, "diff");
 		jw_strn(out, r.out.p ? r.out.p : "", r.out.len);
 		jw_key(out, "bytes");

@@ -32,6 +32,7 @@ struct config {
 	char *package_install_network;	/* NULL, or "open-unfiltered" */
 	int64_t fetch_timeout_ms, connect_timeout_ms, package_install_timeout_ms, bash_timeout_ms;
 	int64_t max_workspace_mb, max_sessions, max_checkpoints, session_idle_timeout_secs;
+	int64_t max_processes, max_memory_mb;	/* each command's tree (0: unbounded) */
 	int package_install_enabled, snapshot_on_close;
 	struct cfg_ports package_install_allow_loopback;	/* loopback ports an install may reach */
 	/* where it came from */

@@ -17,6 +17,13 @@ int
 git_run(struct sbx *s, const struct sess *ss, const char *const *args, const char *input,
     size_t inputn, size_t max, struct run_res *r, char *err, size_t errn)
 {
+	return git_run_io(s, ss, args, input, inputn, 0, 0, max, r, err, errn);
+}
+
+int
+git_run_io(struct sbx *s, const struct sess *ss, const char *const *args, const char *input,
+    size_t inputn, int infd, int outfd, size_t max, struct run_res *r, char *err, size_t errn)
+{
 	static char *const envp[] = {
 		"PATH=/usr/local/bin:/usr/bin:/bin",
 		"HOME=/nonexistent",
@@ -66,6 +73,8 @@ git_run(struct sbx *s, const struct sess *ss, const char *const *args, const cha
 	o.max_out = max ? max : GIT_OUT_MAX;
 	o.input = input;
 	o.inputn = inputn;
+	o.infd = infd;
+	o.outfd = outfd;
 	if (run_prog((char *const *)argv, envp, &o, r) < 0)
 		return sbx_err(err, errn, "unable to run %s: %s", s->git, strerror(errno));
 	if (run_code(r->status) != 0) {

@@ -20,6 +20,9 @@ int git_find(char *out, size_t n);
  * in err otherwise. r is always to be freed. */
 int git_run(struct sbx *s, const struct sess *ss, const char *const *args, const char *input,
     size_t inputn, size_t max, struct run_res *r, char *err, size_t errn);
+/* The same with stdin from infd and stdout into outfd where > 0. */
+int git_run_io(struct sbx *s, const struct sess *ss, const char *const *args, const char *input,
+    size_t inputn, int infd, int outfd, size_t max, struct run_res *r, char *err, size_t errn);
 /* The same, keeping only stdout's first line (trimmed) in out. */
 int git_line(struct sbx *s, const struct sess *ss, const char *const *args, char *out, size_t n,
     char *err, size_t errn);

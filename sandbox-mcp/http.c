@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "httpconn.h"
 #include "mcpmeta.h"
 #include "num.h"
+#include "rnd.h"
 #include "serve.h"
 
 struct hconn {
@@ -21,6 +23,18 @@ struct hconn {
 };
 
 static volatile sig_atomic_t stop;
+
+/* MCP sessions (Mcp-Session-Id): each HTTP client's current sandbox
+ * session, as each stdio client has its own. The least recently used
+ * gives way to a new one; an id not (or no longer) known is answered 404,
+ * and the client initializes again. */
+enum { HSESS_MAX = 64 };
+struct hsess {
+	char sid[33];
+	char cur[SBX_ID_LEN + 1];
+	int64_t used;
+};
+static struct hsess hs[HSESS_MAX];
 
 static void
 on_signal(int sig)
@@ -62,17 +76,98 @@ conn_close(struct hconn *k)
 	k->fd = -1;
 }
 
+/* The request head's Mcp-Session-Id into out ("" when absent). */
+static void
+req_sid(const struct hconn *k, char *out, size_t n)
+{
+	const char *p = k->h.in.rd.p, *end = p + (k->h.in.req ? k->h.in.req->head_len : 0);
+	static const char name[] = "mcp-session-id:";
+
+	out[0] = '\0';
+	while (p && p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		size_t l = e ? (size_t)(e - p) : (size_t)(end - p);
+		if (l > sizeof name - 1 && strncasecmp(p, name, sizeof name - 1) == 0) {
+			const char *v = p + sizeof name - 1;
+			size_t vl = l - (sizeof name - 1);
+			while (vl && (*v == ' ' || *v == '\t'))
+				v++, vl--;
+			while (vl && (v[vl - 1] == '\r' || v[vl - 1] == ' '))
+				vl--;
+			snprintf(out, n, "%.*s", (int)(vl < n ? vl : n - 1), v);
+			return;
+		}
+		p = e ? e + 1 : end;
+	}
+}
+
+static struct hsess *
+hs_find(const char *sid)
+{
+	for (int i = 0; i < HSESS_MAX; i++)
+		if (hs[i].sid[0] && strcmp(hs[i].sid, sid) == 0)
+			return &hs[i];
+	return NULL;
+}
+
+static struct hsess *
+hs_new(void)
+{
+	struct hsess *e = &hs[0];
+
+	for (int i = 1; i < HSESS_MAX; i++)
+		if (hs[i].used < e->used)
+			e = &hs[i];
+	memset(e, 0, sizeof *e);
+	rnd_hex(e->sid, 16);
+	return e;
+}
+
+/* The answer's head gains "Mcp-Session-Id: sid" (before its blank line). */
+static void
+add_sid(struct buf *wr, const char *sid)
+{
+	char *p = wr->p ? strstr(wr->p, "\r\n\r\n") : NULL;
+	struct buf b = { 0 };
+
+	if (p == NULL)
+		return;
+	if (buf_add(&b, wr->p, (size_t)(p - wr->p) + 2) < 0 || buf_adds(&b, "Mcp-Session-Id: ") < 0 ||
+	    buf_adds(&b, sid) < 0 || buf_add(&b, p, wr->len - (size_t)(p - wr->p)) < 0) {
+		buf_free(&b);
+		return;
+	}
+	buf_free(wr);
+	*wr = b;
+}
+
 /* A whole request: the headers against the body, then the message. */
 static void
 answer(struct sbx *s, struct hconn *k, struct buf *out)
 {
 	static struct rpc_toks tk;
+	static char none[SBX_ID_LEN + 1];
 	struct rpc_msg m;
+	struct hsess *e = NULL;
 	const char *body, *why, *id = NULL;
+	char sid[64];
 	size_t bn, idn = 0;
+	int init;
 
 	body = httpd_in_body(&k->h.in, &bn);
 	out->len = 0;
+	req_sid(k, sid, sizeof sid);
+	init = rpc_parse(body, bn, &tk, &m) == 0 && m.kind == RPC_REQUEST && rpc_is(&m, "initialize");
+	if (init)
+		e = hs_new();
+	else if (sid[0] && (e = hs_find(sid)) == NULL) {
+		httpc_status(&k->h, &k->wr, 404);	/* unknown session: initialize again */
+		return;
+	}
+	if (e)
+		e->used = now_ms();
+	none[0] = '\0';
+	s->cur = e ? e->cur : none;	/* no session id: no current session */
 	if (rpc_parse(body, bn, &tk, &m) == 0 && httpc_meta_check(&k->h, &m, &why) < 0) {
 		if (m.kind == RPC_REQUEST)
 			rpc_raw(&m, m.id, &id, &idn);
@@ -86,6 +181,8 @@ answer(struct sbx *s, struct hconn *k, struct buf *out)
 		httpc_status(&k->h, &k->wr, 202);	/* a notification or a response */
 	else if (httpc_json(&k->h, &k->wr, 200, out->p, out->len - 1) < 0)
 		httpc_status(&k->h, &k->wr, 413);	/* no memory for the answer */
+	else if (init)
+		add_sid(&k->wr, e->sid);
 	buf_free(&k->h.in.rd);
 }
 

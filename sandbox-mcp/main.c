@@ -192,10 +192,13 @@ static int
 serve(struct sbx *s, const struct opts *o)
 {
 	static char token[TOKEN_MAX + 1];
+	static char cur[SBX_ID_LEN + 1];
 	int lfd, port, rc;
 
-	if (!o->listen)
+	if (!o->listen) {
+		s->cur = cur;	/* one client: this process's */
 		return serve_stdio(s, 0, 1) < 0 ? (msg_fatal_sys("stdio"), EXIT_USAGE) : 0;
+	}
 	if (token_load("listen token", o->tfile, o->tfd, "--listen-token-fd", token, sizeof token) < 0)
 		return EXIT_USAGE;
 	if ((lfd = listen_loopback(o->port, &port)) < 0)

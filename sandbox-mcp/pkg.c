@@ -19,6 +19,7 @@
 
 #include "args.h"
 #include "bash.h"
+#include "../supervisor/reslimit.h"
 #include "ckpt.h"
 #include "copy.h"
 #include "fdio.h"
@@ -138,6 +139,7 @@ install(struct sbx *s, enum pkg_mgr m, const char *stage, char specs[][PKG_SPEC_
 	static char *const noenv[] = { NULL };
 	struct argv args = { 0 }, pins = { 0 }, net = { 0 }, av = { 0 }, env = { 0 };
 	struct run_opt o = { 0 };
+	struct limits lim;
 	int rc = -1;
 
 	av_pushf(&pins, "HOME=%s/home", stage);
@@ -178,6 +180,7 @@ install(struct sbx *s, enum pkg_mgr m, const char *stage, char specs[][PKG_SPEC_
 	o.group = 1;
 	o.cgroup = 1;
 	o.fsize = (uint64_t)s->cfg.max_workspace_mb << 20;
+	o.lim = sbx_limits(s, &lim);
 	if (run_prog(av.v, env.v ? env.v : noenv, &o, r) < 0) {
 		sbx_err(err, errn, "unable to run %s: %s", av.v[0], strerror(errno));
 		goto out;

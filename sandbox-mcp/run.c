@@ -16,6 +16,8 @@
 
 #include "run.h"
 #include "../supervisor/cgroup.h"
+#include "../supervisor/reslimit.h"
+#include "../supervisor/sweep.h"
 
 int
 run_init(void)
@@ -166,7 +168,7 @@ spawn(char *const argv[], char *const envp[], const struct run_opt *o, int in, i
  * no such step); only async-signal-safe calls in the child */
 static int
 spawn_cg(char *const argv[], char *const envp[], const struct run_opt *o, const struct cg *cg,
-    int in, int out, int err, pid_t *pid)
+    const struct keeper_args *ka, int in, int out, int err, pid_t *pid)
 {
 	sigset_t none;
 	pid_t p = fork();
@@ -178,9 +180,12 @@ spawn_cg(char *const argv[], char *const envp[], const struct run_opt *o, const 
 		signal(SIGXFSZ, SIG_DFL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (setpgid(0, 0) < 0 || cg_enter(cg, 0) < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
+		if (setpgid(0, 0) < 0 || (cg && cg_enter(cg, 0) < 0) || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
 		    dup2(err, 2) < 0 || (o->cwd && chdir(o->cwd) < 0))
 			_exit(125);
+		for (int i = 0; i < ka->nrl; i++)
+			if (setrlimit(ka->rl_res[i], &ka->rl[i]) < 0)
+				_exit(125);
 		execve(argv[0], argv, envp);
 		_exit(127);
 	}
@@ -212,17 +217,30 @@ run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct
 	int done = 0, ws = 0, nul, ncg = 0;
 	char chunk[65536];
 	struct cg cg;
+	struct keeper_args ka;
 
 	memset(r, 0, sizeof *r);
+	memset(&ka, 0, sizeof ka);
 	cg_init(&cg);
-	/* no cgroup to be had here (as an ordinary user, most often): the
-	 * process group and the subreaper's sweep alone */
-	if (o->group && o->cgroup && (ncg = cg_create(&cg, 0, 0)) < 0)
+	if (o->group && o->cgroup && o->lim) {
+		/* corral's own decision: cgroup controllers where they can be
+		 * made, else RLIMIT_AS and RLIMIT_NPROC; root with no pids
+		 * cgroup is refused (said on stderr) */
+		if (limits_apply(o->lim, &cg, &ka) < 0) {
+			r->limits_refused = 1;
+			return errno = EPERM, -1;
+		}
+		ncg = ka.cg ? 1 : 0;
+	} else if (o->group && o->cgroup && (ncg = cg_create(&cg, 0, 0)) < 0) {
+		/* no cgroup to be had here (as an ordinary user, most often):
+		 * the process group and the subreaper's sweep alone */
 		ncg = 0;
-	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
-	    (o->input && pipe2(pi, O_CLOEXEC) < 0))
+	}
+	if ((o->outfd > 0 ? (po[1] = fcntl(o->outfd, F_DUPFD_CLOEXEC, 3)) : pipe2(po, O_CLOEXEC)) < 0 ||
+	    pipe2(pe, O_CLOEXEC) < 0 || (o->input && pipe2(pi, O_CLOEXEC) < 0))
 		goto fail;
-	nul = o->input ? pi[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
+	nul = o->input ? pi[0] : o->infd > 0 ? fcntl(o->infd, F_DUPFD_CLOEXEC, 3) :
+	    open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (nul < 0)
 		goto fail;
 	if (o->fsize) {
@@ -231,7 +249,7 @@ run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct
 		lim.rlim_cur = o->fsize < old.rlim_max ? o->fsize : old.rlim_max;
 		setrlimit(RLIMIT_FSIZE, &lim);
 	}
-	e = ncg > 0 ? spawn_cg(argv, envp, o, &cg, nul, po[1], pe[1], &pid) :
+	e = ncg > 0 || ka.nrl ? spawn_cg(argv, envp, o, ncg > 0 ? &cg : NULL, &ka, nul, po[1], pe[1], &pid) :
 	    spawn(argv, envp, o, nul, po[1], pe[1], &pid);
 	if (o->fsize)
 		setrlimit(RLIMIT_FSIZE, &old);

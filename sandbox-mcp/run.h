@@ -7,6 +7,8 @@
 
 #include "rpc.h"
 
+struct limits;
+
 struct run_opt {
 	const char *cwd;		/* NULL: the server's */
 	int64_t timeout_ms;		/* 0: none */
@@ -15,8 +17,13 @@ struct run_opt {
 	int cgroup;			/* with group: a cgroup of its own where one can be
 					   made here (supervisor/cgroup.c), killed whole */
 	uint64_t fsize;			/* RLIMIT_FSIZE for the child, 0: unchanged */
+	const struct limits *lim;	/* with group and cgroup: memory and processes
+					   bounded as corral bounds an attempt
+					   (supervisor/reslimit.c: the tree's cgroup
+					   controllers, else rlimits); NULL: none */
 	const char *input;		/* stdin bytes (NULL: /dev/null) */
 	size_t inputn;
+	int infd, outfd;		/* > 0: stdin from, stdout into this descriptor instead */
 };
 
 struct run_res {
@@ -25,6 +32,7 @@ struct run_res {
 	struct buf out, err;		/* what was kept */
 	uint64_t out_bytes, err_bytes;	/* what was written in all */
 	int cgroup;			/* its tree was ended through a cgroup */
+	int limits_refused;		/* o->lim cannot be enforced here: not run */
 };
 
 /* Run argv[0] (absolute path) with envp. Returns 0 when it ran (see

@@ -3,7 +3,6 @@
  *
  *   STORE/                 0700
  *     .lock                flock(2), held for the whole of every tool call
- *     current              the selected session's id
  *     sessions/ID/         0700, one per session (ID: 16 lowercase hex)
  *       meta.json          id, label, created, parent (written by the server only)
  *       used               its mtime is the last call's time (idle reaper)
@@ -38,6 +37,10 @@ struct sbx {
 	struct config cfg;		/* read fresh for every call */
 	int proven;			/* probe passed in this process */
 	const char *cacert;		/* session_fetch's CA file (--cacert), or NULL */
+	/* the connection's current session (SBX_ID_LEN + 1 bytes, "" none):
+	 * the stdio client's, or the HTTP session's; never shared between
+	 * connections, never in the store */
+	char *cur;
 };
 
 /* A tool call's arguments: token obj (an object) in js, or obj -1. */

@@ -51,6 +51,9 @@ sessions_fd(struct sbx *s, int create)
 void
 sess_release(struct sess *ss)
 {
+	if (ss->picked && ss->dirfd >= 0)
+		sess_touch(ss);
+	ss->picked = 0;
 	if (ss->dirfd >= 0)
 		close(ss->dirfd);
 	if (ss->wsfd >= 0)
@@ -175,31 +178,18 @@ sess_open(struct sbx *s, const char *id, struct sess *ss, char *err, size_t errn
 int
 sess_current(struct sbx *s, char *id)
 {
-	char *buf;
-	size_t len;
-
-	if (file_read_bounded(s->storefd, "current", 64, &buf, &len) < 0)
+	if (s->cur == NULL || !sess_id_ok(s->cur))
 		return -1;
-	while (len && (buf[len - 1] == '\n'))
-		buf[--len] = '\0';
-	if (!sess_id_ok(buf)) {
-		free(buf);
-		return -1;
-	}
-	strcpy(id, buf);
-	free(buf);
+	strcpy(id, s->cur);
 	return 0;
 }
 
 int
 sess_set_current(struct sbx *s, const char *id)
 {
-	char buf[SBX_ID_LEN + 2];
-
-	if (id == NULL)
-		return unlinkat(s->storefd, "current", 0) < 0 && errno != ENOENT ? -1 : 0;
-	snprintf(buf, sizeof buf, "%s\n", id);
-	return file_replace_atomic(s->storefd, "current", buf, strlen(buf), 0600);
+	if (s->cur)
+		snprintf(s->cur, SBX_ID_LEN + 1, "%s", id ? id : "");
+	return 0;
 }
 
 int
@@ -213,11 +203,12 @@ sess_pick(struct sbx *s, const struct targs *a, struct sess *ss, char *err, size
 	if (n == 0 && sess_current(s, id) < 0) {
 		memset(ss, 0, sizeof *ss);
 		ss->dirfd = ss->wsfd = -1;
-		return sbx_err(err, errn, "no current session: call create_session or session_switch first");
+		return sbx_err(err, errn, "no current session on this connection: call create_session or session_switch (or pass session_id)");
 	}
 	if (sess_open(s, id, ss, err, errn) < 0)
 		return -1;
 	sess_touch(ss);
+	ss->picked = 1;
 	return 0;
 }
 

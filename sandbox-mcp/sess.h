@@ -13,6 +13,7 @@ struct sess {
 	char parent[SBX_ID_LEN + 1];
 	int64_t created, used;	/* created: ns since the epoch; used: s */
 	int dirfd, wsfd;
+	int picked;		/* a call's session: its idle time starts again at the release */
 	char dir[PATH_MAX], ws[PATH_MAX], tmp[PATH_MAX], git[PATH_MAX];
 };
 
@@ -21,6 +22,8 @@ int sess_label_ok(const char *s);	/* [A-Za-z0-9._:+-]{1,64} */
 
 /* Open session id; *ss filled. -1 with a reason. */
 int sess_open(struct sbx *s, const char *id, struct sess *ss, char *err, size_t errn);
+/* Close ss; a session a call picked is touched first (the idle timer
+ * counts from the end of the last call, never from its start). */
 void sess_release(struct sess *ss);
 /* The session a call names (argument session_id) or the current one. */
 int sess_pick(struct sbx *s, const struct targs *a, struct sess *ss, char *err, size_t errn);
@@ -32,7 +35,8 @@ int sess_save(struct sess *ss);
 int sess_touch(struct sess *ss);
 /* Remove a session's directory (and current when it is the one). */
 int sess_remove(struct sbx *s, const char *id, char *err, size_t errn);
-int sess_current(struct sbx *s, char *id);	/* 0, or -1 when none */
+/* The connection's current session (s->cur): 0, or -1 when none. */
+int sess_current(struct sbx *s, char *id);
 int sess_set_current(struct sbx *s, const char *id);
 /* The ids in the store, sorted by creation; returns how many (at most max). */
 int sess_ids(struct sbx *s, char (*ids)[SBX_ID_LEN + 1], int max);

@@ -119,7 +119,12 @@ add_rlimit(struct keeper_args *ka, int res, uint64_t v)
 int
 attempt_limits(const struct policy *p, struct cg *cg, struct keeper_args *ka)
 {
-	const struct limits *l = &p->limits;
+	return limits_apply(&p->limits, cg, ka);
+}
+
+int
+limits_apply(const struct limits *l, struct cg *cg, struct keeper_args *ka)
+{
 	struct lim_how hw[LIM_N];
 	int n;
 

@@ -47,6 +47,8 @@ int limits_decide(const struct limits *l, struct lim_how how[LIM_N]);
 /* The attempt's cgroups (membership, and the limits' controllers) and the
  * chain's rlimits and timer into *ka. -1 reported (a refusal or an error). */
 int attempt_limits(const struct policy *p, struct cg *cg, struct keeper_args *ka);
+/* The same for limits l (sandbox-mcp bounds each command with it). */
+int limits_apply(const struct limits *l, struct cg *cg, struct keeper_args *ka);
 
 /* What doctor and explain print: each limit set and how it is enforced
  * here, then how leftovers are ended here; each line starts with pre. */

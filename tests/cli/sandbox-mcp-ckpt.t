@@ -106,7 +106,7 @@ sbx session_switch "{\"session_id\":\"$s\"}"
 sbx session_write_files '{"entries":[{"path":"k.txt","content":"OLD-CONTENT"}]}'
 kc=$(j .checkpoint_id)
 new=$(head -c 300000 /dev/zero | tr '\0' N)
-printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_write_files","arguments":{"entries":[{"path":"k.txt","content":"%s"}]}}}\n' "$SBX_INIT" "$new" > "$TMP/req"
+printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_write_files","arguments":{"session_id":"%s","entries":[{"path":"k.txt","content":"%s"}]}}}\n' "$SBX_INIT" "$s" "$new" > "$TMP/req"
 printf '%s' "$new" > "$TMP/new"
 srv() { env -i PATH=/usr/bin:/bin HOME="$SBX_HOME" "$SBX" --store "$SBX_STORE" --config "$SBX_CFG" <"$TMP/req" >/dev/null 2>&1; }
 "$TR" -o "$TMP/cnt" count -- /bin/sh -c 'exec env -i PATH=/usr/bin:/bin HOME="$1" "$2" --store "$3" --config "$4" <"$5" >/dev/null 2>&1' \

@@ -90,16 +90,16 @@ f() { "$@" >/dev/null 2>&1 || true; }
 for u in http://www.good.test:8080/hello http://www.good.test:8080/redir-ok http://www.good.test:8080/redir-evil \
 	http://www.good.test:8080/redir-loop http://www.good.test:8080/redir-meta http://loop.good.test:8080/ \
 	http://meta.good.test:8080/ http://priv.good.test:8080/ http://www.good.test:8080/big; do
-	printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_fetch","arguments":{"url":"%s"}}}\n' "$SBX_INIT" "$u" |
+	printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_fetch","arguments":{"session_id":"%s","url":"%s"}}}\n' "$SBX_INIT" "$SBX_CUR" "$u" |
 		env -i PATH=/usr/bin:/bin HOME="$SBX_HOME" "$SBX" --store "$SBX_STORE" --config "$SBX_CFG" | tail -n1
 done
-printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_fetch","arguments":{"url":"http://www.good.test:8080/saved","save_to":"dl/page.txt"}}}\n' "$SBX_INIT" |
+printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_fetch","arguments":{"session_id":"%s","url":"http://www.good.test:8080/saved","save_to":"dl/page.txt"}}}\n' "$SBX_INIT" "$SBX_CUR" |
 	env -i PATH=/usr/bin:/bin HOME="$SBX_HOME" "$SBX" --store "$SBX_STORE" --config "$SBX_CFG" | tail -n1
 for u in http://loop.good.test:8080/c http://meta.good.test:8080/c http://priv.good.test:8080/c; do
 	/usr/bin/python3 -c "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode())" "$u"
 done
 CALLS
-export TMP SBX SBX_INIT SBX_HOME SBX_STORE SBX_CFG CORRAL_TOP
+export TMP SBX SBX_INIT SBX_HOME SBX_STORE SBX_CFG SBX_CUR CORRAL_TOP
 # a pid namespace of its own too: when its first process ends, the kernel
 # ends the servers in it (jobs -p in a command substitution saw none, and
 # every run left them listening); --kill-child does the same if unshare goes

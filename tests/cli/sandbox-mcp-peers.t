@@ -88,14 +88,20 @@ is "$rc" 0 'inspector: tools/list'
 is "$(printf '%s\n' "$out" | grep -c '^      "name": ')" 24 'inspector: every tool (24)'
 run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name create_session --tool-arg label=insp
 like "$out" '\\"label\\":\\"insp\\"' 'inspector: create_session'
-run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name session_bash --tool-arg 'command=echo from-inspector'
+# each Inspector call is a connection of its own, which starts with no
+# current session: the session is named
+ISID=$(printf '%s' "$out" | jq -r .structuredContent.session_id)
+run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name session_bash --tool-arg 'command=echo from-inspector' --tool-arg "session_id=$ISID"
 like "$out" 'from-inspector' 'inspector: session_bash'
-ISID=$(node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name get_session_state |
-	jq -r .structuredContent.session_id)
 # every other tool, one server process per call: ins TOOL [KEY=VALUE]...
+# (session_id=$ISID added where the tool takes one and none is given);
 # sets $res (structuredContent, compact) and $ie (isError)
 ins() {
 	_t=$1; shift
+	case $_t:$* in
+	create_session:*|session_list:*|get_config:*|list_snapshots:*|session_restore:*|*session_id=*) ;;
+	*) set -- "$@" "session_id=$ISID" ;;
+	esac
 	_n=$#; _i=0
 	while [ $_i -lt $_n ]; do set -- "$@" --tool-arg "$1"; shift; _i=$((_i + 1)); done
 	node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name "$_t" "$@" > "$TMP/ins" 2>"$TMP/ins.err"
@@ -151,15 +157,17 @@ like "$ie:$res" '^false:.*"closed":true' 'inspector: session_close'
 ins session_read_file path=../x
 like "$ie:$res" '^true:.*component: refused' 'inspector: traversal refused'
 ins create_session label=insp
-is "$ie" false 'inspector: a current session for what follows'
+is "$ie" false 'inspector: a session for what follows'
+PSID=$(printf '%s' "$res" | jq -r .session_id)
 
 # 3. behind mcp-proxy with an allowlist
 cat > "$TMP/script2" <<'JSON'
 [{"list": true},
  {"call": "session_list"},
  {"call": "session_read_file", "args": {"path": "x"}},
- {"call": "session_bash", "args": {"command": "echo through-proxy"}}]
+ {"call": "session_bash", "args": {"command": "echo through-proxy", "session_id": "PSID"}}]
 JSON
+sed -i "s/PSID/$PSID/" "$TMP/script2"
 run node "$CLIENT" "$NM" "$TMP/script2" "$CORRAL_BIN/mcp-proxy" -a session_list -a session_bash -- "$SBX" --store "$ST" --config "$CFG"
 printf '%s\n' "$out" > "$TMP/o"
 like "$(sed -n 2p "$TMP/o")" '^\{"tools":\["session_list","session_bash"\]\}$' 'proxy: only the allowed tools are listed'

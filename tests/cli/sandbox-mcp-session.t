@@ -81,11 +81,11 @@ like "$text" 'label a b: use' 'a bad label refused'
 # a new server process lists and resumes them
 sbx session_list
 is "$(j '[.sessions[].session_id] | join(" ")')" "$s1 $s2" 'session_list: both, oldest first'
-is "$(j '[.sessions[] | select(.current)] | .[0].session_id')" "$s2" 'the last created is current'
+is "$(j '[.sessions[] | select(.current)] | length')" 0 'a new connection: no session is current (the current session is the connection'"'"'s)'
 sbx session_switch "{\"session_id\":\"$s1\"}"
 is "$(j .session_id):$(j .current)" "$s1:true" 'session_switch'
 sbx get_session_state
-is "$(j .session_id)" "$s1" 'get_session_state: the current session, in a new server'
+is "$(j .session_id)" "$s1" 'get_session_state: the session the client keeps, in a new server'
 sbx session_switch '{"session_id":"../../etc"}'
 like "$text" 'no session \.\./\.\./etc' 'session_switch: a path as id refused'
 sbx session_switch '{"session_id":"0123456789abcdef"}'

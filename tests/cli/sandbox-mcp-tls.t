@@ -73,7 +73,7 @@ ip addr add 198.51.100.10/32 dev lo
 while [ ! -s "$TMP/up1" ] || [ ! -s "$TMP/up2" ]; do sleep 0.05; done
 call() {	# call URL [SERVER OPTION...]
 	u=$1; shift
-	printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_fetch","arguments":{"url":"%s"}}}\n' "$SBX_INIT" "$u" |
+	printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_fetch","arguments":{"session_id":"%s","url":"%s"}}}\n' "$SBX_INIT" "$SBX_CUR" "$u" |
 		env -i PATH=/usr/bin:/bin HOME="$SBX_HOME" "$SBX" --store "$SBX_STORE" --config "$SBX_CFG" "$@" | tail -n1
 }
 call https://www.good.test:8443/hello --cacert "$C/ca.pem"
@@ -88,7 +88,7 @@ for u in https://loop.good.test:8443/c https://www.good.test:8443/c; do
 	/usr/bin/python3 -c "import ssl,sys,urllib.request; print(urllib.request.urlopen(sys.argv[1], context=ssl.create_default_context(cafile=sys.argv[2])).read().decode())" "$u" "$C/ca.pem"
 done
 CALLS
-export TMP C SBX SBX_INIT SBX_HOME SBX_STORE SBX_CFG
+export TMP C SBX SBX_INIT SBX_HOME SBX_STORE SBX_CFG SBX_CUR
 # a pid namespace of its own too: when its first process ends, the kernel
 # ends the servers in it (jobs -p in a command substitution saw none, and
 # every run left them listening); --kill-child does the same if unshare goes

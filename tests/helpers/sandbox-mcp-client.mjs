@@ -3,6 +3,7 @@
 //   node sandbox-mcp-client.mjs NODE_MODULES SCRIPT.json COMMAND [ARG]...
 //   node sandbox-mcp-client.mjs NODE_MODULES SCRIPT.json --http URL TOKEN_FILE
 // SCRIPT is a JSON array of steps: {"list": true} prints the tool names;
+// {"sleep": MS} waits;
 // {"call": NAME, "args": {...}} prints one line {"tool", "isError", "data",
 // "text"} (or {"tool", "error": CODE} when the call is refused at the
 // protocol level). A step's "save": {"NAME": "FIELD"} keeps its result's
@@ -31,6 +32,10 @@ const saved = {};
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 out({ server: client.getServerVersion()?.name });
 for (const s of steps) {
+	if (s.sleep) {
+		await new Promise((res) => setTimeout(res, s.sleep));
+		continue;
+	}
 	if (s.list) {
 		const r = await client.listTools();
 		out({ tools: r.tools.map((t) => t.name) });

@@ -2,7 +2,7 @@
 #ifndef CORRAL_STATUS_H
 #define CORRAL_STATUS_H
 
-/* Exit statuses shared by the toolkit (GUIDE.md, Conventions). */
+/* Exit statuses shared by the toolkit (README.md; each program's EXIT STATUS). */
 enum {
 	EXIT_CHAIN_FAIL = 125,	/* chain-loader's own failure or refusal */
 	EXIT_NOEXEC = 126,	/* program found but not executable */

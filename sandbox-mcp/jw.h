@@ -1,4 +1,4 @@
-/* jw: a small JSON writer over lib/rpc.h's struct buf. Strings are written
+/* jw: a small JSON writer over lib/buf.h's struct buf. Strings are written
  * lossily: invalid UTF-8 becomes U+FFFD, so any bytes (a command's output)
  * make valid JSON. Errors are sticky: check w->err once at the end. Pure. */
 #ifndef SBX_JW_H

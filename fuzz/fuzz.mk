@@ -17,6 +17,7 @@ FUZZSRC_mcp-proxy/rpc := mcp-proxy/methods.c mcp-proxy/toolallow.c
 FUZZSRC_mcp-proxy/sse := mcp-proxy/sse.c
 # sandbox-mcp's too (fetch.c): the configuration and the workspace path check
 FUZZSRC_sandbox-mcp/config := sandbox-mcp/config.c sandbox-mcp/jw.c sandbox-mcp/wspath.c sandbox-mcp/args.c
+FUZZSRC_sandbox-mcp/pkgspec := sandbox-mcp/pkgspec.c
 fuzz_srcs = $(if $(FUZZSRC_$(1)),$(FUZZSRC_$(1)),$(call srcs_of,$(firstword $(subst /, ,$(1)))))
 
 all: $(BINS)

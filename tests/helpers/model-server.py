@@ -8,10 +8,12 @@ Listens on 127.0.0.1 (an ephemeral port, written to PORTFILE) and answers as
 the provider the request's path names:
     POST /v1/messages[?beta=true]     Anthropic Messages (Claude Code), JSON or SSE
     POST /v1/messages/count_tokens    Anthropic token count
+    POST /v1beta/models/M:streamGenerateContent[?alt=sse]  Gemini (gemini-cli), SSE
+    POST /v1beta/models/M:generateContent, :countTokens     Gemini, JSON
 Any other path gets 404 (logged).
 
 SCRIPT is a JSON list of steps, played in order to the agent's main loop (the
-request that offers the shell tool): {"shell": CMD}, {"write": [PATH, TEXT]}
+request that offers the shell tool: Bash, run_shell_command): {"shell": CMD}, {"write": [PATH, TEXT]}
 (PATH relative to the agent's working directory, which the request states),
 then {"text": T} ends the turn. The step is the number of tool results the
 conversation already holds, so a retried request gets the same answer.
@@ -37,7 +39,7 @@ def log(rec):
 
 
 def workdir(req):
-    m = re.search(r"[Ww]orking directory: (/[^\s\\\"]+)", json.dumps(req))
+    m = re.search(r"(?:[Ww]orking directory|working in the directory): (/[^\s\\\"]+)", json.dumps(req))
     return m.group(1) if m else "."
 
 
@@ -79,6 +81,35 @@ def anthropic_blocks(req):
         return [{"type": "tool_use", "id": tid, "name": "Write",
                  "input": {"file_path": path, "content": s["write"][1]}}], "tool_use", step, results
     return [{"type": "text", "text": s.get("text", "done")}], "end_turn", step, results
+
+
+def gemini_results(req):
+    out = []
+    for c in req.get("contents", []):
+        for p in c.get("parts", []) if isinstance(c, dict) else []:
+            if isinstance(p, dict) and "functionResponse" in p:
+                out.append(json.dumps(p["functionResponse"].get("response", {})))
+    return out
+
+
+def gemini_parts(req):
+    names = {f.get("name") for t in req.get("tools", []) if isinstance(t, dict)
+             for f in t.get("functionDeclarations", []) if isinstance(f, dict)}
+    results = gemini_results(req)
+    step = len(results)
+    if "run_shell_command" not in names or step >= len(SCRIPT):
+        return [{"text": "ok"}], step, results
+    s = SCRIPT[step]
+    if "shell" in s:
+        return [{"functionCall": {"name": "run_shell_command",
+                                  "args": {"command": s["shell"], "description": "scripted step %d" % step}}}], step, results
+    if "write" in s:
+        path = s["write"][0]
+        if not path.startswith("/"):
+            path = workdir(req).rstrip("/") + "/" + path
+        return [{"functionCall": {"name": "write_file",
+                                  "args": {"file_path": path, "content": s["write"][1]}}}], step, results
+    return [{"text": s.get("text", "done")}], step, results
 
 
 def sse(events):
@@ -144,6 +175,22 @@ class H(http.server.BaseHTTPRequestHandler):
                    "content": blocks, "stop_reason": stop, "stop_sequence": None,
                    "usage": {"input_tokens": 10, "output_tokens": 5}}
             return self.answer(200, "application/json", json.dumps(msg).encode())
+        m = re.match(r"/v1(?:beta|alpha)?/models/([^/:]+):(streamGenerateContent|generateContent|countTokens)$", path)
+        if m and m.group(2) == "countTokens":
+            log({"path": path})
+            return self.answer(200, "application/json", b'{"totalTokens": 10}')
+        if m:
+            parts, step, results = gemini_parts(req)
+            log({"path": path, "model": m.group(1), "stream": m.group(2) == "streamGenerateContent",
+                 "step": step, "results": results, "answer": parts})
+            body = json.dumps({"candidates": [{"content": {"role": "model", "parts": parts},
+                                               "finishReason": "STOP", "index": 0}],
+                               "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5,
+                                                 "totalTokenCount": 15},
+                               "modelVersion": m.group(1)})
+            if m.group(2) == "streamGenerateContent":
+                return self.answer(200, "text/event-stream", ("data: %s\r\n\r\n" % body).encode())
+            return self.answer(200, "application/json", body.encode())
         log({"path": self.path, "method": "POST"})
         self.answer(404, "application/json", b'{"error": "not found"}')
 

@@ -219,8 +219,12 @@ judge(const struct plan *pl, const char *real, enum need need, const char *at, s
 		for (size_t i = 0; dev[i]; i++)
 			if (strcmp(real, dev[i]) == 0)
 				return set(v, ACC_WRITE, "a usable device (\"devices\": true)");
+		if (path_within(real, "/dev/shm") && need == NEED_WRITE && strrchr(real, '/') == real + 8)
+			return set(v, ACC_WRITE, "/dev/shm: the shared memory and semaphores the agent creates are "
+			    "its own (the broker makes them; confine --own-shm)");
 		if (path_within(real, "/dev/shm")) {
-			set(v, ACC_NONE, "/dev/shm: the POSIX shared memory and semaphores of every program of yours");
+			set(v, ACC_NONE, "/dev/shm: the shared memory of your other programs (the agent reaches only "
+			    "the objects it creates)");
 			suggest(pl, NEED_WRITE, "/dev/shm", v);
 			snprintf(v->grant + strlen(v->grant), sizeof v->grant - strlen(v->grant),
 			    " (every program's shared memory; not advised)");

@@ -80,31 +80,37 @@ for who in root nobody; do
 	run Yw "$A/app-server-control.sock"
 	is "$rc:$out" "0:$A/app-server-control.sock: read-write: an attempt's private home, config, tmp or checkout: read-write to that attempt's agent only, removed afterwards (the sockets it binds there are its own)" \
 	    "$who: codex's socket in an attempt's home: that agent's own"
-	run Yw /dev/shm/corral-why-x
-	is "$rc:$out" "1:/dev/shm/corral-why-x: none: /dev/shm: the POSIX shared memory and semaphores of every program of yours
-  to use it: \"write\": [\"/dev/shm\"] (every program's shared memory; not advised) in a policy file (corral run -p FILE; corral policy check FILE)" "$who: /dev/shm: the write line"
+	run Yw /dev/shm/corral-why-new-$who
+	is "$rc:$out" "0:/dev/shm/corral-why-new-$who: read-write: /dev/shm: the shared memory and semaphores the agent creates are its own (the broker makes them; confine --own-shm)" \
+	    "$who: a /dev/shm object not yet made: the agent's own once it makes it"
+	echo outside > /dev/shm/corral-why-x-$who
+	run Yw /dev/shm/corral-why-x-$who
+	is "$rc:$out" "1:/dev/shm/corral-why-x-$who: none: /dev/shm: the shared memory of your other programs (the agent reaches only the objects it creates)
+  to use it: \"write\": [\"/dev/shm\"] (every program's shared memory; not advised) in a policy file (corral run -p FILE; corral policy check FILE)" "$who: an object made outside: the write line, not advised"
 
 	# each line, pasted into a policy, does what it says under corral run
 	printf '{"exec": ["~/bin/mytool"], "write": ["~/proj", "/dev/shm"]}\n' > "$CFG/lines.json"
 	[ $who = nobody ] && chown nobody "$CFG/lines.json"
-	run Yw -p "$CFG/lines.json" "$H/bin/mytool" "$H/proj/new.txt" /dev/shm/corral-why-x
+	run Yw -p "$CFG/lines.json" "$H/bin/mytool" "$H/proj/new.txt" /dev/shm/corral-why-x-$who
 	is "$rc" 0 "$who: with the lines why printed: each granted"
 	mkdir -p "$TMP/st-$who" && [ $who = nobody ] && chown nobody "$TMP/st-$who"
 	Rw() { (cd "$W" && $pre env -i HOME="$H" PATH=/usr/bin:/bin XDG_STATE_HOME="$TMP/st-$who" "$C" run --quiet "$@"); }
 	MP='from multiprocessing import Pool
 with Pool(2) as p: print("pool", sum(p.map(abs, [-1, -2, 3])))'
-	run Rw -p "$CFG/lines.json" -- sh -c "'$H/bin/mytool' && echo made > '$H/proj/new.txt' && python3 -c '$MP'"
+	run Rw -p "$CFG/lines.json" -- sh -c "'$H/bin/mytool' && echo made > '$H/proj/new.txt' && cat /dev/shm/corral-why-x-$who"
 	is "$rc:$out" "0:mytool ran
-pool 6" "$who: ... the tool runs, the file is made, multiprocessing works"
+outside" "$who: ... the tool runs, the file is made, the object made outside is read"
 	is "$(cat "$H/proj/new.txt" 2>/dev/null)" made "$who: ... the file is there"
 	rm -f "$H/proj/new.txt"
 	run Rw -- sh -c "'$H/bin/mytool'"
 	is "$rc" 126 "$who: control: without the exec line the tool does not run"
 	run Rw -- sh -c "echo made > '$H/proj/new.txt'"
 	status_ok "$([ $rc -ne 0 ] && [ ! -e "$H/proj/new.txt" ]; echo $?)" "$who: control: without the write line the file is not made"
+	run Rw -- cat /dev/shm/corral-why-x-$who
+	is "$rc" 1 "$who: control: without the /dev/shm line the object made outside is refused"
 	run Rw -- python3 -c "$MP"
-	is "$rc" 1 "$who: control: without /dev/shm multiprocessing fails"
-	like "$err" "PermissionError" "$who: ... with EACCES"
+	is "$rc:$out" "0:pool 6" "$who: ... while multiprocessing, the agent's own shared memory, works without it"
+	rm -f /dev/shm/corral-why-x-$who
 
 	# policy grants: the line why printed, in a policy, grants it
 	printf '{"read": ["~/.ssh/id_ed25519"], "exec": ["%s"], "write": ["~/proj/data"]}\n' "$TMP/opt" > "$CFG/p.json"

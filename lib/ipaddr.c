@@ -1,4 +1,5 @@
 /* ipaddr: see ipaddr.h (all pure but ip_is_local). */
+#include <errno.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -135,8 +136,14 @@ ip_is_local(const struct ipdest *d)
 {
 	struct sockaddr_storage ss, me;
 	socklen_t sl, ml = sizeof me;
-	int s, r = 0;
+	int s, c, r = 0;
 
+	/* broadcast and multicast reach this machine's own listeners too */
+	if (d->family == AF_INET && ((d->a[0] & 0xf0) == 0xe0 ||
+	    (d->a[0] == 255 && d->a[1] == 255 && d->a[2] == 255 && d->a[3] == 255)))
+		return 1;
+	if (d->family == AF_INET6 && d->a[0] == 0xff)
+		return 1;
 	memset(&ss, 0, sizeof ss);
 	if (d->family == AF_INET) {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
@@ -154,8 +161,9 @@ ip_is_local(const struct ipdest *d)
 	s = socket(d->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return 1;	/* unsure: judged as loopback, the stricter rule */
-	if (connect(s, (struct sockaddr *)&ss, sl) == 0 &&
-	    getsockname(s, (struct sockaddr *)&me, &ml) == 0) {
+	if ((c = connect(s, (struct sockaddr *)&ss, sl)) < 0 && errno == EACCES)
+		r = 1;	/* a subnet's broadcast address (no SO_BROADCAST here) */
+	else if (c == 0 && getsockname(s, (struct sockaddr *)&me, &ml) == 0) {
 		if (d->family == AF_INET)
 			r = memcmp(&((struct sockaddr_in *)&me)->sin_addr, d->a, 4) == 0;
 		else

@@ -36,7 +36,9 @@ enum ip_class ip_class_of(int af, const uint8_t *a);
 /* "loopback", "metadata", ... */
 const char *ip_class_name(enum ip_class c);
 /* Not pure: is d one of this machine's own addresses (a UDP connect, which
- * sends nothing, picks d itself as the source)? 1 when unsure. */
+ * sends nothing, picks d itself as the source), or one that reaches them
+ * (255.255.255.255, a subnet's broadcast address, 224.0.0.0/4, ff00::/8)?
+ * 1 when unsure. */
 int ip_is_local(const struct ipdest *d);
 /* The address as text (no port), into buf of n >= 46 bytes. */
 void ip_format(const struct ipdest *d, char *buf, size_t n);

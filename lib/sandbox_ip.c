@@ -13,7 +13,8 @@
  * Rules (ipdest classes from lib/ipaddr.c; mapped, compatible and NAT64
  * IPv6 addresses judged as their IPv4 address):
  *   metadata, link-local          never
- *   loopback, 0.0.0.0, ::, and this machine's own addresses
+ *   loopback, 0.0.0.0, ::, this machine's own addresses, broadcast and
+ *   multicast (lib/ipaddr.c ip_is_local)
  *                                 only to a port a process inside listens
  *                                 on or bound (same type, same or wildcard
  *                                 address), to --loopback ports, or to port

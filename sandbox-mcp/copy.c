@@ -70,6 +70,10 @@ copy_at(int sfd, const char *sname, int dfd, const char *dname, struct copy_opt 
 		close(fd);
 		return -1;
 	}
+	if (o->skip && o->skip(o->ctx, o->rel, sfd, sname, &st)) {
+		close(fd);
+		return 0;
+	}
 	if (S_ISREG(st.st_mode)) {
 		fcntl(fd, F_SETFL, 0);
 		rc = copy_file(fd, &st, dfd, dname, o);
@@ -111,7 +115,19 @@ copy_at(int sfd, const char *sname, int dfd, const char *dname, struct copy_opt 
 			o->others_skipped++;
 			continue;
 		}
-		rc = copy_at(dirfd(d), de->d_name, nd, de->d_name, o);
+		if (o->skip) {
+			size_t l = strlen(o->rel);
+			if (l + strlen(de->d_name) + 2 > sizeof o->rel) {
+				rc = -1;
+				errno = ENAMETOOLONG;
+				break;
+			}
+			snprintf(o->rel + l, sizeof o->rel - l, "%s%s", l ? "/" : "", de->d_name);
+			rc = copy_at(dirfd(d), de->d_name, nd, de->d_name, o);
+			o->rel[l] = '\0';
+		} else {
+			rc = copy_at(dirfd(d), de->d_name, nd, de->d_name, o);
+		}
 	}
 	{
 		int e = errno;

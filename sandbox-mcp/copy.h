@@ -5,6 +5,7 @@
 #define SBX_COPY_H
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 struct copy_opt {
 	int64_t budget;			/* bytes left; a file that would exceed it stops the copy */
@@ -14,13 +15,19 @@ struct copy_opt {
 	int (*is_overlay)(void *ctx, const char *name);
 	void (*overlay)(void *ctx, int parentfd, const char *name);
 	void *ctx;
+	/* an entry to leave out: skip says so (1) and keeps why itself; rel is
+	 * its path from where the copy started (rel0 and down), pfd its parent
+	 * directory; NULL: none */
+	int (*skip)(void *ctx, const char *rel, int pfd, const char *name, const struct stat *st);
+	char rel[4096 + 256];
 	/* what happened */
 	int64_t bytes;
 	long files, links_skipped, others_skipped;
 };
 
 /* Copy sfd/sname (a regular file or a directory) to dfd/dname. -1 with
- * errno (EFBIG: the budget; ELOOP: sname itself is a symlink). */
+ * errno (EFBIG: the budget; ELOOP: sname itself is a symlink). With skip,
+ * o->rel is sname's path as skip sees it (set it before the call). */
 int copy_at(int sfd, const char *sname, int dfd, const char *dname, struct copy_opt *o);
 struct jw;
 /* What a copy did, as the members "files", "bytes" and "symlinks_skipped"

@@ -1,9 +1,6 @@
 /* runfiles: after every run, name each file the run created or changed that
- * something on the user's machine would execute, and what. The table below
- * is the whole policy: one pattern and one reason a line. Ordinary sources
- * (a Makefile, package.json scripts) are not in it: a build runs them by
- * the user's choice; these run by being there (opening a folder, entering a
- * directory, starting an agent, a git command).
+ * something on the user's machine would execute, and what (the table is
+ * lib/runrules.c, which sandbox-mcp's export shares).
  *
  * The snapshot keeps only the matching paths (size and SHA-256 of at most
  * 1 MiB each); the walk reads directories, never following a link, at any
@@ -14,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,96 +27,19 @@
 #include "fdio.h"
 #include "msg.h"
 #include "runfiles.h"
-
-static const struct rule {
-	const char *pat;	/* relative path; "**" + "/" first: at any depth */
-	const char *what;	/* what would execute it */
-} rules[] = {
-	{ ".vscode/tasks.json", "VS Code runs its tasks, those with \"runOn\": \"folderOpen\" on opening the folder" },
-	{ ".vscode/settings.json", "VS Code runs the interpreters, tools and terminal profiles it names" },
-	{ ".vscode/launch.json", "VS Code runs its programs and preLaunchTask on debugging" },
-	{ ".devcontainer/*", "dev container tools run its initializeCommand on this machine" },
-	{ ".devcontainer.json", "dev container tools run its initializeCommand on this machine" },
-	{ ".envrc", "direnv runs it on entering the directory" },
-	{ ".mcp.json", "Claude Code starts the MCP servers it names" },
-	{ ".claude/settings.json", "Claude Code runs its hooks" },
-	{ ".claude/settings.local.json", "Claude Code runs its hooks" },
-	{ ".gemini/settings.json", "Gemini CLI runs its hooks and starts its MCP servers" },
-	{ ".codex/config.toml", "Codex starts the MCP servers and runs the notify program it names" },
-	{ ".cursor/mcp.json", "Cursor starts the MCP servers it names" },
-	{ ".husky/*", "husky runs it as a git hook: your next git commit runs it, outside corral" },
-	{ ".husky/_/*", "husky runs it as a git hook: your next git commit runs it, outside corral" },
-	{ "lefthook.yml", "lefthook runs the commands it names as git hooks: your next git commit runs them" },
-	{ ".lefthook.yml", "lefthook runs the commands it names as git hooks: your next git commit runs them" },
-	{ ".pre-commit-config.yaml", "pre-commit runs the hooks it names on git commit" },
-	{ ".npmrc", "npm runs its script-shell and node-options on the next npm command" },
-	{ ".yarnrc.yml", "yarn runs the yarnPath and plugins it names" },
-	{ "mise.toml", "mise runs its hooks and tasks on entering the directory" },
-	{ ".mise.toml", "mise runs its hooks and tasks on entering the directory" },
-	{ ".config/mise/config.toml", "mise runs its hooks and tasks on entering the directory" },
-	{ ".cargo/config.toml", "cargo runs the runners, linkers and aliases it names on the next cargo command" },
-	{ ".zed/tasks.json", "Zed runs its tasks" },
-	{ ".idea/runConfigurations/*", "IntelliJ IDEs run its run configuration" },
-	{ ".github/workflows/*", "CI runs it on your next push, with the repository's secrets" },
-	{ ".gitmodules", "git submodule update fetches the URLs it names and runs its update commands" },
-	{ "**/.gitattributes", "git runs the filter, diff and merge drivers it names" },
-	{ "**/.git/hooks/*", "git runs it as a hook of that repository" },
-	{ "**/.git/config", "git runs what it names (core.fsmonitor, core.sshCommand, hooksPath, aliases) in that repository" },
-	/* a bare repository anywhere in the tree (its own HEAD, config and
-	 * objects): matched by the walk, not by name */
-	{ "", "git runs what it names (core.pager, core.fsmonitor, hooksPath, aliases) when used in that bare repository" },
-	{ "", "git runs it as a hook of that bare repository" },
-};
-enum { NRULES = sizeof rules / sizeof rules[0], R_BARE_CONFIG = NRULES - 2, R_BARE_HOOK = NRULES - 1 };
+#include "runrules.h"
 
 static const char hooks_what[] = "git runs it as a hook (core.hooksPath)";
-
-/* The last component of a path (rel itself when it has no '/'). */
-static const char *
-base(const char *p, const char **parent, size_t *pn)
-{
-	const char *s = strrchr(p, '/'), *q;
-
-	if (s == NULL) {
-		*parent = "";
-		*pn = 0;
-		return p;
-	}
-	for (q = s; q > p && q[-1] != '/'; q--)
-		;
-	*parent = q;
-	*pn = (size_t)(s - q);
-	return s + 1;
-}
-
-static int
-rule_match(const char *pat, const char *rel)
-{
-	const char *pb, *pp, *rb, *rp;
-	size_t ppn, rpn;
-
-	/* cheap first: the last component (or, for "*", its directory) */
-	pb = base(pat, &pp, &ppn);
-	rb = base(rel, &rp, &rpn);
-	if (strcmp(pb, "*") != 0 ? strcmp(pb, rb) != 0 : ppn != rpn || strncmp(pp, rp, ppn) != 0)
-		return 0;
-	if (strncmp(pat, "**/", 3) != 0)
-		return fnmatch(pat, rel, FNM_PATHNAME) == 0;
-	for (const char *p = rel; p; p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL)
-		if (fnmatch(pat + 3, p, FNM_PATHNAME) == 0)
-			return 1;
-	return 0;
-}
 
 /* the rule for rel: its index, -1 for core.hooksPath, -2 none */
 static int
 which(const struct runfiles *rf, const char *rel)
 {
 	size_t hl = strlen(rf->hooks);
+	int i = runrules_match(rel);
 
-	for (int i = 0; i < (int)NRULES; i++)
-		if (rules[i].pat[0] && rule_match(rules[i].pat, rel))
-			return i;
+	if (i >= 0)
+		return i;
 	if (hl && strncmp(rel, rf->hooks, hl) == 0 && rel[hl] == '/' && strchr(rel + hl + 1, '/') == NULL)
 		return -1;
 	return -2;
@@ -131,7 +50,7 @@ runfiles_reason(const struct runfiles *rf, const char *rel)
 {
 	int w = which(rf, rel);
 
-	return w == -2 ? NULL : w == -1 ? hooks_what : rules[w].what;
+	return w == -2 ? NULL : w == -1 ? hooks_what : runrules_what(w);
 }
 
 /* Size and SHA-256 of the first MiB of the file (a link: its target). */
@@ -255,8 +174,8 @@ walk_dir(struct walk *w, const char *rel, int in)
 			continue;
 		}
 		/* stat only directories d_type cannot tell, and matches */
-		rule = de->d_type == DT_DIR ? -2 : in == IN_BARE ? (strcmp(n, "config") == 0 ? R_BARE_CONFIG : -2) :
-		    in == IN_BARE_HOOKS ? R_BARE_HOOK : which(w->rf, sub);
+		rule = de->d_type == DT_DIR ? -2 : in == IN_BARE ? (strcmp(n, "config") == 0 ? runrules_bare(0) : -2) :
+		    in == IN_BARE_HOOKS ? runrules_bare(1) : which(w->rf, sub);
 		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN && rule == -2)
 			continue;
 		if (fstatat(dirfd(dp), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -298,39 +217,6 @@ scan(struct runfiles *rf, struct rf_entry **out, size_t *n, int *truncated)
 	return r;
 }
 
-/* core.hooksPath from one git config file (a [core] section's hooksPath),
- * last one wins; into out when found. */
-static void
-hooks_from(const char *path, char *out, size_t n)
-{
-	char *buf, *line, *save = NULL, *k, *v;
-	size_t len;
-	int core = 0;
-
-	if (file_read_bounded(AT_FDCWD, path, 1 << 20, &buf, &len) < 0)
-		return;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		line += strspn(line, " \t");
-		if (*line == '[') {
-			core = strncasecmp(line, "[core]", 6) == 0;
-			continue;
-		}
-		if (!core || (v = strchr(line, '=')) == NULL)
-			continue;
-		*v++ = '\0';
-		k = line;
-		k[strcspn(k, " \t")] = '\0';
-		if (strcasecmp(k, "hooksPath") != 0)
-			continue;
-		v += strspn(v, " \t\"");
-		v[strcspn(v, "\"\r")] = '\0';
-		for (size_t l = strlen(v); l > 0 && (v[l - 1] == ' ' || v[l - 1] == '\t'); l--)
-			v[l - 1] = '\0';
-		snprintf(out, n, "%s", v);
-	}
-	free(buf);
-}
-
 /* The hooks directory git would use in root, relative to root ("" none). */
 static void
 hooks_path(struct runfiles *rf, const char *ws, const char *home)
@@ -340,14 +226,14 @@ hooks_path(struct runfiles *rf, const char *ws, const char *home)
 
 	if (home && *home) {
 		snprintf(p, sizeof p, "%s/.gitconfig", home);
-		hooks_from(p, v, sizeof v);
+		runrules_hooks_from(p, v, sizeof v);
 	}
 	if (ws && *ws) {
 		snprintf(p, sizeof p, "%s/.git/config", ws);
-		hooks_from(p, v, sizeof v);
+		runrules_hooks_from(p, v, sizeof v);
 	}
 	snprintf(p, sizeof p, "%s/.git/config", rf->root);
-	hooks_from(p, v, sizeof v);
+	runrules_hooks_from(p, v, sizeof v);
 	rf->hooks[0] = '\0';
 	if (v[0] == '\0')
 		return;
@@ -419,7 +305,7 @@ runfiles_report(struct runfiles *rf, struct audit *au, int quiet)
 		qsort(now, n, sizeof *now, by_rel);
 	for (size_t i = 0; i < n; i++) {
 		const struct rf_entry *b = find(rf->v, rf->n, now[i].rel);
-		const char *what = now[i].rule >= 0 ? rules[now[i].rule].what : hooks_what;
+		const char *what = now[i].rule >= 0 ? runrules_what(now[i].rule) : hooks_what;
 		if (b && b->size == now[i].size && b->islink == now[i].islink &&
 		    memcmp(b->sha, now[i].sha, sizeof b->sha) == 0)
 			continue;

@@ -7,7 +7,9 @@
 #include "../../../sandbox-mcp/config.h"
 #include "../../../sandbox-mcp/jw.h"
 #include "../../../sandbox-mcp/sess.h"
+#include "../../../sandbox-mcp/tree.h"
 #include "../../../sandbox-mcp/wspath.h"
+#include "runrules.h"
 #include "tap.h"
 
 static struct config c;
@@ -78,6 +80,27 @@ main(void)
 	jw_quote(&b, "\xed\xa0\x80", 3);
 	is_str(b.p, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"", "an encoded surrogate is invalid, byte by byte");
 	buf_free(&b);
+
+	/* checkpoint names: .git kept as data, injectively */
+	{
+		char o[64];
+		tree_escape(".git", o, sizeof o);
+		is_str(o, ".sbx-esc-.git", ".git is escaped");
+		tree_escape(".GiT", o, sizeof o);
+		is_str(o, ".sbx-esc-.GiT", "in any letter case");
+		tree_escape(".sbx-esc-x", o, sizeof o);
+		is_str(o, ".sbx-esc-.sbx-esc-x", "a name that looks escaped is escaped again");
+		tree_escape("x.git", o, sizeof o);
+		is_str(o, "x.git", "other names as they are");
+		ok(tree_escape(".git", o, 10) < 0, "too long for out: refused, not cut");
+	}
+
+	/* the run-file table, as export uses it */
+	ok(runrules_match(".envrc") >= 0 && runrules_match("a/.envrc") < 0, "anchored: .envrc at the root only");
+	ok(runrules_match_deep("a/b/.envrc") >= 0 && runrules_match_deep("x/.vscode/tasks.json") >= 0,
+	    "deep: at any depth");
+	ok(runrules_match_deep("src/main.c") < 0 && runrules_match_deep("a/envrc") < 0, "deep: ordinary files are not");
+	ok(runrules_is_dotgit(".GIT") && runrules_is_dotgit(".git") && !runrules_is_dotgit(".github"), ".git in any case");
 	printf("1..%d\n", tap_n);
 	return tap_fail != 0;
 }

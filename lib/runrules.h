@@ -1,0 +1,28 @@
+/* runrules: the one table of files that run code on the user's machine by
+ * being there (editor tasks, direnv, agents' hooks and MCP servers, git
+ * hooks and drivers), each with what would execute it. corral's after-run
+ * report names them (supervisor/runfiles.c); sandbox-mcp's export leaves
+ * them out. Pure, except runrules_hooks_from, which reads one file. */
+#ifndef CORRAL_RUNRULES_H
+#define CORRAL_RUNRULES_H
+#include <stddef.h>
+
+/* The rule rel (a relative path) matches, anchored at its root as the
+ * table says: its index, or -1. */
+int runrules_match(const char *rel);
+/* The same at any depth: rel or any trailing part of it (a/b/.envrc
+ * matches ".envrc"). For a tree about to land anywhere in the user's. */
+int runrules_match_deep(const char *rel);
+/* The rules a walk matches, not a name: a bare repository's config
+ * (hook 0) and its hooks (hook 1). */
+int runrules_bare(int hook);
+/* What executes rule i's file. */
+const char *runrules_what(int i);
+/* core.hooksPath from one git config file (a [core] section's hooksPath,
+ * the last one wins): into out when found, out unchanged otherwise. */
+void runrules_hooks_from(const char *path, char *out, size_t n);
+/* 1 when name is ".git" in any letter case (git takes it so on
+ * case-insensitive file systems). */
+int runrules_is_dotgit(const char *name);
+
+#endif

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <linux/seccomp.h>
 
+#include "clock.h"
 #include "ipaddr.h"
 #include "refusal.h"
 #include "sandbox_int.h"
@@ -54,15 +55,6 @@ sb_refusal_serving(const struct seccomp_notif *req)
 	serving = req;
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 put(const char *line, size_t n)
 {
@@ -81,7 +73,7 @@ put(const char *line, size_t n)
 		return;
 	memset(&d, 0, sizeof d);
 	d.dropped = k;
-	d.when_ms = now_ms();
+	d.when_ms = clock_ms(CLOCK_REALTIME);
 	if ((w = refusal_format(&d, buf, sizeof buf)) > 0)
 		(void)!write(rfd, buf, (size_t)w);
 }
@@ -132,7 +124,7 @@ emit(struct refusal *r, const char *why)
 	char line[REFUSAL_LINE_MAX + 1];
 	int n;
 
-	r->when_ms = now_ms();
+	r->when_ms = clock_ms(CLOCK_REALTIME);
 	snprintf(r->why, sizeof r->why, "%s", why);
 	if (serving) {
 		snprintf(r->kind, sizeof r->kind, "%s", kind((long)serving->data.nr));

@@ -14,6 +14,7 @@
 
 #include <curl/curl.h>
 
+#include "clock.h"
 #include "http_up.h"
 #include "mcpmeta.h"
 #include "msg.h"
@@ -61,15 +62,6 @@ struct http_up {
 };
 
 static int start(struct http_up *h, const char *msg, size_t n, uint64_t uid, int init, int get, const char *last_id);
-
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int
 http_url_ok(const char *url)
@@ -656,7 +648,7 @@ http_up_resume(struct http_up *h, uint64_t uid, const char *last_id, long retry_
 	if (retry_ms < 0)
 		retry_ms = RESUME_DEFAULT_MS;
 	h->resume[h->nresume].uid = uid;
-	h->resume[h->nresume].due = mono_ms() + (retry_ms > RESUME_MAX_MS ? RESUME_MAX_MS : retry_ms);
+	h->resume[h->nresume].due = clock_ms(CLOCK_MONOTONIC) + (retry_ms > RESUME_MAX_MS ? RESUME_MAX_MS : retry_ms);
 	snprintf(h->resume[h->nresume].id, sizeof h->resume[0].id, "%s", last_id);
 	h->nresume++;
 	return 0;
@@ -666,7 +658,7 @@ http_up_resume(struct http_up *h, uint64_t uid, const char *last_id, long retry_
 static int
 resume_due(struct http_up *h)
 {
-	int64_t now = mono_ms(), next = -1;
+	int64_t now = clock_ms(CLOCK_MONOTONIC), next = -1;
 
 	for (int i = 0; i < h->nresume;) {
 		if (h->resume[i].due > now) {

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "above.h"
 #include "fdio.h"
 
@@ -47,15 +48,6 @@ probe_seccomp_parse(const char *status, size_t len, int *mode, int *filters)
 	*filters = field(status, len, "Seccomp_filters");
 }
 
-static long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 /* The child: no boundary; only the checks wanted (apply_err 0) attempt. */
 static _Noreturn void
 outside(const struct probe_ctx *ctx, const int *need, int wfd, pid_t parent)
@@ -81,7 +73,7 @@ probe_above(const struct probe_ctx *ctx, struct probe_outcome *oc, int timeout_m
 	static struct probe_obs ob[PROBE_MAX_CHECKS];
 	int need[PROBE_MAX_CHECKS], any = 0, mode, filters, p[2], st, fd;
 	size_t i, got = 0, want = probe_nchecks * sizeof ob[0];
-	long deadline = now_ms() + timeout_ms;
+	long deadline = clock_ms(CLOCK_MONOTONIC) + timeout_ms;
 	char status[16384];
 	ssize_t n;
 	pid_t pid, self;
@@ -114,7 +106,7 @@ probe_above(const struct probe_ctx *ctx, struct probe_outcome *oc, int timeout_m
 	}
 	for (;;) {
 		struct pollfd pf = { p[0], POLLIN, 0 };
-		long wait = deadline - now_ms();
+		long wait = deadline - clock_ms(CLOCK_MONOTONIC);
 
 		if (wait <= 0 || (poll(&pf, 1, (int)wait) < 0 && errno != EINTR))
 			break;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "judge.h"
 #include "listen.h"
 #include "probe.h"
@@ -152,15 +153,6 @@ probe_teardown(struct probe_ctx *ctx)
 	ctx->dir[0] = '\0';
 }
 
-static long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 /*
  * Speed. On a virtual machine fork(2) costs about a millisecond (a new
  * address space, page by page), clone(CLONE_VM) a twentieth of that. So
@@ -236,7 +228,7 @@ collect(struct kid *k, int n, long deadline)
 	int c, open;
 
 	for (;;) {
-		long wait = deadline - now_ms();
+		long wait = deadline - clock_ms(CLOCK_MONOTONIC);
 
 		for (c = open = 0; c < n; c++) {
 			pfd[c].fd = k[c].fd;
@@ -304,7 +296,7 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 	struct kid k[MAXCHILDREN];
 	size_t i, slot[MAXCHILDREN], used = 0;
 	int c, n = probe_nchildren, p[2];
-	long deadline = now_ms() + timeout_ms;
+	long deadline = clock_ms(CLOCK_MONOTONIC) + timeout_ms;
 
 	if (n > MAXCHILDREN || probe_nchecks > PROBE_MAX_CHECKS) {
 		errno = E2BIG;

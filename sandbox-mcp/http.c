@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "http.h"
 #include "httpconn.h"
 #include "mcpmeta.h"
@@ -40,15 +41,6 @@ static void
 on_signal(int sig)
 {
 	stop = sig;
-}
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 int
@@ -165,7 +157,7 @@ answer(struct sbx *s, struct hconn *k, struct buf *out)
 		return;
 	}
 	if (e)
-		e->used = now_ms();
+		e->used = clock_ms(CLOCK_MONOTONIC);
 	none[0] = '\0';
 	s->cur = e ? e->cur : none;	/* no session id: no current session */
 	if (rpc_parse(body, bn, &tk, &m) == 0 && httpc_meta_check(&k->h, &m, &why) < 0) {
@@ -199,7 +191,7 @@ conn_read(struct sbx *s, struct hconn *k, const struct httpd_endpoint *ep, struc
 		conn_close(k);
 		return;
 	}
-	st = httpc_feed(&k->h, chunk, (size_t)n, ep, now_ms());
+	st = httpc_feed(&k->h, chunk, (size_t)n, ep, clock_ms(CLOCK_MONOTONIC));
 	if (st == HTTPD_READY)
 		answer(s, k, out);
 	else if (st != HTTPD_MORE)
@@ -219,7 +211,7 @@ conn_write(struct hconn *k)
 	}
 	buf_consume(&k->wr, (size_t)n);
 	/* answered: the next request on a kept-alive connection, or close */
-	if (k->wr.len == 0 && k->h.closing && !httpc_reuse(&k->h, now_ms()))
+	if (k->wr.len == 0 && k->h.closing && !httpc_reuse(&k->h, clock_ms(CLOCK_MONOTONIC)))
 		conn_close(k);
 }
 
@@ -244,7 +236,7 @@ conn_accept(int lfd, struct hconn *c)
 		return;
 	}
 	c[free_at].fd = fd;
-	httpc_init(&c[free_at].h, now_ms());
+	httpc_init(&c[free_at].h, clock_ms(CLOCK_MONOTONIC));
 }
 
 /* The poll set: the listener first, then each connection (at[i]: where
@@ -252,7 +244,7 @@ conn_accept(int lfd, struct hconn *c)
 static int
 build(int lfd, struct hconn *c, struct pollfd *pf, int *np, int *at)
 {
-	int64_t now = now_ms(), t = now + 60000;
+	int64_t now = clock_ms(CLOCK_MONOTONIC), t = now + 60000;
 	int n = 0;
 
 	pf[n++] = (struct pollfd){ .fd = lfd, .events = POLLIN };
@@ -301,7 +293,7 @@ serve_http(struct sbx *s, int lfd, int port, const char *token)
 			buf_free(&out);
 			return -1;
 		}
-		polled = now_ms();
+		polled = clock_ms(CLOCK_MONOTONIC);
 		if (pf[0].revents & (POLLERR | POLLNVAL)) {
 			buf_free(&out);
 			return errno = EIO, -1;

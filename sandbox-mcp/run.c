@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "run.h"
 #include "../supervisor/cgroup.h"
 #include "../supervisor/reslimit.h"
@@ -43,15 +44,6 @@ run_res_free(struct run_res *r)
 {
 	buf_free(&r->out);
 	buf_free(&r->err);
-}
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Children of this process: /proc/self/task/TID/children when the kernel
@@ -211,7 +203,7 @@ run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct
 {
 	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 }, pfd = -1, e;
 	struct rlimit old, lim;
-	int64_t deadline = o->timeout_ms ? now_ms() + o->timeout_ms : 0;
+	int64_t deadline = o->timeout_ms ? clock_ms(CLOCK_MONOTONIC) + o->timeout_ms : 0;
 	size_t inoff = 0;
 	pid_t pid;
 	int done = 0, ws = 0, nul, ncg = 0;
@@ -274,7 +266,7 @@ run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct
 		if (np == 0)
 			break;
 		if (!done && deadline) {
-			int64_t left = deadline - now_ms();
+			int64_t left = deadline - clock_ms(CLOCK_MONOTONIC);
 			t = left > 0 ? (int)left : 0;
 		} else if (!done && pfd < 0) {
 			t = 10;		/* no pidfd: poll for the exit */
@@ -312,7 +304,7 @@ run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct
 			done = 1;
 			/* what it left behind in its group or beyond ends with it */
 			end_tree(o, &cg, ncg, pid);
-		} else if (!done && deadline && now_ms() >= deadline) {
+		} else if (!done && deadline && clock_ms(CLOCK_MONOTONIC) >= deadline) {
 			r->timed_out = 1;
 			if (ncg > 0)
 				cg_kill(&cg);

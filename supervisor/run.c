@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "audit.h"
 #include "runfiles.h"
 #include "cgroup.h"
@@ -488,14 +489,13 @@ run_chain(struct runstate *s, const struct runopts *o, char *const envp[], struc
 static void
 run_denials(struct runstate *s, pid_t chain, int code)
 {
-	struct timespec ts;
+	int64_t now = clock_ms(CLOCK_REALTIME);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
 	denials_collect(&s->den, chain, code != 0 ? 20 : 0);
-	denials_report(&s->den, code, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, &s->au, 0);
+	denials_report(&s->den, code, now, &s->au, 0);
 	denials_close(&s->den);
 	refusals_collect(&s->ref);
-	refusals_report(&s->ref, &s->pl, code, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, &s->au, 0);
+	refusals_report(&s->ref, &s->pl, code, now, &s->au, 0);
 	refusals_close(&s->ref);
 }
 

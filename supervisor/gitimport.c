@@ -125,15 +125,42 @@ index_pack(const struct gitws *g, int pfd, const char *name, const char *q)
 	return code == 0 ? 0 : (errno = EPROTO, -1);
 }
 
+/* All the loose objects an import copies, together: they are counted by
+ * their size as written, never by what the agent's disk holds. */
+#define LOOSE_BUDGET (1ULL << 32)
+
+/* A loose object is zlib's output, so it is never sparse: one whose blocks
+ * hold less than its size (48 KiB of the agent's disk once named a 2.1 GiB
+ * object, written out in full) is refused, and so is one past what is left
+ * of the budget. The attempt's processes have all ended: nothing changes
+ * the file between this look and the copy. */
+static int
+loose_fits(int dfd, const char *name, unsigned long long *left)
+{
+	struct stat st;
+	unsigned long long size, real;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	size = (unsigned long long)st.st_size;
+	real = (unsigned long long)st.st_blocks * 512;
+	if (real + 4096 < size || size > *left)
+		return 0;
+	*left -= size;
+	return 1;
+}
+
 /* The attempt's objects, as bytes, into q (STORE/git/ATTEMPT/objects):
  * loose objects named as git names them, packs re-indexed. Anything else
- * (FIFOs, symlinks, alternates, the agent's .idx files) is skipped. */
+ * (FIFOs, symlinks, alternates, the agent's .idx files, sparse or
+ * over-budget loose objects) is skipped. */
 static int
 copy_objects(const struct gitws *g, int rdir, int afd, const char *q, int *skipped)
 {
 	struct dirent *de, *fe;
 	DIR *d, *s;
 	int ofd, qfd, sub, qsub;
+	unsigned long long left = LOOSE_BUDGET;
 
 	if ((mkdirat(afd, "objects", 0700) < 0 && errno != EEXIST) || (qfd = openat(afd, "objects", OPEN_DIR)) < 0)
 		return -1;
@@ -171,7 +198,8 @@ copy_objects(const struct gitws *g, int rdir, int afd, const char *q, int *skipp
 			if (qsub < 0 && ((mkdirat(qfd, de->d_name, 0700) < 0 && errno != EEXIST) ||
 			    (qsub = openat(qfd, de->d_name, OPEN_DIR)) < 0))
 				break;
-			if (gitws_copy(dirfd(s), fe->d_name, qsub, fe->d_name, 1ULL << 32) < 0)
+			if (!loose_fits(dirfd(s), fe->d_name, &left) ||
+			    gitws_copy(dirfd(s), fe->d_name, qsub, fe->d_name, LOOSE_BUDGET) < 0)
 				(*skipped)++;
 		}
 		if (qsub >= 0)
@@ -470,6 +498,9 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 		msg_say(why, whyn, "unable to copy the attempt's objects into %s: %s", q, strerror(errno));
 		goto out;
 	}
+	if (skipped)
+		msg_warn("git: %d of the attempt's object files left out (not a git object file, sparse, "
+		    "or past the import's %llu MiB for loose objects)", skipped, LOOSE_BUDGET >> 20);
 	gitxref_import(g, q, attempt, &todo, res);
 	if (!carry && rdir >= 0 && tip[0] && strcmp(tip, g->start) != 0) {
 		if (gitws_bring(g, q, tip, msg, sizeof msg) < 0) {

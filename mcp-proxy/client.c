@@ -5,6 +5,7 @@
 
 #include "methods.h"
 #include "proxy_int.h"
+#include "weburl.h"
 #include "toolallow.h"
 
 static void
@@ -293,6 +294,28 @@ gate(struct proxy *p, const struct rpc_msg *m, enum method mt, enum pkind *kind,
 	}
 }
 
+/* --web-urls: 1 when an argument named "url" (its key unescaped) is not
+ * a web URL (weburl.c), or not a string. */
+static int
+call_url_refused(const struct rpc_msg *m)
+{
+	char key[8], v[8192];
+	int a, i, j, n;
+
+	if (m->params < 0 || (a = json_get(m->js, m->t, m->params, "arguments")) < 0 ||
+	    m->t[a].type != JSMN_OBJECT)
+		return 0;
+	for (i = a + 1, j = 0; j < m->t[a].size; j++, i = json_next(m->t, i + 1)) {
+		if (m->t[i].end - m->t[i].start > (int)sizeof key * 6 ||
+		    json_str(m->js, &m->t[i], key, sizeof key) < 0 || strcmp(key, "url") != 0)
+			continue;
+		if (m->t[i + 1].type != JSMN_STRING || (n = json_str(m->js, &m->t[i + 1], v, sizeof v)) < 0 ||
+		    !web_url_ok(v, (size_t)n))
+			return 1;
+	}
+	return 0;
+}
+
 static void
 client_call(struct proxy *p, int c, const struct rpc_msg *m, const char *cid, size_t cidn)
 {
@@ -302,6 +325,13 @@ client_call(struct proxy *p, int c, const struct rpc_msg *m, const char *cid, si
 	if (nl < 0 || !allow_has(&p->cfg->allow, name, (size_t)nl)) {
 		audit(p, nl < 0 ? "" : name, nl < 0 ? 0 : (size_t)nl, "denied");
 		conn_error(p, c, cid, cidn, RPC_INVALID_PARAMS, "Unknown tool: not allowed by the proxy");
+		return;
+	}
+	if (p->cfg->web_urls && call_url_refused(m)) {
+		audit(p, name, (size_t)nl, "refused-url");
+		conn_error(p, c, cid, cidn, RPC_INVALID_PARAMS, "URL refused by the proxy: the browser "
+		    "opens http:, https: and about:blank only (no file:, filesystem:, view-source:, "
+		    "chrome: or other local state)");
 		return;
 	}
 	forward_request(p, c, m, K_CALL, L_TOOLS, name);

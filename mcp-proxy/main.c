@@ -25,6 +25,7 @@ static const char usage[] =
 "                 [--token-file FILE | --token-fd FD] [--cacert FILE]\n"
 "                 [--protocol auto | 2026-07-28 | 2025-11-25] --url URL\n"
 "       (either form may add: [--name NAME] [--allow-resource PREFIX]... [--allow-prompt NAME]...\n"
+"                 [--web-urls]\n"
 "                 [--listen-unix PATH]\n"
 "                 [--listen-http PORT (--listen-token-file FILE | --listen-token-fd FD)\n"
 "                  [--listen-idle DURATION]])\n"
@@ -38,6 +39,8 @@ static const char usage[] =
 "      --allow-resource PREFIX  allow resources whose URI begins with PREFIX (repeatable;\n"
 "                         none: no resources)\n"
 "      --allow-prompt NAME      allow the prompt named exactly NAME (repeatable; none: no prompts)\n"
+"      --web-urls         refuse a tool call whose argument \"url\" is not http:, https:\n"
+"                         or about:blank (a browser's file:, chrome:, view-source: ...)\n"
 "      --name NAME        name the server in every message: mcp-proxy[NAME]: ...\n"
 "  -e, --env NAME         pass NAME from this environment to COMMAND (besides PATH)\n"
 "  -t, --timeout DURATION answer a request the upstream leaves unanswered this\n"
@@ -64,13 +67,14 @@ static const char usage[] =
 "      --version          print the version\n";
 
 enum { OPT_NAME = 249, OPT_ALLOW_RESOURCE = 250, OPT_ALLOW_PROMPT, OPT_AUDIT = 256, OPT_AUDIT_FD, OPT_VERSION, OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_CACERT, OPT_PROTOCOL, OPT_LIDLE,
-	OPT_LUNIX, OPT_LHTTP, OPT_LTOKEN_FILE, OPT_LTOKEN_FD };
+	OPT_LUNIX, OPT_LHTTP, OPT_LTOKEN_FILE, OPT_LTOKEN_FD, OPT_WEB_URLS };
 
 static const struct option longopts[] = {
 	{ "allow", required_argument, NULL, 'a' },
 	{ "allow-resource", required_argument, NULL, OPT_ALLOW_RESOURCE },
 	{ "allow-prompt", required_argument, NULL, OPT_ALLOW_PROMPT },
 	{ "name", required_argument, NULL, OPT_NAME },
+	{ "web-urls", no_argument, NULL, OPT_WEB_URLS },
 	{ "env", required_argument, NULL, 'e' },
 	{ "timeout", required_argument, NULL, 't' },
 	{ "max-message", required_argument, NULL, 'm' },
@@ -193,6 +197,7 @@ option(struct opts *o, int c)
 		cfg->max_msg = (size_t)v;
 		return 0;
 	case OPT_AUDIT: o->audit = optarg; return 0;
+	case OPT_WEB_URLS: cfg->web_urls = 1; return 0;
 	case OPT_AUDIT_FD:
 		if (fd_opt(optarg, "--audit-fd", &cfg->audit_fd) < 0)
 			return -1;

@@ -23,6 +23,7 @@ struct proxy_config {
 	int64_t backoff_min_ms, backoff_max_ms;
 	int64_t http_idle_ms;	/* an HTTP client must send a whole request within this */
 	int protocol;		/* HTTP upstream: PROTO_AUTO, PROTO_MODERN or PROTO_LEGACY */
+	int web_urls;		/* a tool argument "url" must be http:, https: or about:blank */
 };
 
 /* PROTO_AUTO: server/discover as 2026-07-28, falling back to initialize

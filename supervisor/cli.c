@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "browser.h"
 #include "cli.h"
 #include "fdio.h"
 #include "msg.h"
@@ -219,6 +220,12 @@ plan_load(const struct runopts *o, char *const envp[], struct policy *pol, struc
 	if (trustpol_extra(o->profiles_file, "profiles", pl, pl->profiles) < 0 ||
 	    trustpol_extra(o->test_cacert, "test CA", pl, pl->test_cacert) < 0)
 		return -1;
+	/* "browser": its MCP server, beside the policy's (browser.c) */
+	if (browser_add(pol, why, sizeof why) < 0) {
+		msg_fatal("%s", why);
+		msg_hint("change the policy's \"browser\" or \"mcp\" (see corral(1), BROWSER)");
+		return -1;
+	}
 	for (l = warn; !quiet_warnings && *l; l = e + 1) {
 		if ((e = strchr(l, '\n')) == NULL)
 			break;

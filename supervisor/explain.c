@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "gitstep.h"
+#include "browser.h"
 #include "mcp.h"
 #include "reslimit.h"
 #include "msg.h"
@@ -102,6 +103,16 @@ explain_print(FILE *f, const struct plan *pl0)
 				r = -1;
 			else
 				fprintf(f, "%s)\n", qq);
+		}
+		if (r == 0 && pl.pol->mcp[i].browser) {
+			/* the browser's own directory, which corral run makes */
+			char qd[PATH_MAX * 4 + 16], qc[512];
+			snprintf(q, sizeof q, "%s/browser", pl.attempt_dir);
+			if (sh_quote(q, 1, qd, sizeof qd) < 0 || sh_quote(BROWSER_CONFIG, 0, qc, sizeof qc) < 0)
+				r = -1;
+			else
+				fprintf(f, "(umask 077 && mkdir %s %s/profile %s/tmp %s/out && printf '%%s' %s > %s/config.json)\n",
+				    qd, qd, qd, qd, qc, qd);
 		}
 		char envpre[4096];
 		if (r == 0 && (step_mcp(&pl, i, &a) < 0 || mcp_env_prefix(&pl.pol->mcp[i], envpre, sizeof envpre) < 0 ||

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "argv.h"
+#include "browser.h"
 #include "execenv.h"
 #include "fdio.h"
 #include "json.h"
@@ -192,6 +193,8 @@ mcp_start(struct mcpset *set, struct plan *pl, struct audit *au, char *const env
 			msg_fatal_sys("unable to write %s/%s", pl->attempt_dir, name);
 			goto out;
 		}
+		if (m->browser && browser_prepare(pl) < 0)
+			goto out;
 		if ((port = start_proxy(set, pl, i, envp, url, sizeof url)) < 0) {
 			msg_fatal("mcp-proxy for MCP server %s did not start", m->name);
 			msg_hint("its own message above says why");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gitstep.h"
+#include "browser.h"
 #include "plan.h"
 
 const struct pin plan_pins[] = {
@@ -300,7 +301,12 @@ step_mcp(const struct plan *pl, size_t i, struct argv *a)
 	av_push(a, "0");
 	av_push(a, "--listen-token-file");
 	av_pushf(a, "%s/mcp-%s.token", pl->attempt_dir, m->name);
-	if (m->url) {
+	if (m->browser) {
+		av_push(a, "--web-urls");	/* no file:, chrome:, view-source: ... */
+		av_push(a, "--");
+		if (step_browser(pl, a) < 0)
+			return -1;
+	} else if (m->url) {
 		if (cred) {
 			av_push(a, "--token-file");
 			if (cred[0] == '~')

@@ -551,8 +551,57 @@ get_mcp(struct pctx *c, int k, struct policy *p)
 static const char *const top_keys[] = {
 	"version", "workspace", "git_protect", "read", "exec", "write", "path_exec",
 	"devices", "proc", "network", "scope", "env", "agent", "full_setup",
-	"minimum_tier", "mcp", "userns", "git", "limits", "git_deps", NULL
+	"minimum_tier", "mcp", "userns", "git", "limits", "git_deps", "browser", NULL
 };
+
+static const char *const browser_keys[] = { "tools", "package", NULL };
+
+static int
+browser_member(struct pctx *c, int w, int v, void *arg)
+{
+	struct browser_opts *b = arg;
+
+	if (w == 0) {
+		list_free(&b->tools);
+		if (get_list(c, v, "browser.tools", IT_TOOL, &b->tools, 0) < 0)
+			return -1;
+		if (b->tools.n == 0)
+			return fail(c, v, "\"browser.tools\" is empty: name the tools the agent may call");
+		return 0;
+	}
+	free(b->package);
+	b->package = NULL;
+	if (get_str(c, v, "browser.package", PATH_MAX - 1, &b->package) < 0)
+		return -1;
+	if (b->package[0] != '/')
+		return fail(c, v, "\"browser.package\" must be an absolute path");
+	return item_check(c, v, "browser.package", IT_PATH, b->package);
+}
+
+/* "browser": true, false, or {"tools": [...], "package": "/dir"} */
+static int
+get_browser(struct pctx *c, int v, struct policy *p)
+{
+	static const char *const deftools[] = { BROWSER_TOOLS };
+
+	if (c->t[v].type == JSMN_OBJECT) {
+		p->browser.on = 1;
+		if (walk(c, v, "\"browser\"", browser_keys, browser_member, &p->browser) < 0)
+			return -1;
+	} else if (c->t[v].type != JSMN_PRIMITIVE || (c->js[c->t[v].start] != 't' && c->js[c->t[v].start] != 'f')) {
+		return fail(c, v, "\"browser\" must be true, false or an object, not %s", json_type_name(&c->t[v], c->js));
+	} else if (get_bool(c, v, "browser", &p->browser.on) < 0) {
+		return -1;
+	}
+	for (size_t i = 0; p->browser.on && p->browser.tools.n == i && i < sizeof deftools / sizeof *deftools; i++) {
+		char *t = strdup(deftools[i]);
+		if (t == NULL)
+			return fail(c, -1, "out of memory");
+		if (list_push(c, &p->browser.tools, t) < 0)
+			return -1;
+	}
+	return 0;
+}
 
 /* "limits": {"memory": "512M", "processes": 64, ...}; sizes are bytes or
  * a string with K, M, G, T; the others positive integers. Each key present
@@ -713,6 +762,7 @@ top_member(struct pctx *c, int w, int v, void *arg)
 		return 0;
 	case 18: return walk(c, v, "\"limits\"", limits_keys, limits_member, &p->limits);
 	case 19: return get_list(c, v, key, IT_REL, &p->git_deps, 0);
+	case 20: return get_browser(c, v, p);
 	}
 	return 0;
 }
@@ -809,5 +859,7 @@ policy_free(struct policy *p)
 	free(p->min_tier);
 	for (size_t i = 0; i < p->nmcp; i++)
 		mcp_free(&p->mcp[i]);
+	list_free(&p->browser.tools);
+	free(p->browser.package);
 	policy_init(p);
 }

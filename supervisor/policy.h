@@ -44,6 +44,22 @@ struct mcp_server {
 	struct strlist env_keep;	/* names kept for a stdio upstream */
 	struct strlist resources;	/* resource URI prefixes (none: no resources) */
 	struct strlist prompts;		/* prompt names (none: no prompts) */
+	int browser;			/* the attempt's browser (browser.c): command built by the plan */
+};
+
+/* The browser's tools when "browser" names none: reading and driving pages;
+ * not file uploads, code run in the MCP server, saved state or recordings. */
+#define BROWSER_TOOLS "browser_navigate", "browser_navigate_back", "browser_snapshot", \
+	"browser_click", "browser_type", "browser_press_key", "browser_hover", "browser_select_option", \
+	"browser_fill_form", "browser_wait_for", "browser_tabs", "browser_take_screenshot", \
+	"browser_console_messages", "browser_network_requests", "browser_evaluate", \
+	"browser_handle_dialog", "browser_resize", "browser_close"
+
+/* "browser": the attempt's own headless Chromium behind mcp-proxy (browser.c) */
+struct browser_opts {
+	int on;
+	struct strlist tools;		/* the allowlist (none given: BROWSER_TOOLS) */
+	char *package;			/* the @playwright/mcp directory (NULL: the default) */
 };
 
 struct policy {
@@ -70,6 +86,7 @@ struct policy {
 	struct mcp_server mcp[POLICY_MAX_MCP];
 	size_t nmcp;
 	struct limits limits;		/* "limits": resource limits (limits.h); 0: none */
+	struct browser_opts browser;
 	/* The embedded default's "exec" trees no policy file named: granted
 	 * where they exist, left out (a note of explain and doctor) where they
 	 * do not (a FROM scratch image has no /usr). A tree a policy names is

@@ -103,6 +103,8 @@ mcp(FILE *f, const struct policy *p)
 	fputc('{', f);
 	for (size_t i = 0; i < p->nmcp; i++) {
 		const struct mcp_server *s = &p->mcp[i];
+		if (s->browser)
+			continue;	/* "browser" says it */
 		fprintf(f, "%s\n    ", i ? "," : "");
 		q(f, s->name);
 		if (s->url) {
@@ -168,6 +170,15 @@ policy_print(FILE *f, const struct policy *p)
 	q(f, p->min_tier);
 	fputs(",\n  \"mcp\": ", f);
 	mcp(f, p);
+	if (p->browser.on) {
+		fputs(",\n  \"browser\": {\"tools\": ", f);
+		strs(f, &p->browser.tools);
+		if (p->browser.package) {
+			fputs(", \"package\": ", f);
+			q(f, p->browser.package);
+		}
+		fputc('}', f);
+	}
 	for (int i = 0; i < LIM_N; i++) {
 		if (p->limits.v[i] == 0)
 			continue;

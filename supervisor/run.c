@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "audit.h"
 #include "runfiles.h"
+#include "browser.h"
 #include "cgroup.h"
 #include "cli.h"
 #include "execenv.h"
@@ -129,6 +130,8 @@ close_attempt(struct runstate *s, int status)
 
 	mcp_stop(&s->mcp);
 	egress_stop(&s->eg);
+	if (s->pol.browser.on)
+		browser_end();
 	/* take-back and the record's end are independent: side by side */
 	if (s->have_dir && (step_finish(&s->pl, &fa) < 0 || spawn_start(fa.v, s->senv, SPAWN_CAPTURE, &fin) < 0)) {
 		msg_warn_sys("unable to run home-stage finish");
@@ -475,6 +478,8 @@ run_chain(struct runstate *s, const struct runopts *o, char *const envp[], struc
 	cg_remove(&s->cg);
 	mcp_stop(&s->mcp);
 	egress_stop(&s->eg);
+	if (s->pol.browser.on)
+		browser_end();
 	audit_start(&s->au, "wait");
 	audit_int(&s->au, "status", wait_code(res->ws));
 	if (WIFSIGNALED(res->ws))

@@ -1,0 +1,244 @@
+/* browser: the "browser" MCP server's command and its attempt directory. */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "browser.h"
+#include "fdio.h"
+#include "msg.h"
+
+int
+browser_add(struct policy *p, char *why, size_t whyn)
+{
+	struct mcp_server *m;
+
+	if (!p->browser.on)
+		return 0;
+	for (size_t i = 0; i < p->nmcp; i++)
+		if (strcmp(p->mcp[i].name, "browser") == 0)
+			return snprintf(why, whyn, "\"mcp\" names a server \"browser\", the name of the "
+			    "policy's \"browser\""), -1;
+	if (p->net == NET_ALLOW)
+		return snprintf(why, whyn, "\"browser\" does not work with a domain allowlist yet "
+		    "(\"network\": {\"allow\": ...})"), -1;
+	if (p->nmcp >= POLICY_MAX_MCP)
+		return snprintf(why, whyn, "\"mcp\" and \"browser\" make more than %d servers", POLICY_MAX_MCP), -1;
+	m = &p->mcp[p->nmcp];
+	memset(m, 0, sizeof *m);
+	m->browser = 1;
+	if ((m->name = strdup("browser")) == NULL ||
+	    (m->tools.v = calloc(p->browser.tools.n, sizeof *m->tools.v)) == NULL)
+		goto nomem;
+	for (; m->tools.n < p->browser.tools.n; m->tools.n++)
+		if ((m->tools.v[m->tools.n] = strdup(p->browser.tools.v[m->tools.n])) == NULL)
+			goto nomem;
+	p->nmcp++;
+	return 0;
+nomem:
+	for (size_t k = 0; k < m->tools.n; k++)
+		free(m->tools.v[k]);
+	free(m->tools.v);
+	free(m->name);
+	memset(m, 0, sizeof *m);
+	return snprintf(why, whyn, "out of memory"), -1;
+}
+
+void
+browser_package(const struct plan *pl, char *out, size_t cap)
+{
+	if (pl->pol->browser.package)
+		snprintf(out, cap, "%s", pl->pol->browser.package);
+	else if (snprintf(out, cap, "%s/browser/node_modules/@playwright/mcp", pl->stepdir) >= (int)cap)
+		out[0] = '\0';	/* too long: browser_prepare finds nothing there */
+}
+
+/* The node_modules directory holding the package and its dependencies
+ * (playwright, playwright-core): .../node_modules/@playwright/mcp. */
+static void
+modules_dir(const char *pkg, char *out, size_t cap)
+{
+	char *s;
+
+	snprintf(out, cap, "%s", pkg);
+	for (int up = 0; up < 2 && (s = strrchr(out, '/')) != NULL && s != out; up++)
+		*s = '\0';
+	s = strrchr(out, '/');
+	if (s == NULL || strcmp(s + 1, "node_modules") != 0)
+		snprintf(out, cap, "%s", pkg);	/* another layout: the package alone */
+}
+
+int
+step_browser(const struct plan *pl, struct argv *a)
+{
+	const struct policy *p = pl->pol;
+	const char *d = pl->attempt_dir;
+	char pkg[PATH_MAX], nm[PATH_MAX];
+
+	browser_package(pl, pkg, sizeof pkg);
+	modules_dir(pkg, nm, sizeof nm);
+	av_pushf(a, "%s/confine", pl->stepdir);
+	/* the system trees, node's modules, its own directory; nothing of the
+	 * home or the workspace */
+	av_push(a, "-x");
+	av_push(a, "/usr");
+	static const char *const opt[] = { "/bin", "/lib", "/lib64", "/sbin" };
+	for (size_t i = 0; i < sizeof opt / sizeof *opt; i++) {
+		av_push(a, "-o");
+		av_push(a, "-x");
+		av_push(a, opt[i]);
+	}
+	av_push(a, "-r");
+	av_push(a, "/etc");
+	av_push(a, "-r");
+	av_push(a, "/proc");
+	av_push(a, "-o");
+	av_push(a, "-r");
+	av_push(a, "/sys");
+	av_push(a, "-r");
+	av_push(a, nm);
+	av_push(a, "-w");
+	av_pushf(a, "%s/browser", d);
+	av_push(a, "--dev");
+	av_push(a, "--own-unix");	/* Chromium's singleton socket, in its profile */
+	switch (p->net) {
+	case NET_NONE:
+		av_push(a, "--no-network");
+		break;
+	case NET_PORTS:
+		for (size_t i = 0; i < p->connect.n; i++) {
+			av_push(a, "--connect");
+			av_pushf(a, "%u", p->connect.v[i]);
+		}
+		/* fall through */
+	default:
+		/* the address rules, also where the agent's network is
+		 * unfiltered: no metadata, no loopback service but its own */
+		av_push(a, "--filter-ip");
+		if (p->deny_private)
+			av_push(a, "--deny-private");
+		break;
+	}
+	av_push(a, "--");
+	av_push(a, "/usr/bin/env");
+	av_push(a, "-i");
+	av_push(a, "-C");
+	av_pushf(a, "%s/browser", d);
+	av_push(a, "PATH=/usr/bin:/bin");
+	av_pushf(a, "HOME=%s/browser", d);
+	/* relative: Chromium's singleton socket in an attempt's TMPDIR would
+	 * pass the 108 bytes of a unix socket path */
+	av_push(a, "TMPDIR=tmp");
+	/* never a browser of its own */
+	av_push(a, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1");
+	av_push(a, BROWSER_NODE);
+	av_pushf(a, "%s/cli.js", pkg);
+	av_push(a, "--headless");
+	av_push(a, "--no-sandbox");
+	av_push(a, "--executable-path");
+	av_push(a, BROWSER_CHROMIUM);
+	av_push(a, "--user-data-dir");
+	av_pushf(a, "%s/browser/profile", d);
+	av_push(a, "--output-dir");
+	av_pushf(a, "%s/browser/out", d);
+	av_push(a, "--config");
+	av_pushf(a, "%s/browser/config.json", d);
+	return a->err ? -1 : 0;
+}
+
+int
+browser_prepare(const struct plan *pl)
+{
+	static const char *const sub[] = { "profile", "tmp", "out" };
+	char pkg[PATH_MAX], cli[PATH_MAX + 8];
+	int afd, bfd = -1, r = -1;
+
+	browser_package(pl, pkg, sizeof pkg);
+	snprintf(cli, sizeof cli, "%s/cli.js", pkg);
+	if (access(BROWSER_CHROMIUM, X_OK) < 0 || access(BROWSER_NODE, X_OK) < 0 || access(cli, R_OK) < 0) {
+		const char *what = access(BROWSER_CHROMIUM, X_OK) < 0 ? BROWSER_CHROMIUM :
+		    access(BROWSER_NODE, X_OK) < 0 ? BROWSER_NODE : cli;
+		msg_fatal_sys("the policy asks for a browser, but %s is not there", what);
+		msg_hint("install Debian's chromium and nodejs, and @playwright/mcp@0.0.83 in %s "
+		    "(or name its directory in \"browser\": {\"package\": ...})", pkg);
+		return -1;
+	}
+	afd = open(pl->attempt_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (afd < 0 || mkdirat(afd, "browser", 0700) < 0 ||
+	    (bfd = openat(afd, "browser", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		goto out;
+	for (size_t i = 0; i < sizeof sub / sizeof *sub; i++)
+		if (mkdirat(bfd, sub[i], 0700) < 0)
+			goto out;
+	if (file_write_atomic(bfd, "config.json", BROWSER_CONFIG, sizeof BROWSER_CONFIG - 1, 0600) < 0)
+		goto out;
+	r = 0;
+out:
+	if (r < 0)
+		msg_fatal_sys("unable to prepare %s/browser", pl->attempt_dir);
+	if (bfd >= 0)
+		close(bfd);
+	if (afd >= 0)
+		close(afd);
+	return r;
+}
+
+/* The children of ours that no step accounts for: corral is a subreaper,
+ * so what the browser left (Chromium re-parents its processes as it ends,
+ * and confine's broker exits with its program) comes back to it. */
+static size_t
+orphans(pid_t *v, size_t cap)
+{
+	char path[300], st[512], *rp;
+	struct dirent *e;
+	size_t n = 0;
+	long ppid;
+	DIR *d = opendir("/proc");
+	int fd;
+	ssize_t k;
+
+	if (d == NULL)
+		return 0;
+	while (n < cap && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		k = read(fd, st, sizeof st - 1);
+		close(fd);
+		if (k <= 0)
+			continue;
+		st[k] = '\0';
+		/* pid (comm) state ppid: comm may hold anything, ')' last */
+		if ((rp = strrchr(st, ')')) == NULL || sscanf(rp + 1, " %*c %ld", &ppid) != 1)
+			continue;
+		if (ppid == (long)getpid())
+			v[n++] = (pid_t)atol(e->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+void
+browser_end(void)
+{
+	pid_t v[256];
+	size_t n;
+
+	/* each round kills what came back and reaps it; a killed parent's
+	 * children come back in the next */
+	for (int round = 0; round < 50 && (n = orphans(v, 256)) > 0; round++) {
+		for (size_t i = 0; i < n; i++)
+			kill(v[i], SIGKILL);
+		for (size_t i = 0; i < n; i++)
+			while (waitpid(v[i], NULL, 0) < 0 && errno == EINTR)
+				;
+	}
+}

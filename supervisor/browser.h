@@ -1,0 +1,30 @@
+/* browser: the attempt's headless Chromium, driven by @playwright/mcp, as
+ * the MCP upstream "browser" behind mcp-proxy: outside the agent's
+ * boundary, inside a confine of its own (see corral(1), BROWSER). */
+#ifndef CORRAL_BROWSER_H
+#define CORRAL_BROWSER_H
+#include "plan.h"
+
+#define BROWSER_CHROMIUM "/usr/bin/chromium"
+#define BROWSER_NODE "/usr/bin/node"
+/* what Playwright MCP is told beyond its flags (Chromium's zygote hangs
+ * under confine's filter; --no-sandbox: see corral(1)) */
+#define BROWSER_CONFIG "{\"browser\":{\"launchOptions\":{\"args\":[\"--no-zygote\"]}}}\n"
+
+/* With "browser": add the MCP server "browser" to p (its command is built by
+ * step_browser). 0; -1 with why filled when the policy cannot have one. */
+int browser_add(struct policy *p, char *why, size_t whyn);
+/* The browser's package directory (the policy's, or beside the steps). */
+void browser_package(const struct plan *pl, char *out, size_t cap);
+/* mcp-proxy's upstream command: confine (its own rules) -> env -> node
+ * Playwright MCP -> Chromium. Pure. */
+int step_browser(const struct plan *pl, struct argv *a);
+/* corral run: ATTEMPT/browser/{profile,tmp,out} and its config, after
+ * checking that Chromium, node and the package are there. 0, or -1 after
+ * a fatal message and a hint. */
+int browser_prepare(const struct plan *pl);
+/* After the proxies and egress-proxy have ended: kill and reap every child
+ * left to corral (the browser's re-parented processes). */
+void browser_end(void);
+
+#endif

@@ -1,0 +1,44 @@
+#!/usr/bin/python3
+# browser-agent: the agent's side of corral's browser, run inside corral run.
+#   browser-agent.py [--hold DIR] TOOL=JSON...
+# Reads $CORRAL_MCP_CONFIG, speaks MCP (Streamable HTTP) to the server
+# "browser", prints "tools N" and then one line per call:
+# "TOOL => TEXT" (a result, newlines as " | ") or "TOOL => ERROR CODE MSG".
+# --hold DIR: after the first call, write DIR/ready and wait for DIR/go.
+import json, os, sys, time, urllib.request
+cfg = json.load(open(os.environ["CORRAL_MCP_CONFIG"]))
+s = cfg["mcpServers"]["browser"]
+sid = None
+def call(i, method, params):
+    global sid
+    h = dict(s["headers"])
+    h.update({"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+    if sid:
+        h["Mcp-Session-Id"] = sid
+    body = json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}).encode()
+    resp = urllib.request.urlopen(urllib.request.Request(s["url"], data=body, headers=h), timeout=170)
+    sid = resp.headers.get("Mcp-Session-Id") or sid
+    r = resp.read().decode()
+    if not r.lstrip().startswith("{"):
+        r = [l[5:] for l in r.splitlines() if l.startswith("data:")][-1]
+    return json.loads(r)
+args = sys.argv[1:]
+hold = None
+if args[:1] == ["--hold"]:
+    hold, args = args[1], args[2:]
+call(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})
+tools = [t["name"] for t in call(2, "tools/list", {})["result"]["tools"]]
+print("tools", " ".join(sorted(tools)), flush=True)
+for n, a in enumerate(args, 10):
+    name, _, js = a.partition("=")
+    r = call(n, "tools/call", {"name": name, "arguments": json.loads(js or "{}")})
+    if "error" in r:
+        t = "ERROR %d %s" % (r["error"]["code"], r["error"]["message"])
+    else:
+        t = " ".join(c.get("text", "") for c in r["result"]["content"])
+    print(name, "=>", t.replace("\n", " | ")[:3000], flush=True)
+    if hold:
+        open(os.path.join(hold, "ready"), "w").close()
+        while not os.path.exists(os.path.join(hold, "go")):
+            time.sleep(0.1)
+        hold = None

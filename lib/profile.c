@@ -25,6 +25,10 @@
  * profile endpoint answers {"account": {"uuid"}}, the accountUuid put
  * recorded; Google's userinfo answers {"sub"}, the id token's sub. codex has
  * no such request here: its renewals are not taken back (sign in again).
+ *
+ * "login" is each CLI's own sign-in, checked with its --help: `claude auth
+ * login`, `codex login`; gemini has no login subcommand: its interactive
+ * start asks how to sign in (quit it once signed in).
  */
 static const char defaults_json[] =
 "{"
@@ -35,13 +39,13 @@ static const char defaults_json[] =
 "  \"verify\": {\"url\": \"https://api.anthropic.com/api/oauth/profile\", \"method\": \"GET\","
 "   \"token\": \"/claudeAiOauth/accessToken\", \"auth\": \"bearer\","
 "   \"headers\": [\"anthropic-beta: oauth-2025-04-20\"], \"account\": \"/account/uuid\"},"
-"  \"full_setup\": [\".claude\"]"
+"  \"full_setup\": [\".claude\"], \"login\": [\"claude\", \"auth\", \"login\"]"
 " },"
 " \"codex\": {"
 "  \"signin\": \".codex/auth.json\","
 "  \"expiry\": {\"pointer\": \"/tokens/access_token\", \"jwt\": \"/exp\", \"unit\": \"s\"},"
 "  \"account\": {\"pointer\": \"/tokens/account_id\"},"
-"  \"full_setup\": [\".codex\"]"
+"  \"full_setup\": [\".codex\"], \"login\": [\"codex\", \"login\"]"
 " },"
 " \"gemini\": {"
 "  \"signin\": \".gemini/oauth_creds.json\","
@@ -49,7 +53,7 @@ static const char defaults_json[] =
 "  \"account\": {\"pointer\": \"/id_token\", \"jwt\": \"/sub\"},"
 "  \"verify\": {\"url\": \"https://www.googleapis.com/oauth2/v3/userinfo\", \"method\": \"GET\","
 "   \"token\": \"/access_token\", \"auth\": \"bearer\", \"account\": \"/sub\"},"
-"  \"full_setup\": [\".gemini\"]"
+"  \"full_setup\": [\".gemini\"], \"login\": [\"gemini\"]"
 " }"
 "}";
 
@@ -316,10 +320,38 @@ parse_verify(const char *js, const jsmntok_t *t, int obj, struct prof_verify *v,
 	return 0;
 }
 
+/* "login": 1 to PROF_LOGIN_MAX printable words; the first a command name
+ * (looked up in the agent's PATH) or an absolute path. */
+static int
+parse_login(const char *js, const jsmntok_t *t, int obj, struct profile *p, char *err, size_t errn)
+{
+	int k = json_get(js, t, obj, "login"), i, j;
+
+	p->nlogin = 0;
+	if (k == -2)
+		return fail(err, errn, "%s: \"login\" duplicated", p->name);
+	if (k < 0)
+		return 0;
+	if (t[k].type != JSMN_ARRAY || t[k].size < 1 || t[k].size > PROF_LOGIN_MAX)
+		return fail(err, errn, "%s: \"login\" must be an array of 1 to %d strings", p->name, PROF_LOGIN_MAX);
+	for (i = 0, j = k + 1; i < t[k].size; i++, j = json_next(t, j)) {
+		char *w = p->login[i];
+		int l = t[j].type == JSMN_STRING ? json_str(js, &t[j], w, PROF_PATH_MAX) : -1, bad = l <= 0;
+		for (int c = 0; !bad && w[c]; c++)
+			bad = (unsigned char)w[c] < 0x20 || w[c] == 0x7f;
+		if (bad || (size_t)l != strlen(w) || (i == 0 && w[0] != '/' && strchr(w, '/')))
+			return fail(err, errn, "%s: login word %d must be a printable string%s", p->name, i + 1,
+			    i == 0 ? " (a command name or an absolute path)" : "");
+	}
+	p->nlogin = t[k].size;
+	return 0;
+}
+
 static int
 parse_one(const char *js, const jsmntok_t *t, int obj, struct profile *p, char *err, size_t errn)
 {
-	static const char *const keys[] = { "signin", "expiry", "account", "full_setup", "max_ahead", "verify", NULL };
+	static const char *const keys[] = { "signin", "expiry", "account", "full_setup", "max_ahead", "verify",
+		"login", NULL };
 	const char *what = p->name;
 	int k, i, j;
 	int64_t v;
@@ -381,7 +413,7 @@ parse_one(const char *js, const jsmntok_t *t, int obj, struct profile *p, char *
 		}
 		p->nfull = t[k].size;
 	}
-	return 0;
+	return parse_login(js, t, obj, p, err, errn);
 }
 
 int

@@ -26,6 +26,7 @@ enum {
 	PROF_HDR_MAX = 4,		/* fixed headers of a verification request */
 	PROF_HDR_LEN = 256,
 	PROF_TOKEN_MAX = 16384,		/* the token a verification request sends */
+	PROF_LOGIN_MAX = 8,		/* words of a login command */
 };
 
 enum prof_unit { PROF_UNIT_S, PROF_UNIT_MS };
@@ -59,6 +60,10 @@ struct profile {
 	struct prof_verify verify;
 	char full[PROF_FULL_MAX][PROF_PATH_MAX];
 	int nfull;
+	/* "login": the agent's own sign-in flow, run by corral signin
+	 * (nlogin 0: none; the first word a command name or absolute path) */
+	char login[PROF_LOGIN_MAX][PROF_PATH_MAX];
+	int nlogin;
 };
 
 struct profiles {

@@ -278,7 +278,8 @@ cred_header_format(const struct credhdr *h, char *buf, size_t n)
 
 	if (json_quote(h->account, strlen(h->account), q, sizeof q) < 0)
 		return errno = ENOSPC, -1;
-	r = snprintf(buf, n, "{\"v\":1,\"agent\":\"%s\",\"account\":%s}\n", h->agent, q);
+	r = snprintf(buf, n, "{\"v\":1,\"agent\":\"%s\",\"account\":%s,\"since\":%" PRId64 ",\"renewed\":%" PRId64 "}\n",
+	    h->agent, q, h->since, h->renewed);
 	if (r < 0 || (size_t)r >= n)
 		return errno = ENOSPC, -1;
 	return r;
@@ -299,6 +300,10 @@ cred_split(const char *buf, size_t len, struct credhdr *h, size_t *off)
 	if (n < 0 || t[0].type != JSMN_OBJECT || get_i64(buf, t, "v", 1, 1, &v) < 0 ||
 	    get_s(buf, t, "agent", h->agent, sizeof h->agent, 0) < 0 ||
 	    get_s(buf, t, "account", h->account, sizeof h->account, 0) < 0)
+		return errno = EINVAL, -1;
+	/* since and renewed came later: absent in older stores */
+	if ((json_get(buf, t, 0, "since") >= 0 && get_i64(buf, t, "since", 0, INT64_MAX, &h->since) < 0) ||
+	    (json_get(buf, t, 0, "renewed") >= 0 && get_i64(buf, t, "renewed", 0, INT64_MAX, &h->renewed) < 0))
 		return errno = EINVAL, -1;
 	if (h->agent[0] != '\0' && (!prof_name_ok(h->agent) || h->account[0] == '\0'))
 		return errno = EINVAL, -1;
@@ -354,17 +359,20 @@ store_read_attempt(int afd, const char *id, struct attempt *a)
 	return 0;
 }
 
-int
-store_release(int storefd, const char *name, const char *id, int out, char *err, size_t errn)
+/* Release STORE/sub/name for attempt id into out, at most once: the marker
+ * released/ID.MARKER. creds: skip the header line. */
+static int
+release_once(int storefd, const char *sub, const char *name, const char *marker_name, int creds,
+    const char *what, const char *id, int out, char *err, size_t errn)
 {
-	char marker[STORE_ID_LEN + PROF_NAME_MAX + 3], *buf = NULL;
+	char marker[STORE_ID_LEN + PROF_NAME_MAX + 8], *buf = NULL;
 	int afd = -1, cfd = -1, rfd = -1, m, r = -1, e;
 	struct credhdr h;
 	struct attempt a;
-	size_t len = 0, off;
+	size_t len = 0, off = 0;
 
 	if ((afd = store_subdir(storefd, "attempts", 1, err, errn)) < 0 ||
-	    (cfd = store_subdir(storefd, "creds", 1, err, errn)) < 0 ||
+	    (cfd = store_subdir(storefd, sub, 1, err, errn)) < 0 ||
 	    (rfd = store_subdir(storefd, "released", 1, err, errn)) < 0) {
 		r = errno == EPERM ? 1 : -1;
 		goto out;
@@ -381,21 +389,22 @@ store_release(int storefd, const char *name, const char *id, int out, char *err,
 	}
 	if (file_read_bounded(cfd, name, STORE_SECRET_MAX + 4096, &buf, &len) < 0) {
 		r = errno == ENOENT ? 1 : -1;
-		fail(err, errn, "credential %s: %s", name, strerror(errno));
+		fail(err, errn, "%s %s: %s", what, name, strerror(errno));
 		goto out;
 	}
-	if (cred_split(buf, len, &h, &off) < 0) {
-		fail(err, errn, "credential %s: damaged header", name);
+	if (creds && cred_split(buf, len, &h, &off) < 0) {
+		fail(err, errn, "%s %s: damaged header", what, name);
 		goto out;
 	}
 	/* The marker is the at-most-once: O_EXCL lets exactly one process
 	 * create it, and it exists before a byte of the secret leaves. */
-	snprintf(marker, sizeof marker, "%s.%s", id, name);
+	snprintf(marker, sizeof marker, "%s.%s", id, marker_name);
 	m = openat(rfd, marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (m < 0) {
 		if (errno == EEXIST) {
 			r = 1;
-			fail(err, errn, "release refused: %s was already released for attempt %s", name, id);
+			fail(err, errn, "release refused: %s%s was already released for attempt %s",
+			    creds ? "" : "the environment of project ", name, id);
 		} else {
 			fail(err, errn, "unable to mark the release: %s", strerror(errno));
 		}
@@ -421,4 +430,20 @@ out:
 		close(rfd);
 	errno = e;
 	return r;
+}
+
+int
+store_release(int storefd, const char *name, const char *id, int out, char *err, size_t errn)
+{
+	return release_once(storefd, "creds", name, name, 1, "credential", id, out, err, errn);
+}
+
+int
+store_release_env(int storefd, const char *project, const char *id, int out, char *err, size_t errn)
+{
+	char marker[PROF_NAME_MAX + 8];
+
+	/* ':' is in no credential name: the two kinds of marker never meet */
+	snprintf(marker, sizeof marker, "env:%s", project);
+	return release_once(storefd, "env", project, marker, 0, "project environment", id, out, err, errn);
 }

@@ -7,6 +7,7 @@
  *     attempts/ID     one JSON record per attempt
  *     creds/NAME      a header line (JSON: agent, account) then the secret
  *     released/ID.NAME  O_EXCL marker: NAME was released for attempt ID
+ *     env/PROJECT     a project's environment: NAME=VALUE lines (0600)
  *     attempt-ID-AGENT-NONCE/  home-stage's trees (when --state is the store)
  */
 #ifndef CORRAL_STORE_H
@@ -62,6 +63,8 @@ int attempt_parse(const char *buf, size_t len, struct attempt *a);
 struct credhdr {
 	char agent[PROF_NAME_MAX + 1];		/* "" for an opaque secret */
 	char account[PROF_ACCOUNT_MAX];
+	int64_t since;				/* when put stored it (0: unknown) */
+	int64_t renewed;			/* the last renewal taken back (0: none) */
 };
 /* Pure. The header line, newline included. */
 int cred_header_format(const struct credhdr *h, char *buf, size_t n);
@@ -75,6 +78,9 @@ int store_read_attempt(int afd, const char *id, struct attempt *a);
  * Returns 0; 1 refused (no such attempt or credential, attempt ended,
  * already released), reason in err; -1 system error, reason in err. */
 int store_release(int storefd, const char *name, const char *id, int out, char *err, size_t errn);
+/* The same for a project's environment, env/PROJECT (NAME=VALUE lines, no
+ * header); its marker is released/ID.env:PROJECT. */
+int store_release_env(int storefd, const char *project, const char *id, int out, char *err, size_t errn);
 
 /* /proc/PID/stat's starttime, or -1 (ENOENT: no such process). */
 int proc_starttime(int64_t pid, uint64_t *out);

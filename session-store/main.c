@@ -19,7 +19,9 @@ static const struct {
 } cmds[] = {
 	{ "begin", ss_begin }, { "end", ss_end }, { "list", ss_list }, { "show", ss_show },
 	{ "put", ss_put }, { "release", ss_release }, { "renew", ss_renew }, { "reap", ss_reap },
-	{ "restore", ss_restore },
+	{ "restore", ss_restore }, { "signins", ss_signins }, { "remove", ss_remove },
+	{ "env-set", ss_env_set }, { "env-list", ss_env_list }, { "env-rm", ss_env_rm },
+	{ "env-release", ss_env_release },
 };
 
 int

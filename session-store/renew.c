@@ -236,6 +236,7 @@ ss_renew(struct ss *s, int argc, char **argv)
 		goto out;
 	}
 	close(pfd);
+	now.h.renewed = (int64_t)time(NULL);	/* signin --status: the last renewal */
 	if (write_cred(cfd, name, &now.h, nbuf, nlen) < 0) {
 		msg_fatal_sys("unable to store %s", name);
 		goto out;

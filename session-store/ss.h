@@ -19,6 +19,16 @@ int ss_release(struct ss *s, int argc, char **argv);
 int ss_renew(struct ss *s, int argc, char **argv);
 int ss_reap(struct ss *s, int argc, char **argv);
 int ss_restore(struct ss *s, int argc, char **argv);
+int ss_signins(struct ss *s, int argc, char **argv);
+int ss_remove(struct ss *s, int argc, char **argv);
+int ss_env_set(struct ss *s, int argc, char **argv);
+int ss_env_list(struct ss *s, int argc, char **argv);
+int ss_env_rm(struct ss *s, int argc, char **argv);
+int ss_env_release(struct ss *s, int argc, char **argv);
+/* release (env 0) and env-release (env 1): the same command shape */
+int ss_release_cmd(struct ss *s, int argc, char **argv, int env);
+/* 1 when s is an environment variable name env-filter takes (at most 128) */
+int ss_env_name_ok(const char *s);
 void ss_usage(int fd);
 
 /* The argument plumbing (args.c). */

@@ -113,6 +113,19 @@ main(void)
 	is_int(c->max_ahead, 3600, "max_ahead read");
 	is_int(c->nfull, 2, "two folders");
 	ok(profiles_find(&ps, "aider") != NULL, "new agent added");
+	is_int(c->nlogin, 0, "an override without login has none");
+	c = profiles_find(&keep, "claude");
+	ok(c->nlogin == 3 && strcmp(c->login[0], "claude") == 0 && strcmp(c->login[2], "login") == 0,
+	    "embedded claude login: claude auth login");
+	c = profiles_find(&keep, "codex");
+	ok(c->nlogin == 2 && strcmp(c->login[1], "login") == 0, "embedded codex login: codex login");
+	c = profiles_find(&keep, "gemini");
+	ok(c->nlogin == 1 && strcmp(c->login[0], "gemini") == 0, "embedded gemini login: gemini itself");
+	ps = keep;
+	doc = "{\"x\":{\"signin\":\"a\",\"expiry\":{\"pointer\":\"/e\",\"unit\":\"s\"},\"account\":{\"pointer\":\"/a\"},"
+	    "\"login\":[\"/opt/x/bin/x\",\"login\",\"--device\"]}}";
+	ok(profiles_parse(doc, strlen(doc), &ps, err, sizeof err) == 0 && profiles_find(&ps, "x")->nlogin == 3,
+	    "a login of an absolute path and two words parses");
 
 #define BAD(d, msg) do { ps = keep; \
 	ok(profiles_parse(d, strlen(d), &ps, err, sizeof err) < 0 && ps.n == keep.n && \
@@ -138,6 +151,14 @@ main(void)
 	    "zero max_ahead refused");
 	BAD("{\"claude\":{\"signin\":\"a\",\"expiry\":{\"pointer\":\"/e\",\"unit\":\"s\"},\"account\":{\"pointer\":\"/a\"},\"full_setup\":[\"..\"]}}",
 	    "full-setup dot-dot refused");
+	BAD("{\"claude\":{\"signin\":\"a\",\"expiry\":{\"pointer\":\"/e\",\"unit\":\"s\"},\"account\":{\"pointer\":\"/a\"},\"login\":[]}}",
+	    "an empty login refused");
+	BAD("{\"claude\":{\"signin\":\"a\",\"expiry\":{\"pointer\":\"/e\",\"unit\":\"s\"},\"account\":{\"pointer\":\"/a\"},\"login\":[\"bin/x\"]}}",
+	    "a relative login path refused");
+	BAD("{\"claude\":{\"signin\":\"a\",\"expiry\":{\"pointer\":\"/e\",\"unit\":\"s\"},\"account\":{\"pointer\":\"/a\"},\"login\":[\"x\",\"a\\nb\"]}}",
+	    "a login word with a newline refused");
+	BAD("{\"claude\":{\"signin\":\"a\",\"expiry\":{\"pointer\":\"/e\",\"unit\":\"s\"},\"account\":{\"pointer\":\"/a\"},\"login\":[\"x\",1]}}",
+	    "a login word that is not a string refused");
 	BAD("[1]", "not an object refused");
 	BAD("{", "malformed refused");
 

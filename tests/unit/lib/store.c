@@ -64,6 +64,15 @@ main(void)
 	ok(cred_split("SECRET", 6, &h2, &off) < 0, "no header refused");
 	ok(cred_split("{\"v\":2,\"agent\":\"\",\"account\":\"\"}\nS", 33, &h2, &off) < 0, "unknown version refused");
 	ok(cred_split("{\"v\":1,\"agent\":\"claude\",\"account\":\"\"}\nS", 39, &h2, &off) < 0, "agent without account refused");
+	h.since = 1700000000;
+	h.renewed = 1700000600;
+	n = cred_header_format(&h, buf, sizeof buf);
+	ok(n > 0 && cred_split(buf, (size_t)n, &h2, &off) == 0 && h2.since == 1700000000 && h2.renewed == 1700000600,
+	    "since and renewed round-trip");
+	ok(cred_split("{\"v\":1,\"agent\":\"claude\",\"account\":\"u\"}\nS", 40, &h2, &off) == 0 && h2.since == 0 &&
+	    h2.renewed == 0, "an older header without since and renewed reads as unknown");
+	ok(cred_split("{\"v\":1,\"agent\":\"claude\",\"account\":\"u\",\"since\":-1}\nS", 51, &h2, &off) < 0,
+	    "a negative since refused");
 
 	/* rmtree: symlinks unlinked, never followed */
 	ok(mkdtemp(tmpl) != NULL, "temp dir");

@@ -21,7 +21,8 @@ usage_run(int fd)
 {
 	fprintf(fd == 1 ? stdout : stderr, "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network]\n"
 	    "                  [--worktree | --in-place] [--from-head] [--profiles FILE]\n"
-	    "                  [--test-cacert FILE] [--quiet] [--allow-osc N] [--] CMD [ARG...]\n");
+	    "                  [--test-cacert FILE] [--quiet] [--allow-osc N] [--env PROJECT]\n"
+	    "                  [--] CMD [ARG...]\n");
 }
 
 int
@@ -40,6 +41,7 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 		{ "test-cacert", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "allow-osc", required_argument, NULL, 'O' },
+		{ "env", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -70,6 +72,7 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 			}
 			o->nallow_osc++;
 			break;
+		case 'E': o->env_project = optarg; break;
 		case 'h':
 			usage_run(1);
 			return msg_stdout_done() == 0 ? 1 : -1;
@@ -88,6 +91,10 @@ runopts_parse(int argc, char **argv, struct runopts *o)
 	}
 	if (o->agent && !prof_name_ok(o->agent)) {
 		msg_usage("agent name \"%.64s\": want %s", o->agent, PROF_NAME_RULE);
+		return -1;
+	}
+	if (o->env_project && !prof_name_ok(o->env_project)) {
+		msg_usage("project name \"%.64s\": want %s", o->env_project, PROF_NAME_RULE);
 		return -1;
 	}
 	o->cmd = argv + optind;
@@ -204,6 +211,9 @@ plan_load(const struct runopts *o, char *const envp[], struct policy *pol, struc
 	if (policy_load_from(o, pol, &src) < 0)
 		return -1;
 	pl->gw.from_head = o->from_head;
+	pl->fresh = o->fresh;
+	pl->env_project = o->env_project ? o->env_project : pol->env_project;
+	pl->env_fd = 3;	/* explain's; corral run's pipe replaces it */
 	if (plan_resolve(pl, pol, envp, o->cmd, why, sizeof why, hint, sizeof hint, warn, sizeof warn) < 0) {
 		/* an untrusted policy is refused as such, whatever else it asks */
 		if (trustpol_check(&src, pl) < 0)

@@ -16,6 +16,8 @@ struct runopts {
 	int quiet;			/* --quiet: the run-files report in the audit log only */
 	int allow_osc[16];		/* --allow-osc N: OSC numbers the pty relay lets through */
 	int nallow_osc;
+	const char *env_project;	/* --env PROJECT: its values, released once */
+	int fresh;			/* corral signin: no stored sign-in staged */
 	char **cmd;
 };
 
@@ -45,6 +47,13 @@ int cmd_policy(int argc, char **argv, char **envp);
 int cmd_why(int argc, char **argv, char **envp);
 int cmd_apply(int argc, char **argv, char **envp);	/* gitapply.c */
 int cmd_branches(int argc, char **argv, char **envp);
+int cmd_env(int argc, char **argv, char **envp);
+int cmd_signin(int argc, char **argv, char **envp);
+/* corral run with parsed options; after (may be NULL) runs once every
+ * process of the attempt has ended, before the attempt closes, and its
+ * return value becomes the status (corral signin takes the sign-in). */
+struct plan;
+int run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan *, int, void *), void *arg);
 
 void usage_run(int fd);
 

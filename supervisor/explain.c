@@ -146,6 +146,19 @@ explain_print(FILE *f, const struct plan *pl0)
 		    "# (169.254.169.254) and every loopback service of this machine\n");
 	if (r == 0)
 		gitstep_explain(f, &pl, 0);
+	if (r == 0 && pl.env_project) {
+		/* values never in argv: a shell variable, then a here-document
+		 * (a pipe in dash) on the descriptor env-filter reads */
+		fprintf(f, "# project %s's environment: released once for this attempt (a second release is\n"
+		    "# refused), read by env-filter from descriptor %d (layer 2: the pins still win);\n"
+		    "# corral run also leaves out the agent's own names (HOME, its sign-in variables...)\n",
+		    pl.env_project, pl.env_fd);
+		if (step_envrel(&pl, &a) < 0 || line(f, "CORRAL_ENV=$(", &a, ") || exit 125\n") < 0)
+			r = -1;
+		else
+			fprintf(f, "exec %d<<CORRAL_ENV_END\n$CORRAL_ENV\nCORRAL_ENV_END\nunset CORRAL_ENV\n", pl.env_fd);
+		av_free(&a);
+	}
 	if (r == 0 && step_chain(&pl, &a, &ci, &xi) == 0) {
 		/* one step per line; each "--" ends the step before it */
 		if (put(f, &a, 0, ci - 1, 1) < 0)

@@ -174,12 +174,14 @@ links_check(const struct plan *pl, const struct argv *seen, char *why, size_t wh
 		if (one(pl, what, t + 1, why, whyn, hint, hintn) < 0)
 			return -1;
 	}
-	for (size_t i = 0; i < pol->env_files.n; i++)
-		if (one(pl, "the env file", pol->env_files.v[i], why, whyn, hint, hintn) < 0)
+	for (size_t i = 0; i < pl->envfiles.n; i++)
+		if (one(pl, "the env file", pl->envfiles.v[i], why, whyn, hint, hintn) < 0)
 			return -1;
-	for (size_t i = 0; i < pol->nmcp; i++)
-		if (pol->mcp[i].credential_file &&
-		    one(pl, "the MCP credential file", pol->mcp[i].credential_file, why, whyn, hint, hintn) < 0)
+	for (size_t i = 0; i < pol->nmcp; i++) {
+		char cred[PATH_MAX];
+		if (pol->mcp[i].credential_file && plan_tilde(pl, pol->mcp[i].credential_file, cred, sizeof cred) == 0 &&
+		    one(pl, "the MCP credential file", cred, why, whyn, hint, hintn) < 0)
 			return -1;
+	}
 	return 0;
 }

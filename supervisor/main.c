@@ -14,9 +14,15 @@ usage(int fd)
 	fprintf(fd == 1 ? stdout : stderr,
 	    "usage: corral run [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network]\n"
 	    "                  [--worktree | --in-place] [--from-head] [--profiles FILE]\n"
-	    "                  [--test-cacert FILE] [--quiet] [--] CMD [ARG...]\n"
+	    "                  [--test-cacert FILE] [--quiet] [--allow-osc N] [--env PROJECT]\n"
+	    "                  [--] CMD [ARG...]\n"
 	    "       corral explain [-p POLICY] [-a AGENT] [-w WORKSPACE] [--full-setup] [--no-network]\n"
-	    "                  [--worktree | --in-place] [--from-head] [--] CMD [ARG...]\n"
+	    "                  [--worktree | --in-place] [--from-head] [--env PROJECT] [--] CMD [ARG...]\n"
+	    "       corral signin AGENT [--from-home] [--profiles FILE] [--test-cacert FILE]\n"
+	    "       corral signin --status | --remove AGENT\n"
+	    "       corral env set PROJECT NAME < VALUE\n"
+	    "       corral env list PROJECT\n"
+	    "       corral env rm PROJECT NAME\n"
 	    "       corral doctor [-p POLICY] [--json]\n"
 	    "       corral policy check FILE\n"
 	    "       corral policy approve FILE\n"
@@ -64,6 +70,10 @@ main(int argc, char **argv, char **envp)
 		return cmd_apply(argc - 1, argv + 1, envp);
 	if (strcmp(argv[1], "branches") == 0)
 		return cmd_branches(argc - 1, argv + 1, envp);
+	if (strcmp(argv[1], "signin") == 0)
+		return cmd_signin(argc - 1, argv + 1, envp);
+	if (strcmp(argv[1], "env") == 0)
+		return cmd_env(argc - 1, argv + 1, envp);
 	msg_usage("unknown command %s", argv[1]);
 	usage(2);
 	return EXIT_USAGE;

@@ -31,7 +31,23 @@ plan_free(struct plan *pl)
 	av_free(&pl->fullsetup);
 	av_free(&pl->notes);
 	av_free(&pl->tcenv);
+	av_free(&pl->envfiles);
 	gitws_free(&pl->gw);
+}
+
+int
+plan_tilde(const struct plan *pl, const char *path, char *out, size_t n)
+{
+	int r;
+
+	if (path[0] == '~' && (path[1] == '\0' || path[1] == '/')) {
+		if (!pl->home[0])
+			return errno = ENOENT, -1;
+		r = snprintf(out, n, "%s%s", pl->home, path + 1);
+	} else {
+		r = snprintf(out, n, "%s", path);
+	}
+	return r < 0 || (size_t)r >= n ? (errno = ENAMETOOLONG, -1) : 0;
 }
 
 static int
@@ -93,6 +109,19 @@ step_begin(const struct plan *pl, struct argv *a)
 	av_push(a, "begin");
 	av_push(a, "--agent");
 	av_push(a, pl->agent);
+	return done(a);
+}
+
+int
+step_envrel(const struct plan *pl, struct argv *a)
+{
+	step(pl, a, "session-store");
+	av_push(a, "--store");
+	av_push(a, pl->store);
+	av_push(a, "env-release");
+	av_push(a, pl->env_project);
+	av_push(a, "--attempt");
+	av_push(a, pl->attempt);
 	return done(a);
 }
 
@@ -167,13 +196,18 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 		av_push(a, "-k");
 		av_push(a, p->env_keep.v[i]);
 	}
-	for (i = 0; i < p->env_files.n; i++) {
+	for (i = 0; i < pl->envfiles.n; i++) {
 		av_push(a, "-f");
-		av_push(a, p->env_files.v[i]);
+		av_push(a, pl->envfiles.v[i]);
 	}
 	for (i = 0; i < p->env_set.n; i++) {
 		av_push(a, "-s");
 		av_push(a, p->env_set.v[i]);
+	}
+	if (pl->env_project) {
+		/* the project's values, released once: a pipe, never argv */
+		av_push(a, "-F");
+		av_pushf(a, "%d", pl->env_fd);
 	}
 	for (i = 0; plan_pins[i].name; i++) {
 		av_push(a, "-p");
@@ -308,11 +342,11 @@ step_mcp(const struct plan *pl, size_t i, struct argv *a)
 			return -1;
 	} else if (m->url) {
 		if (cred) {
+			char path[PATH_MAX];
 			av_push(a, "--token-file");
-			if (cred[0] == '~')
-				av_pushf(a, "%s%s", pl->home, cred + 1);
-			else
-				av_push(a, cred);
+			if (plan_tilde(pl, cred, path, sizeof path) < 0)
+				return -1;	/* resolve refused it first */
+			av_push(a, path);
 		}
 		av_push(a, "--url");
 		av_push(a, m->url);

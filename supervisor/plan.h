@@ -30,6 +30,7 @@ struct plan {
 	struct argv rd, ex, wr;		/* resolved grants beyond workspace and attempt */
 	char path[PATH_MAX];		/* the child's PATH: the granted PATH directories ("" keeps the caller's) */
 	struct argv fullsetup;		/* folders home-stage --full-setup named (read-write) */
+	struct argv envfiles;		/* the policy's env.files, "~" expanded */
 	char mcp_port[POLICY_MAX_MCP][32]; /* each proxy's loopback port (SHVAR in explain) */
 	char egress_port[32];		/* NET_ALLOW: egress-proxy's loopback port (SHVAR in explain) */
 	char *const *cmd;		/* the program and its arguments */
@@ -41,6 +42,9 @@ struct plan {
 	 * toolchains in the home */
 	struct argv notes;		/* "granted: ..." / "left out: ..." for explain and doctor */
 	struct argv tcenv;		/* NAME=VALUE a toolchain entry sets (RUSTUP_HOME, ...) */
+	const char *env_project;	/* --env or the policy's env.project: released once */
+	int env_fd;			/* ... into this pipe, env-filter -F (explain: 3) */
+	int fresh;			/* corral signin: no stored sign-in staged */
 	char profiles[PATH_MAX];	/* --profiles, for home-stage finish ("" none) */
 	char test_cacert[PATH_MAX];	/* --test-cacert, likewise */
 };
@@ -53,12 +57,17 @@ extern const struct pin plan_pins[];
 extern const struct pin plan_mcp_pin;	/* CORRAL_MCP_CONFIG, with MCP servers */
 
 void plan_free(struct plan *pl);
+/* A policy path: a leading "~" (alone or before '/') is pl->home. 0, or -1
+ * (ENOENT: there is no home; ENAMETOOLONG). */
+int plan_tilde(const struct plan *pl, const char *path, char *out, size_t n);
 
 /* Step argv builders. Each returns 0, or -1 (ENOMEM, ENAMETOOLONG). */
 int step_probe(const struct plan *pl, struct argv *a);
 int step_reap(const struct plan *pl, struct argv *a);
 int step_begin(const struct plan *pl, struct argv *a);
 int step_create(const struct plan *pl, struct argv *a);
+/* session-store env-release: pl->env_project's values, once, on stdout */
+int step_envrel(const struct plan *pl, struct argv *a);
 /* The override profile document for pl->agent (into out, n bytes). */
 int plan_nosignin_json(const struct plan *pl, char *out, size_t n);
 /* env-filter <layers> -- confine <rules> -- CMD; *confine_at and *cmd_at get

@@ -424,7 +424,7 @@ get_network(struct pctx *c, int k, struct policy *p)
 	return 0;
 }
 
-static const char *const env_keys[] = { "keep", "set", "files", NULL };
+static const char *const env_keys[] = { "keep", "set", "files", "project", NULL };
 
 static int
 env_member(struct pctx *c, int w, int v, void *arg)
@@ -436,6 +436,17 @@ env_member(struct pctx *c, int w, int v, void *arg)
 	switch (w) {
 	case 0: return merge_list(c, v, "env.keep", IT_NAME, &p->env_keep);
 	case 2: return merge_list(c, v, "env.files", IT_PATH, &p->env_files);
+	case 3:	/* corral env: the project whose values this policy's runs get */
+		if (get_str(c, v, "env.project", 64, &s) < 0)
+			return -1;
+		if (!prof_name_ok(s)) {
+			fail(c, v, "\"env.project\" \"%.64s\" must be %s", s, PROF_NAME_RULE);
+			free(s);
+			return -1;
+		}
+		free(p->env_project);
+		p->env_project = s;
+		return 0;
 	}
 	if (c->t[v].type != JSMN_OBJECT)
 		return fail(c, v, "\"env.set\" must be an object of strings, not %s", json_type_name(&c->t[v], c->js));
@@ -855,6 +866,7 @@ policy_free(struct policy *p)
 	list_free(&p->env_files);
 	list_free(&p->if_present);
 	list_free(&p->git_deps);
+	free(p->env_project);
 	free(p->agent);
 	free(p->min_tier);
 	for (size_t i = 0; i < p->nmcp; i++)

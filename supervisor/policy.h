@@ -80,6 +80,7 @@ struct policy {
 	struct strlist env_keep;	/* names kept from the caller, past the baseline */
 	struct strlist env_set;		/* NAME=VALUE, non-secret settings */
 	struct strlist env_files;	/* NAME=VALUE files (0600): secrets go here */
+	char *env_project;		/* corral env: released once per attempt (NULL: none) */
 	char *agent;			/* NULL: inferred from the command */
 	int full_setup;
 	char *min_tier;			/* probe --require */

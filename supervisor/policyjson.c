@@ -164,6 +164,10 @@ policy_print(FILE *f, const struct policy *p)
 	pairs(f, &p->env_set);
 	fputs(", \"files\": ", f);
 	strs(f, &p->env_files);
+	if (p->env_project) {
+		fputs(", \"project\": ", f);
+		q(f, p->env_project);
+	}
 	fputs("},\n  \"agent\": ", f);
 	q(f, p->agent);
 	fprintf(f, ",\n  \"full_setup\": %s,\n  \"minimum_tier\": ", p->full_setup ? "true" : "false");

@@ -1,5 +1,6 @@
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <pwd.h>
@@ -183,16 +184,60 @@ expand(struct rctx *c, struct argv *to, const char *key, const char *entry)
 	return r;
 }
 
+/* env.files and MCP credential files with "~" expanded. */
+static int
+paths_tilde(struct plan *pl, const struct policy *pol, char *why, size_t whyn,
+    char *hint, size_t hintn)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < pol->env_files.n; i++) {
+		if (plan_tilde(pl, pol->env_files.v[i], path, sizeof path) < 0)
+			return msg_say(why, whyn, "policy \"env.files\" names %s, but %s", pol->env_files.v[i],
+			    errno == ENOENT ? "there is no home directory" : "it is too long");
+		av_push(&pl->envfiles, path);
+	}
+	for (size_t i = 0; i < pol->nmcp; i++)
+		if (pol->mcp[i].credential_file && plan_tilde(pl, pol->mcp[i].credential_file, path, sizeof path) < 0)
+			return msg_say(why, whyn, "policy MCP server %s names %s, but %s", pol->mcp[i].name,
+			    pol->mcp[i].credential_file, errno == ENOENT ? "there is no home directory" : "it is too long");
+	return pl->envfiles.err ? msg_say(why, whyn, "out of memory") : 0;
+}
+
+int
+envfile_check(const char *path, char *why, size_t n)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), r = -1;
+
+	if (fd < 0)
+		return msg_say(why, n, "%s", errno == ELOOP ? "a symbolic link" : strerror(errno));
+	if (fstat(fd, &st) < 0)
+		msg_say(why, n, "%s", strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		msg_say(why, n, "not a regular file");
+	else if (st.st_uid != geteuid())
+		msg_say(why, n, "owned by uid %u, not by you (uid %u)", (unsigned)st.st_uid, (unsigned)geteuid());
+	else if (st.st_mode & 077)
+		msg_say(why, n, "mode %03o: readable or writable by others", (unsigned)(st.st_mode & 0777));
+	else
+		r = 0;
+	close(fd);
+	return r;
+}
+
 static int
 workspace_resolve(struct plan *pl, const struct policy *pol, char *why, size_t whyn,
     char *hint, size_t hintn)
 {
+	char wsbuf[PATH_MAX], real[PATH_MAX];
 	const char *ws = pol->workspace ? pol->workspace : ".";
 	struct stat st;
-
-	char real[PATH_MAX];
 	int r;
 
+	if (plan_tilde(pl, ws, wsbuf, sizeof wsbuf) < 0)
+		return msg_say(why, whyn, "workspace %s: %s", ws, errno == ENOENT ? "there is no home directory" : strerror(errno));
+	ws = wsbuf;
 	/* resolved and checked in one walk (trust: linkwalk.c); a link in
 	 * another attempt's directory is refused */
 	pl->workspace[0] = '\0';
@@ -342,6 +387,10 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	if (realpath(pl->store, sr) != NULL)
 		memcpy(pl->store, sr, sizeof sr);
 
+	/* "~" in a policy path is the home; where there is none, refused */
+	if (paths_tilde(pl, pol, why, whyn, hint, hintn) < 0)
+		return -1;
+
 	/* the workspace */
 	if (workspace_resolve(pl, pol, why, whyn, hint, hintn) < 0) {
 		if (!pl->ws_lenient)
@@ -393,6 +442,17 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 		return -1;
 	}
 	av_free(&c.seen);
+	/* each env file as env-filter will take it (after the link check,
+	 * which names a link the agent planted): what policy check accepted
+	 * never fails at run */
+	for (i = 0; i < pl->envfiles.n; i++) {
+		char e[256];
+		if (envfile_check(pl->envfiles.v[i], e, sizeof e) < 0) {
+			msg_say(why, whyn, "policy \"env.files\": %s: %s", pol->env_files.v[i], e);
+			return msg_say(hint, hintn, "an env file is a regular file you own, mode 0600 (chmod 600 %s)",
+			    pl->envfiles.v[i]);
+		}
+	}
 	if (pol->path_exec && (path = env_get(envp, "PATH")) != NULL)
 		grant_path_dirs(pl, path, warn, warnn);
 	/* tool (installtree.c): the command's own install tree, and its interpreter's */
@@ -424,7 +484,8 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	{
 		char cred[PATH_MAX + 80];
 		snprintf(cred, sizeof cred, "%s/creds/%s", pl->store, pl->agent);
-		pl->signin = base != NULL && lstat(cred, &st) == 0 && S_ISREG(st.st_mode);
+		/* corral signin: a fresh home, whatever is stored */
+		pl->signin = !pl->fresh && base != NULL && lstat(cred, &st) == 0 && S_ISREG(st.st_mode);
 	}
 	pl->nosignin[0] = '\0';
 	if (!pl->signin && !(pol->full_setup && base != NULL))

@@ -20,4 +20,9 @@ int plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 
 #include "path.h"	/* path_within */
 
+/* An env file as env-filter -f takes it: a regular file (not a symbolic
+ * link) owned by the caller, no access for group or others. 0, or -1 with
+ * the reason in why. */
+int envfile_check(const char *path, char *why, size_t n);
+
 #endif

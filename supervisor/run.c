@@ -26,6 +26,7 @@
 #include "denyreport.h"
 #include "msg.h"
 #include "private.h"
+#include "projenv.h"
 #include "pty.h"
 #include "reslimit.h"
 #include "spawn.h"
@@ -414,7 +415,7 @@ audit_chain(struct runstate *s, const struct argv *a, size_t ci, size_t xi)
 	audit_start(&s->au, "env-filter");
 	audit_str(&s->au, "layers", "baseline");
 	audit_strs(&s->au, "keep", s->pol.env_keep.v, s->pol.env_keep.n);
-	audit_strs(&s->au, "files", s->pol.env_files.v, s->pol.env_files.n);
+	audit_strs(&s->au, "files", s->pl.envfiles.v, s->pl.envfiles.n);
 	if (s->pl.path[0])
 		av_push(&names, "PATH");
 	for (size_t i = 0; i < s->pol.env_set.n; i++)
@@ -448,6 +449,10 @@ run_chain(struct runstate *s, const struct runopts *o, char *const envp[], struc
 	size_t ci, xi;
 	int r;
 
+	/* the project's values (envcmd.c): made last, so that no other
+	 * step inherits the pipe */
+	if (s->pl.env_project && projenv_open(&s->pl, s->senv, &s->au) < 0)
+		return -1;
 	if (pty_open(&s->tty) < 0)
 		return msg_fatal_sys("unable to make a terminal for the agent"), -1;
 	/* --allow-osc: what the relay lets through beyond its own list */
@@ -470,6 +475,8 @@ run_chain(struct runstate *s, const struct runopts *o, char *const envp[], struc
 	(void)denials_open(&s->den);	/* where audit can be read */
 	r = wait_attempt(&ka, &s->tty, res);
 	av_free(&a);
+	if (s->pl.env_fd > 2 && s->pl.env_project)
+		close(s->pl.env_fd);
 	if (r < 0 && res->ws == 0) {
 		cg_remove(&s->cg);
 		return msg_fatal_sys("unable to start the chain"), -1;
@@ -527,21 +534,29 @@ interrupted(struct runstate *s)
 int
 cmd_run(int argc, char **argv, char **envp)
 {
-	static struct runstate s;
 	struct runopts o;
+	int r;
+
+	msg_init("corral");
+	if ((r = runopts_parse(argc, argv, &o)) != 0)
+		return r > 0 ? 0 : EXIT_CHAIN_FAIL;
+	return run_attempt(&o, envp, NULL, NULL);
+}
+
+int
+run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan *, int, void *), void *arg)
+{
+	static struct runstate s;
 	struct keeper_result res;
 	int r, code;
 
-	msg_init("corral");
 	s.au.fd = -1;
 	s.den.fd = -1;
 	s.ref.rd = s.ref.wr = -1;
 	s.reap.pid = -1;
-	if ((r = runopts_parse(argc, argv, &o)) != 0)
-		return r > 0 ? 0 : EXIT_CHAIN_FAIL;
 	signals_install();
 	policy_init(&s.pol);
-	if (plan_load(&o, envp, &s.pol, &s.pl, 1) < 0 || check_steps(&s.pl) < 0)
+	if (plan_load(o, envp, &s.pol, &s.pl, 1) < 0 || check_steps(&s.pl) < 0)
 		return EXIT_CHAIN_FAIL;
 	if ((s.senv = step_env(envp, &s.senv_store)) == NULL)
 		return msg_fatal("out of memory"), EXIT_CHAIN_FAIL;
@@ -568,17 +583,19 @@ cmd_run(int argc, char **argv, char **envp)
 	/* trust (runfiles.c): the directory the agent writes, noted before */
 	if (runfiles_snapshot(&s.rf, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace, s.pl.workspace, s.pl.home) < 0)
 		msg_warn_sys("unable to look for files that run code in %s", s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
-	if ((r = run_chain(&s, &o, envp, &res)) < 0)
+	if ((r = run_chain(&s, o, envp, &res)) < 0)
 		return fail_run(&s);
 	if (r == 0)
 		return interrupted(&s);
 	/* a wall-clock limit has a status of its own, as timeout(1) */
 	code = res.timed_out ? EXIT_TIMEOUT : wait_code(res.ws);
 	run_denials(&s, res.chain, code);
-	runfiles_report(&s.rf, &s.au, o.quiet);
+	runfiles_report(&s.rf, &s.au, o->quiet);
 	runfiles_free(&s.rf);
 	/* every process of the attempt has ended: its git work, as data */
 	gitstep_end(&s.pl, s.attempt);
+	if (after)
+		code = after(&s.pl, code, arg);
 
 	/* 7, 8. take back, close */
 	close_attempt(&s, code);

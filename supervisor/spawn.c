@@ -35,6 +35,7 @@ struct kid {
 	int flags, wfd;
 	pid_t parent;
 	int rfd;	/* stdin (-1: /dev/null) */
+	int fd3;	/* descriptor 3 (-1: none) */
 };
 
 static int
@@ -68,16 +69,18 @@ kid_main(void *arg)
 		if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0 || getppid() != k->parent)
 			_exit(125);
 	}
-	fd_close_from(3, NULL, 0);
+	if (k->fd3 >= 0 && k->fd3 != 3 && dup2(k->fd3, 3) < 0)
+		_exit(125);
+	fd_close_from(k->fd3 >= 0 ? 4 : 3, NULL, 0);
 	execve(k->argv[0], k->argv, k->envp);
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
 static int
-start(char *const argv[], char *const envp[], int flags, int in, int out, struct spawned *sp)
+start(char *const argv[], char *const envp[], int flags, int in, int out, int fd3, struct spawned *sp)
 {
 	static char stack[64 * 1024] __attribute__((aligned(16)));
-	struct kid k = { argv, envp, flags | (out >= 0 ? SPAWN_CAPTURE : 0), out, getpid(), in };
+	struct kid k = { argv, envp, flags | (out >= 0 ? SPAWN_CAPTURE : 0), out, getpid(), in, -1 };
 	int capture = out < 0 && (flags & SPAWN_CAPTURE);
 	sigset_t all, old;
 	int p[2] = { -1, -1 }, e;
@@ -85,6 +88,7 @@ start(char *const argv[], char *const envp[], int flags, int in, int out, struct
 
 	sp->pid = -1;
 	sp->out = -1;
+	k.fd3 = fd3;
 	if (capture && pipe2(p, O_CLOEXEC) < 0)
 		return -1;
 	if (capture)
@@ -116,13 +120,19 @@ start(char *const argv[], char *const envp[], int flags, int in, int out, struct
 int
 spawn_start(char *const argv[], char *const envp[], int flags, struct spawned *sp)
 {
-	return start(argv, envp, flags, -1, -1, sp);
+	return start(argv, envp, flags, -1, -1, -1, sp);
 }
 
 int
 spawn_start_io(char *const argv[], char *const envp[], int in, int out, struct spawned *sp)
 {
-	return start(argv, envp, 0, in, out, sp);
+	return start(argv, envp, 0, in, out, -1, sp);
+}
+
+int
+spawn_start_fd3(char *const argv[], char *const envp[], int in, int fd3, struct spawned *sp)
+{
+	return start(argv, envp, 0, in, -1, fd3, sp);
 }
 
 int

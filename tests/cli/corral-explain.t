@@ -137,7 +137,7 @@ run "$C" explain --bogus -- true
 is "$rc" 2 "an unknown option: usage"
 run "$C" --help
 like "$out" "^ +\\[--worktree \\| --in-place\\] \\[--from-head\\] \\[--profiles FILE\\]$" "--help"
-like "$out" "^ +\\[--test-cacert FILE\\] \\[--quiet\\] \\[--\\] CMD" "--help: the run options' last line"
+like "$out" "^ +\\[--test-cacert FILE\\] \\[--quiet\\] \\[--allow-osc N\\] \\[--env PROJECT\\]$" "--help: the run options' last line"
 run "$C" --version
 like "$out" "^corral [0-9]+\\.[0-9]+\\.[0-9]+$" "--version"
 run "$C" frobnicate

@@ -24,7 +24,7 @@ suite() {	# suite WHO
 	R() { d=$1; shift; (cd "$d" && $AS $E "$C" run "$@"); }
 	lastaudit() { cat "$ST/audit/$(ls -t "$ST/audit" | grep -v mcp | head -1)"; }
 	# the report, git's own lines aside, the agent's checkout as CHECKOUT
-	rep() { printf '%s\n' "$err" | grep -v '^corral: git: ' | sed "s|$ST/git/[0-9a-f]*/work|CHECKOUT|"; }
+	rep() { printf '%s\n' "$err" | grep -v '^corral: git: ' | sed "s|$ST/git/co/[0-9a-f]*\.[0-9]*/[^/ ]*|CHECKOUT|"; }
 
 	# control: ordinary sources only
 	run R "$W" -- sh -c 'echo "int x;" >> src/main.c; printf "all:\n\ttrue\n" > Makefile; echo "{\"scripts\":{\"postinstall\":\"x\"}}" > package.json; echo doc > README.md; echo "echo user" > .envrc'
@@ -51,7 +51,7 @@ corral:   created .gitmodules: git submodule update fetches the URLs it names an
 corral:   created .husky/pre-commit: husky runs it as a git hook: your next git commit runs it, outside corral
 corral:   created .mcp.json: Claude Code starts the MCP servers it names
 corral:   created .vscode/tasks.json: VS Code runs its tasks, those with \"runOn\": \"folderOpen\" on opening the folder" "$who: one short report: each file, created or changed, with what runs it (src/y.c is not one)"
-	like "$(lastaudit | grep '"step":"run-files"')" "\"root\":\"$ST/git/[0-9a-f]+/work\",\"files\":\\[\"created .claude/settings.json: Claude Code runs its hooks\",\"created .codex" "$who: the same report in the audit log"
+	like "$(lastaudit | grep '"step":"run-files"')" "\"root\":\"$ST/git/co/[0-9a-f]+\\.[0-9]+/[^/]+\",\"files\":\\[\"created .claude/settings.json: Claude Code runs its hooks\",\"created .codex" "$who: the same report in the audit log"
 	is "$(lastaudit | grep '"step":"run-files"' | grep -o '"created\|"changed' | wc -l)" 10 "$who: ... all ten"
 	unlike "$(lastaudit)" "pwned|evil|ext::" "$who: the audit log names files, never their content"
 

@@ -23,6 +23,12 @@ status_ok $? "claude-code and gemini-cli fetched (once) from npm"
 CLB=$(dirname "$(readlink -f "$nmc/.bin/claude")")
 NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"
 GS=$CORRAL_TOP/build/agent-settings/gemini.json
+# a checkout below /tmp (a clean clone, as CI makes) has a directory above it
+# that others can write: then the settings go to a directory of root's in /run
+if is_root && [ -n "$(p=$CORRAL_TOP; while [ "$p" != / ]; do find "$p" -maxdepth 0 -perm -0002; p=${p%/*}; p=${p:-/}; done)" ]; then
+	GSD=$(mktemp -d /run/corral-e2e.XXXXXX) && GS=$GSD/gemini.json
+	trap 'rm -rf "$TMP" "$GSD"' EXIT
+fi
 mkdir -p "${GS%/*}" && chmod 0755 "${GS%/*}" &&
 printf '{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}}\n' > "$GS.$$" &&
 chmod 0644 "$GS.$$" && mv -f "$GS.$$" "$GS"

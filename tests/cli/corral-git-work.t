@@ -33,7 +33,12 @@ suite() {	# suite WHO X (X: "" or the no-namespace helper)
 	G() { $AS env -i HOME=$H PATH=/usr/bin:/bin timeout 20 git -C "$W" "$@"; }
 	R() { (cd "$W/${SUB-}" && $AS $X $E timeout 120 "$C" run "$@"); }
 	CC() { (cd "$W" && $AS $E timeout 60 "$C" "$@"); }
-	branch() { G for-each-ref --sort=-committerdate --format='%(refname:short)' 'refs/heads/corral/*' | head -1; }
+	# the branch the last run named (two made in one second tie on committerdate)
+	branch() {
+		b=$(printf '%s\n' "$err" | sed -n 's|^corral: git: branch \(corral/[0-9a-f]*\):.*|\1|p' | tail -n 1)
+		[ -n "$b" ] && echo "$b" && return
+		G for-each-ref --sort=-committerdate --format='%(refname:short)' 'refs/heads/corral/*' | head -1
+	}
 	nbranch() { G for-each-ref 'refs/heads/corral/*' | wc -l; }
 
 	# a run from a subdirectory: a repository of the top, started in the same place

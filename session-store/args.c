@@ -94,6 +94,18 @@ ss_open_sub(struct ss *s, const char *name)
 }
 
 int
+ss_open_creds_prev(struct ss *s, int *cfd, int *pfd)
+{
+	if ((*cfd = ss_open_sub(s, "creds")) < 0)
+		return *cfd;
+	if ((*pfd = ss_open_sub(s, "prev")) < 0) {
+		close(*cfd);
+		return *pfd;
+	}
+	return 0;
+}
+
+int
 ss_parse_fd(const char *s, int *fd)
 {
 	if (num_parse_fd(s, fd) < 0 || fcntl(*fd, F_GETFD) < 0) {

@@ -383,12 +383,8 @@ ss_remove(struct ss *s, int argc, char **argv)
 		msg_fatal("bad credential name (want %s)", PROF_NAME_RULE);
 		return EXIT_USAGE;
 	}
-	if ((cfd = ss_open_sub(s, "creds")) < 0)
-		return -cfd;
-	if ((pfd = ss_open_sub(s, "prev")) < 0) {
-		close(cfd);
-		return -pfd;
-	}
+	if ((r = ss_open_creds_prev(s, &cfd, &pfd)) < 0)
+		return -r;
 	if ((lk = store_lock(s->fd)) < 0) {
 		msg_fatal_sys("unable to lock the store");
 		r = EXIT_USAGE;

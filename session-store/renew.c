@@ -263,7 +263,7 @@ ss_restore(struct ss *s, int argc, char **argv)
 {
 	struct stored cur = { 0 }, prev = { 0 };
 	const char *name;
-	int c, cfd = -1, pfd = -1, lk = -1, rc = EXIT_USAGE;
+	int c, cfd = -1, pfd = -1, lk = -1, rc = EXIT_USAGE, e;
 	static const struct option opts[] = { { NULL, 0, NULL, 0 } };
 
 	name = ss_take_operand(&argc, &argv);
@@ -277,12 +277,8 @@ ss_restore(struct ss *s, int argc, char **argv)
 		msg_fatal("bad credential name");
 		return EXIT_USAGE;
 	}
-	if ((cfd = ss_open_sub(s, "creds")) < 0)
-		return -cfd;
-	if ((pfd = ss_open_sub(s, "prev")) < 0) {
-		close(cfd);
-		return -pfd;
-	}
+	if ((e = ss_open_creds_prev(s, &cfd, &pfd)) < 0)
+		return -e;
 	if ((lk = store_lock(s->fd)) < 0) {
 		msg_fatal_sys("unable to lock the store");
 		goto out;

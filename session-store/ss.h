@@ -42,6 +42,9 @@ int ss_usage_err(void);
 /* A getopt failure in a command (msg_badopt): EXIT_USAGE. */
 int ss_badopt(int c, int argc, char **argv);
 int ss_open_sub(struct ss *s, const char *name);
+/* creds/ and prev/ together (remove, restore): 0, or the negated exit status
+ * after a fatal message, nothing left open. */
+int ss_open_creds_prev(struct ss *s, int *cfd, int *pfd);
 /* --fd N: a descriptor number, through the one bounded parser. */
 int ss_parse_fd(const char *s, int *fd);
 /* A file (path, O_NOFOLLOW) or a descriptor, bounded by max; 0, or the exit

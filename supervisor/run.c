@@ -116,6 +116,7 @@ struct runstate {
 	char attempt_dir[PATH_MAX];
 	int have_attempt, have_dir;
 	struct spawned reap;		/* session-store reap, beside begin and create */
+	struct spawned probe;		/* probe, likewise (prove_start) */
 	struct runfiles rf;		/* files that run code, before the chain (runfiles.c) */
 	struct pty tty;			/* the agent's own terminal (pty.c) */
 	struct cg cg;			/* the attempt's cgroups (cgroup.c) */
@@ -188,9 +189,12 @@ reap_collect(struct spawned *rp)
 		msg_warn("session-store reap failed (status %d)", wait_code(ws));
 }
 
+static void prove_drop(struct runstate *s);
+
 static int
 fail_run(struct runstate *s)
 {
+	prove_drop(s);
 	gitstep_discard(&s->pl);	/* set up, never used */
 	close_attempt(s, EXIT_CHAIN_FAIL);
 	return EXIT_CHAIN_FAIL;
@@ -289,18 +293,44 @@ check_steps(const struct plan *pl)
 	return 0;
 }
 
-/* 1. the proof: no proof, no run. 0, or -1 reported. */
+/* 1. the proof: no proof, no run. probe runs beside the bookkeeping
+ * (begin, create), which starts nothing of the agent, and is collected
+ * before anything else is started: mcp-proxy, egress-proxy, the chain. It
+ * proves this start, never cached. 0, or -1 reported. */
 static int
-run_prove(struct runstate *s)
+prove_start(struct runstate *s)
 {
 	struct argv a = { 0 };
-	char out[PATH_MAX];
-	int ws;
+	int r;
 
 	if (step_probe(&s->pl, &a) < 0)
 		return msg_fatal_sys("unable to build the probe command"), -1;
-	ws = spawn_wait(a.v, s->senv, out, sizeof out);
+	r = spawn_start(a.v, s->senv, SPAWN_CAPTURE, &s->probe);
 	av_free(&a);
+	if (r < 0)
+		return msg_fatal_sys("unable to run probe"), -1;
+	return 0;
+}
+
+/* A run that ends before its proof was needed: wait for probe, unread. */
+static void
+prove_drop(struct runstate *s)
+{
+	if (s->probe.pid > 0)
+		(void)spawn_collect(&s->probe, NULL, 0);
+	s->probe.pid = -1;
+}
+
+static int
+prove_collect(struct runstate *s)
+{
+	char out[PATH_MAX];
+	int ws;
+
+	if (s->probe.pid <= 0)
+		return -1;
+	ws = spawn_collect(&s->probe, out, sizeof out);
+	s->probe.pid = -1;
 	if (ws < 0)
 		return msg_fatal_sys("unable to run probe"), -1;
 	if (wait_code(ws) != 0) {
@@ -308,8 +338,15 @@ run_prove(struct runstate *s)
 		msg_hint("run corral doctor for the evidence");
 		return -1;
 	}
-	if (probe_fields(out, s->platform, sizeof s->platform, s->tier, sizeof s->tier) < 0)
+	if (probe_fields(out, s->platform, sizeof s->platform, s->tier, sizeof s->tier) < 0) {
+		s->platform[0] = s->tier[0] = '\0';
 		return msg_fatal("probe printed no platform and tier: nothing was started"), -1;
+	}
+	audit_start(&s->au, "probe");
+	audit_str(&s->au, "platform", s->platform);
+	audit_str(&s->au, "tier", s->tier);
+	audit_str(&s->au, "required", plan_tier(&s->pl));
+	audit_end(&s->au);
 	return 0;
 }
 
@@ -344,11 +381,6 @@ run_open(struct runstate *s)
 	s->have_attempt = 1;
 	if (audit_open(&s->au, s->pl.store, s->attempt) < 0)
 		msg_warn_sys("unable to open the audit log in %s/audit", s->pl.store);
-	audit_start(&s->au, "probe");
-	audit_str(&s->au, "platform", s->platform);
-	audit_str(&s->au, "tier", s->tier);
-	audit_str(&s->au, "required", plan_tier(&s->pl));
-	audit_end(&s->au);
 	audit_start(&s->au, "session-store begin");
 	audit_str(&s->au, "attempt", s->attempt);
 	audit_str(&s->au, "agent", s->pl.agent);
@@ -525,6 +557,7 @@ static int
 interrupted(struct runstate *s)
 {
 	reap_collect(&s->reap);
+	prove_drop(s);
 	gitstep_discard(&s->pl);
 	if (s->have_attempt)
 		close_attempt(s, 128 + pending_sig);
@@ -553,7 +586,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	s.au.fd = -1;
 	s.den.fd = -1;
 	s.ref.rd = s.ref.wr = -1;
-	s.reap.pid = -1;
+	s.reap.pid = s.probe.pid = -1;
 	signals_install();
 	policy_init(&s.pol);
 	if (plan_load(o, envp, &s.pol, &s.pl, 1) < 0 || check_steps(&s.pl) < 0)
@@ -566,17 +599,23 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	(void)cg_reap_stale();
 	cg_init(&s.cg);
 
-	if (run_prove(&s) < 0)
+	if (prove_start(&s) < 0)
 		return EXIT_CHAIN_FAIL;
-	if (pending_sig)
-		return 128 + pending_sig;
-	if (run_open(&s) < 0)
-		return reap_collect(&s.reap), EXIT_CHAIN_FAIL;
+	if (run_open(&s) < 0) {
+		reap_collect(&s.reap);
+		prove_drop(&s);
+		return EXIT_CHAIN_FAIL;
+	}
 	if (pending_sig)
 		return interrupted(&s);
 	r = run_stage(&s);
 	reap_collect(&s.reap);
-	if (r < 0 || gitstep_begin(&s.pl, s.attempt) < 0 ||
+	/* the proof, before anything that is not bookkeeping starts */
+	if (r < 0 || prove_collect(&s) < 0)
+		return fail_run(&s);
+	if (pending_sig)
+		return interrupted(&s);
+	if (gitstep_begin(&s.pl, s.attempt) < 0 ||
 	    mcp_start(&s.mcp, &s.pl, &s.au, envp) < 0 ||
 	    egress_start(&s.eg, &s.pl, &s.au, envp) < 0)
 		return fail_run(&s);

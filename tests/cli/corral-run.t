@@ -82,7 +82,8 @@ suite() {	# suite WHO: everything, as WHO (root or nobody)
 	is "$(ls "$ST" | grep -c '^attempt-')" 0 "$who: the attempt directory is gone afterwards"
 	is "$(ls -A "$H" | tr '\n' ' ')" ".aws .gitconfig .local .ssh " "$who: the real home holds nothing new but the store"
 
-	# the audit log: one JSON line per step, names not values
+	# the audit log: one JSON line per step, names not values (probe is
+	# written when it is collected, after the bookkeeping it ran beside)
 	printf '{"env": {"set": {"MODE": "zz-value-%s"}}}' "$who" > "$B/p.json"
 	[ "$who" = nobody ] && chown nobody:nogroup "$B/p.json"	# a policy must be the caller's own
 	run R -p "$B/p.json" -- sh -c 'test "$MODE" = zz-value-'$who
@@ -91,7 +92,7 @@ suite() {	# suite WHO: everything, as WHO (root or nobody)
 	run python3 -c '
 import json, sys
 steps = [json.loads(l)["step"] for l in open(sys.argv[1])]
-want = ["probe", "session-store begin", "home-stage create", "env-filter", "confine", "exec", "wait", "home-stage finish", "session-store end"]
+want = ["session-store begin", "home-stage create", "probe", "env-filter", "confine", "exec", "wait", "home-stage finish", "session-store end"]
 assert steps == want, steps
 print("ok")' "$ST/audit/$a"
 	is "$out" ok "$who: the audit log has one JSON line per step, in order"
@@ -135,13 +136,25 @@ print("ok")' "$ST/audit/$a"
 	is "$rc" 0 "$who: the next run succeeds"
 	is "$(ls "$ST" | grep -c '^attempt-')" 0 "$who: ... and reaped the leftovers"
 
-	# no proof, no run
-	n0=$(ls "$ST/attempts" | wc -l)
+	# no proof, no run: probe runs beside session-store begin and
+	# home-stage create, and is collected before anything else starts
+	ls "$ST/attempts" > "$B/before"
 	run sh -c "cd '$W' && exec $AS $E '$NL' '$C' run -- touch '$W/ran-unproven'"
 	is "$rc" 125 "$who: unproven containment: 125"
 	like "$err" "corral: fatal: containment is unproven on this machine \\(probe status 1\\): nothing was started" "$who: says why"
 	status_ok "$([ ! -e "$W/ran-unproven" ]; echo $?)" "$who: nothing ran"
-	is "$(ls "$ST/attempts" | wc -l)" "$n0" "$who: no attempt was opened"
+	a=$(ls "$ST/attempts" | grep -vxF -f "$B/before")
+	is "$(echo "$a" | grep -c .)" 1 "$who: the attempt opened beside the proof ..."
+	like "$($AS $E "$CORRAL_BIN/session-store" --store "$ST" show "$a" 2>&1)" "status 125
+platform -
+tier -" "$who: ... is closed as refused, with no tier"
+	is "$(ls "$ST" | grep -c '^attempt-')" 0 "$who: ... and its directory is gone"
+	is "$(ls "$ST/audit" | grep -c "^$a")" 1 "$who: its audit log ..."
+	unlike "$(cat "$ST/audit/$a"*)" '"(env-filter|confine|exec|mcp-proxy|egress-proxy|wait)"' "$who: ... names no step of the agent"
+	# control: the same run with the proof
+	run sh -c "cd '$W' && exec $AS $E '$C' run -- touch '$W/ran-unproven'"
+	is "$rc:$(ls "$W/ran-unproven" 2>&1)" "0:$W/ran-unproven" "$who: control: proven, it runs"
+	rm -f "$W/ran-unproven"
 }
 
 suite root

@@ -18,6 +18,12 @@ FUZZSRC_mcp-proxy/sse := mcp-proxy/sse.c
 # sandbox-mcp's too (fetch.c): the configuration and the workspace path check
 FUZZSRC_sandbox-mcp/config := sandbox-mcp/config.c sandbox-mcp/jw.c sandbox-mcp/wspath.c sandbox-mcp/args.c
 FUZZSRC_sandbox-mcp/pkgspec := sandbox-mcp/pkgspec.c
+# egress-proxy's request head parser alone (serve.c is the socket side)
+FUZZSRC_egress-proxy/request := egress-proxy/request.c
+# supervisor's sources take SHA-256 from mk/deps' static BearSSL (the glibc
+# build of `mk/deps --san` when there; the musl one's hash code is plain C)
+FUZZDEP := $(firstword $(wildcard build/deps/glibc build/deps/musl))
+FUZZLIB_supervisor := -I$(FUZZDEP)/include $(FUZZDEP)/lib/libbearssl.a
 fuzz_srcs = $(if $(FUZZSRC_$(1)),$(FUZZSRC_$(1)),$(call srcs_of,$(firstword $(subst /, ,$(1)))))
 
 all: $(BINS)
@@ -32,6 +38,6 @@ all: $(BINS)
 
 $(F)/%: fuzz/%.c $(LIBSRC) $(wildcard lib/*.h */*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(firstword $(subst /, ,$*)) -o $@ $< $(call fuzz_srcs,$*) $(LIBSRC)
+	$(CC) $(CFLAGS) -I$(firstword $(subst /, ,$*)) -o $@ $< $(call fuzz_srcs,$*) $(LIBSRC) $(FUZZLIB_$(firstword $(subst /, ,$*)))
 
 .PHONY: all

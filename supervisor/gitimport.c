@@ -542,7 +542,13 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	snprintf(res->commit, sizeof res->commit, "%.64s", tip);
 	snprintf(ptip, sizeof ptip, "%s^{tree}", tip);
 	if (carry) {
-		if (gitcarry(g, afd, q, tip, tree, attempt, res->commit, &res->uncommitted, why, whyn) < 0)
+		struct argv ov = { 0 };
+		int cr = gitcarry(g, afd, q, tip, tree, attempt, res->commit, &res->uncommitted, &ov, why, whyn);
+		res->overlaps = (int)ov.n;
+		for (size_t i = 0; i < ov.n; i++)
+			gitws_add_name(res->overlap, sizeof res->overlap, ov.v[i]);
+		av_free(&ov);
+		if (cr < 0)
 			goto out;
 		if (strcmp(res->commit, g->start) != 0 && gitws_bring(g, q, res->commit, msg, sizeof msg) < 0) {
 			msg_say(why, whyn, "the attempt's commits were refused: %s", msg);

@@ -186,6 +186,9 @@ gitstep_end(struct plan *pl, const char *attempt)
 	if (r.quarantined)
 		msg_warn("git: %d nested repositories or special files were moved aside, not imported: %s (LIST names them)",
 		    r.quarantined, r.quarantine);
+	if (r.overlaps)
+		msg_warn("git: %s: the agent changed what you changed (uncommitted) there, and the two overlap: the branch holds its whole version of %s, your change included; corral apply will stop on %s",
+		    r.overlap, r.overlaps == 1 ? "that file" : "those files", r.overlaps == 1 ? "it" : "them");
 	if (r.own_deps)
 		msg_info("git: %s: the agent put its own install in place of your linked dependencies; it stayed in its checkout and was not imported",
 		    r.deps);

@@ -548,6 +548,23 @@ checkout(struct gitws *g, int rfd, int wfd, char **st, size_t *stlen, char *why,
 	return r;
 }
 
+void
+gitws_add_name(char *buf, size_t n, const char *name)
+{
+	size_t at = strlen(buf);
+
+	if (at + strlen(name) + 8 < n) {
+		snprintf(buf + at, n - at, "%s", at ? ", " : "");
+		at = strlen(buf);
+		/* a path may hold anything: control bytes are shown as '?' */
+		for (const char *c = name; *c && at + 1 < n; c++)
+			buf[at++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+		buf[at] = '\0';
+	} else if (at + 5 < n && strcmp(buf + at - 3, "...") != 0) {
+		snprintf(buf + at, n - at, ", ...");
+	}
+}
+
 size_t
 gitws_alt(const struct gitws *g, char *buf, size_t n)
 {

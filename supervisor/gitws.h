@@ -75,6 +75,8 @@ struct gitws_result {
 	long commits;		/* start..commit */
 	char shortstat[256];	/* git diff --shortstat, start to commit */
 	int uncommitted;	/* 1: the agent's uncommitted changes became a commit */
+	int overlaps;		/* files where its change overlapped your uncommitted one */
+	char overlap[512];	/* ... their paths (carried whole, your change in them) */
 	int quarantined;	/* nested repositories and special files moved aside */
 	char quarantine[PATH_MAX + 16];	/* where they are */
 	char refused[256];	/* "": none; else what was not imported and why */
@@ -101,6 +103,10 @@ int gitws_bring(const struct gitws *g, const char *q, const char *tip, char *why
 /* Copy of a regular file (no symlink, FIFO or device) from sfd/sname to
  * dfd/dname (created, mode 0644 or 0755). 0, or -1 with errno. */
 int gitws_copy(int sfd, const char *sname, int dfd, const char *dname, unsigned long long max);
+
+/* name appended to the list in buf (n bytes), ", " between, control
+ * bytes as '?'; ", ..." once it is full. */
+void gitws_add_name(char *buf, size_t n, const char *name);
 
 /* The real object directories, one a line, into buf (n bytes): the
  * length, n or more when they do not fit. */

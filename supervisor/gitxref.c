@@ -184,17 +184,6 @@ gitxref_changed(const struct gitxrefs *now, const struct gitxrefs *start, const 
 	return 0;
 }
 
-static void
-add_name(char *buf, size_t n, const char *name)
-{
-	size_t at = strlen(buf);
-
-	if (at + strlen(name) + 8 < n)
-		snprintf(buf + at, n - at, "%s%s", at ? ", " : "", name);
-	else if (at + 5 < n && strcmp(buf + at - 3, "...") != 0)
-		snprintf(buf + at, n - at, ", ...");
-}
-
 /* One ref: its objects checked on the way in, a commit at its end, then
  * the new name. NULL, or why not. */
 static const char *
@@ -247,12 +236,12 @@ gitxref_import(const struct gitws *g, const char *q, const char *attempt,
 			why = import_one(g, q, as, x);
 		if (why == NULL) {
 			r->xrefs++;
-			add_name(r->xnames, sizeof r->xnames, as + (head ? 11 : 5));
+			gitws_add_name(r->xnames, sizeof r->xnames, as + (head ? 11 : 5));
 		} else {
 			char one[GITREF_NAME_MAX + 96];
 			snprintf(one, sizeof one, "%s (%s)", x->name, why);
 			r->xrefused++;
-			add_name(r->xwhy, sizeof r->xwhy, one);
+			gitws_add_name(r->xwhy, sizeof r->xwhy, one);
 		}
 	}
 }
@@ -277,17 +266,17 @@ gitxref_collect(const struct gitws *g, int rdir, int afd, const char *tip, struc
 	if (e < 0) {
 		r->xrefused++;
 		snprintf(note, sizeof note, "its refs could not be read (%s)", strerror(errno));
-		add_name(r->xwhy, sizeof r->xwhy, note);
+		gitws_add_name(r->xwhy, sizeof r->xwhy, note);
 	}
 	if (more) {
 		r->xrefused += more;
 		snprintf(note, sizeof note, "%d more than the %d imported at most", more, GITXREF_MAX);
-		add_name(r->xwhy, sizeof r->xwhy, note);
+		gitws_add_name(r->xwhy, sizeof r->xwhy, note);
 	}
 	if (skipped) {
 		r->xrefused += skipped;
 		snprintf(note, sizeof note, "%d ref file%s not a regular file or malformed", skipped, skipped == 1 ? "" : "s");
-		add_name(r->xwhy, sizeof r->xwhy, note);
+		gitws_add_name(r->xwhy, sizeof r->xwhy, note);
 	}
 	gitxref_free(&now);
 	gitxref_free(&start);

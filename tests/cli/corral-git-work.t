@@ -22,7 +22,7 @@ suite() {	# suite WHO X (X: "" or the no-namespace helper)
 	printf '[user]\n\tname = Agent\n\temail = agent@example.com\n' > "$H/.gitconfig"
 	U="-c user.name=U -c user.email=u@x"
 	(cd "$W" && git init -q -b main && printf 'one\ntwo\nthree\nfour\nfive\n' > a && echo b > b &&
-	    mkdir -p src/lib && echo s > src/lib/s && printf 'node_modules/\n.venv/\n__pycache__/\n' > .gitignore &&
+	    mkdir -p src/lib && echo s > src/lib/s && seq -f 'l%g' 60 > L && printf 'node_modules/\n.venv/\n__pycache__/\n' > .gitignore &&
 	    printf '{"name":"p","version":"1.0.0","scripts":{"test":"node test.js"}}\n' > package.json &&
 	    printf 'const lp = require("left-pad");\nif (lp("x", 3) !== "  x") process.exit(1);\nconsole.log("npm-test-ok");\n' > test.js &&
 	    printf 'import mypad\ndef test_pad():\n    assert mypad.pad("x") == "  x"\n' > test_pad.py &&
@@ -72,6 +72,7 @@ TOKEN=s3cr3t-$who" "$who: the agent sees your files, committed or not, in a clea
 	br=$(branch); id=${br#corral/}
 	is "$(G log --format=%s "$head1..$br" | tr '\n' '|')" "agent: six|" "$who: its commit -a is one commit over your HEAD, no commit of your state"
 	is "$(G diff --name-only "$head1" "$br" | tr '\n' ' ')" "a " "$who: ... holding only the file it changed"
+	is "$(G show "$br:a" | tr '\n' ' ')" "one two three four five six " "$who: ... and in it only its change (your ONE stays out)"
 	like "$err" "apply: corral apply $id \\(three-way" "$who: with local changes the printed step is corral apply"
 	run G $U merge --no-commit "$br"
 	status_ok "$([ "$rc" -ne 0 ]; echo $?)" "$who: control: git merge refuses over your local change"
@@ -104,6 +105,29 @@ TOKEN=s3cr3t-$who" "$who: the agent sees your files, committed or not, in a clea
 	like "$err" "corral: fatal: $br conflicts with your working files: a; nothing was changed" "$who: ... naming the file"
 	is "$(cat "$W/a")" "mine-again" "$who: ... your file untouched"
 	cp "$B/a.before" "$W/a"
+
+	# a file you and the agent both changed: its commit holds only its change
+	sed -i 's/^l1$/USER1/' "$W/L"; [ "$who" != root ] && chown nobody "$W/L"
+	run R -- sh -c 'sed -i "s/^l50\$/AGENT50/" L && git commit -qam "agent: L50"'
+	br=$(branch); id=${br#corral/}
+	is "$(G diff -U0 "$head1" "$br" -- L | grep '^[-+][^-+]' | tr '\n' ' ')" "-l50 +AGENT50 " \
+	    "$who: you changed line 1 of L (uncommitted), the agent line 50: its commit's diff against HEAD shows only line 50"
+	is "$(G show "$br:L" | sed -n '1p;50p' | tr '\n' ' ')" "l1 AGENT50 " "$who: ... its L holds HEAD's line 1"
+	unlike "$err" "overlap" "$who: ... and nothing is said to overlap"
+	run CC apply "$id"
+	is "$rc:$(sed -n '1p;50p' "$W/L" | tr '\n' ' ')" "0:USER1 AGENT50 " "$who: corral apply then gives both"
+	is "$(G diff --cached --name-only):$(G status --porcelain -- L)" ": M L" "$who: ... uncommitted, nothing staged"
+	# overlapping: the agent changes the line you changed
+	run R -- sh -c 'sed -i "s/^USER1\$/AGENT1/" L && git commit -qam "agent: L1"'
+	br=$(branch)
+	like "$err" "corral: warning: git: L: the agent changed what you changed \\(uncommitted\\) there, and the two overlap: the branch holds its whole version of that file, your change included; corral apply will stop on it" \
+	    "$who: the agent's edit overlaps yours: said, naming the file"
+	is "$(G show "$br:L" | sed -n '1p;50p' | tr '\n' ' ')" "AGENT1 AGENT50 " "$who: ... the branch holds its whole L"
+	cp "$W/L" "$B/L.before"
+	run CC apply "${br#corral/}"
+	is "$rc" 1 "$who: ... corral apply stops there"
+	like "$err" "corral: fatal: $br conflicts with your working files: L; nothing was changed" "$who: ... naming L"
+	status_ok "$(cmp -s "$W/L" "$B/L.before"; echo $?)" "$who: ... your L untouched"
 
 	# a no-op run with local changes and untracked files makes no branch
 	n0=$(nbranch)

@@ -212,7 +212,7 @@ get_list(struct pctx *c, int k, const char *key, enum item kind, struct strlist 
 			free(s);
 			return fail(c, i, "\"%s\": empty entry", key);
 		}
-		if (item_check(c, i, key, kind, s + (minus && *s == '-')) < 0) {
+		if (!(minus && strcmp(s, "-*") == 0) && item_check(c, i, key, kind, s + (minus && *s == '-')) < 0) {
 			free(s);
 			return -1;
 		}
@@ -222,10 +222,10 @@ get_list(struct pctx *c, int k, const char *key, enum item kind, struct strlist 
 	return 0;
 }
 
-/* A list of the policy (read, exec, write, env.keep, env.files) over the
- * default's: each entry adds itself (once), "-ENTRY" takes the list's
- * ENTRY away, as written in the default (corral policy default); taking
- * away what is not there is an error. An empty array over a non-empty
+/* A list of the policy (read, exec, write, env.keep, env.files, git_deps)
+ * over the default's: each entry adds itself (once), "-ENTRY" takes the
+ * list's ENTRY away, as written in the default (corral policy default),
+ * "-*" every entry before it; taking away what is not there is an error. An empty array over a non-empty
  * list is one too: it once took the default's grants away, and now would
  * silently keep them. */
 static int
@@ -237,12 +237,16 @@ merge_list(struct pctx *c, int k, const char *key, enum item kind, struct strlis
 
 	if (c->t[k].type == JSMN_ARRAY && c->t[k].size == 0 && l->n > 0)
 		return fail(c, k, "\"%s\": [] adds nothing to the default's %zu entries (a list adds to the default): "
-		    "take one away with a '-' before it, as \"-%s\"", key, l->n, l->v[0]);
+		    "take one away with a '-' before it, as \"-%s\", or all with \"-*\"", key, l->n, l->v[0]);
 	if (get_list(c, k, key, kind, &add, 1) < 0)
 		goto out;
 	for (i = k + 1, j = 0; j < add.n; j++, i = json_next(c->t, i)) {
 		const char *s = add.v[j];
 		size_t at;
+		if (strcmp(s, "-*") == 0) {
+			list_free(l);
+			continue;
+		}
 		for (at = 0; at < l->n; at++)
 			if (strcmp(l->v[at], s + (*s == '-')) == 0)
 				break;
@@ -772,7 +776,7 @@ top_member(struct pctx *c, int w, int v, void *arg)
 		free(s);
 		return 0;
 	case 18: return walk(c, v, "\"limits\"", limits_keys, limits_member, &p->limits);
-	case 19: return get_list(c, v, key, IT_REL, &p->git_deps, 0);
+	case 19: return merge_list(c, v, key, IT_REL, &p->git_deps);
 	case 20: return get_browser(c, v, p);
 	}
 	return 0;

@@ -29,6 +29,18 @@ strs(FILE *f, const struct strlist *l)
 	fputc(']', f);
 }
 
+/* A list that adds to a default that is not empty (exec, git_deps): when
+ * empty, "-*" (none of the default's), so that the file printed reads back
+ * as the same policy. */
+static void
+merged(FILE *f, const struct strlist *l)
+{
+	if (l->n == 0)
+		fputs("[\"-*\"]", f);
+	else
+		strs(f, l);
+}
+
 static void
 ports(FILE *f, const struct portlist *l)
 {
@@ -147,11 +159,11 @@ policy_print(FILE *f, const struct policy *p)
 	fputs("{\n  \"version\": 1,\n  \"workspace\": ", f);
 	q(f, p->workspace ? p->workspace : ".");
 	fprintf(f, ",\n  \"git\": \"%s\",\n  \"git_deps\": ", git[p->git]);
-	strs(f, &p->git_deps);
+	merged(f, &p->git_deps);
 	fputs(",\n  \"read\": ", f);
 	strs(f, &p->read);
 	fputs(",\n  \"exec\": ", f);
-	strs(f, &p->exec);
+	merged(f, &p->exec);
 	fprintf(f, ",\n  \"path_exec\": %s,\n  \"write\": ", p->path_exec ? "true" : "false");
 	strs(f, &p->write);
 	fprintf(f, ",\n  \"devices\": %s,\n  \"proc\": %s,\n  \"network\": ",

@@ -22,7 +22,7 @@ suite() {	# suite WHO X (X: "" or the no-namespace helper)
 	printf '[user]\n\tname = Agent\n\temail = agent@example.com\n' > "$H/.gitconfig"
 	U="-c user.name=U -c user.email=u@x"
 	(cd "$W" && git init -q -b main && printf 'one\ntwo\nthree\nfour\nfive\n' > a && echo b > b &&
-	    mkdir -p src/lib && echo s > src/lib/s && seq -f 'l%g' 60 > L && printf 'node_modules/\n.venv/\n__pycache__/\n' > .gitignore &&
+	    mkdir -p src/lib && echo s > src/lib/s && seq -f 'l%g' 60 > L && printf 'node_modules/\n.venv/\n__pycache__/\ntools/\n' > .gitignore &&
 	    printf '{"name":"p","version":"1.0.0","scripts":{"test":"node test.js"}}\n' > package.json &&
 	    printf 'const lp = require("left-pad");\nif (lp("x", 3) !== "  x") process.exit(1);\nconsole.log("npm-test-ok");\n' > test.js &&
 	    printf 'import mypad\ndef test_pad():\n    assert mypad.pad("x") == "  x"\n' > test_pad.py &&
@@ -149,9 +149,19 @@ TOKEN=s3cr3t-$who" "$who: the agent sees your files, committed or not, in a clea
 	like "$out" ".venv/y: Permission denied" "$who: ... and into .venv"
 	status_ok "$([ ! -e "$W/node_modules/left-pad/x" ] && [ ! -e "$W/.venv/y" ]; echo $?)" "$who: ... your directories unchanged"
 	like "$err" "corral: git: node_modules: your installed dependencies, linked read-only" "$who: the start names the links"
-	printf '{"git_deps": []}' > "$B/nodeps.json"; [ "$who" != root ] && chown nobody "$B/nodeps.json"
+	printf '{"git_deps": ["-*"]}' > "$B/nodeps.json"; [ "$who" != root ] && chown nobody "$B/nodeps.json"
 	run R -p "$B/nodeps.json" -- sh -c 'npm test 2>&1 | grep -c "Cannot find module"'
-	is "$out" 1 "$who: control: with \"git_deps\": [] npm test cannot find left-pad"
+	is "$out" 1 "$who: control: with \"git_deps\": [\"-*\"] npm test cannot find left-pad"
+	# "git_deps" adds to the default's: one more directory, one taken away
+	mkdir -p "$W/tools" && echo tool-$who > "$W/tools/t"; [ "$who" != root ] && chown -R nobody "$W/tools"
+	run R -- sh -c 'cat tools/t 2>&1; true'
+	like "$out" "tools/t: No such file" "$who: control: tools/ (ignored) is not in the agent's checkout by default"
+	printf '{"git_deps": ["tools", "-.venv"]}' > "$B/deps.json"; [ "$who" != root ] && chown nobody "$B/deps.json"
+	run R -p "$B/deps.json" -- sh -c 'cat tools/t; npm test 2>&1 | grep npm-test-ok; ls -d .venv 2>&1; (echo w > tools/w) 2>&1; true'
+	like "$out" "^tool-$who" "$who: \"git_deps\": [\"tools\"] links tools/"
+	like "$out" "npm-test-ok" "$who: ... beside the default's node_modules"
+	like "$out" "access '.venv': No such file" "$who: ... and \"-.venv\" takes .venv away"
+	like "$out" "tools/w: Permission denied" "$who: ... read-only"
 	run R -- sh -c 'rm node_modules && mkdir -p node_modules/own && echo o > node_modules/own/i.js && echo z >> b'
 	like "$err" "corral: git: node_modules: the agent put its own install in place of your linked dependencies" "$who: its own install is named"
 	br=$(branch)

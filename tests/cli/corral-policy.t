@@ -41,7 +41,7 @@ bad '{"exec": ["usr/bin"]}' '1:11: "exec": path "usr/bin" is not absolute (start
 bad '{"read": [],
  "read": []}' '2:2: duplicate key "read" in the policy' "duplicate key"
 bad '{"read": [' '1:11: not valid JSON' "truncated JSON"
-bad '{"exec": []}' '1:10: "exec": [] adds nothing to the default'"'"'s 5 entries (a list adds to the default): take one away with a '"'"'-'"'"' before it, as "-/usr"' "an empty list over the default's: an error, not a silent keep"
+bad '{"exec": []}' '1:10: "exec": [] adds nothing to the default'"'"'s 5 entries (a list adds to the default): take one away with a '"'"'-'"'"' before it, as "-/usr", or all with "-*"' "an empty list over the default's: an error, not a silent keep"
 bad '{"exec": ["/opt", "-/opt2"]}' '1:19: "exec": "-/opt2" takes away nothing: the default'"'"'s "exec" has no "/opt2"' "taking away what is not there: an error at its entry"
 bad '{"write": ["-/tmp"]}' '1:12: "write": "-/tmp" takes away nothing: the default'"'"'s "write" has no "/tmp" (it is empty)' "taking away from an empty list"
 bad '{"exec": ["-usr"]}' '1:11: "exec": path "usr" is not absolute (start it with / or ~/)' "a removal is checked as a path"
@@ -65,6 +65,22 @@ like "$out" '"env": \{"keep": \["PAGER"\], ' "env.keep: added, and taken away ag
 printf '%s\n' "$out" | sed 1d > "$TMP/printed.json"
 run "$C" policy check "$TMP/printed.json"
 is "$rc" 0 "what check prints is a valid policy"
+
+# git_deps adds too; "-*" takes all of the default's
+gd() { printf '%s\n' "$out" | grep '^  "git_deps": '; }
+printf "{}\n" > "$TMP/empty.json"
+run "$C" policy check "$TMP/empty.json"
+is "$rc:$(gd)" '0:  "git_deps": ["node_modules", ".venv", "venv", "target", "vendor/bundle"],' "control: the default's git_deps"
+printf '{"git_deps": ["gen/deps", "-target"]}\n' > "$TMP/gd.json"
+run "$C" policy check "$TMP/gd.json"
+is "$rc:$(gd)" '0:  "git_deps": ["node_modules", ".venv", "venv", "vendor/bundle", "gen/deps"],' "git_deps: an entry adds to the default's, \"-target\" takes one away"
+printf '{"git_deps": ["-*"], "exec": ["-*"]}\n' > "$TMP/none.json"
+run "$C" policy check "$TMP/none.json"
+is "$rc:$(gd):$(ex)" '0:  "git_deps": ["-*"],:  "exec": ["-*"],' "\"-*\": none, printed as \"-*\""
+printf '%s\n' "$out" | sed 1d > "$TMP/printed.json"
+run "$C" policy check "$TMP/printed.json"
+is "$rc:$(gd):$(ex)" '0:  "git_deps": ["-*"],:  "exec": ["-*"],' "... which reads back as the same policy"
+bad '{"git_deps": []}' '1:14: "git_deps": [] adds nothing to the default'"'"'s 5 entries (a list adds to the default): take one away with a '"'"'-'"'"' before it, as "-node_modules", or all with "-*"' "git_deps: [] is an error naming \"-*\""
 
 # the scenario of issue 22: doctor's line, pasted into a policy, and a run
 for who in root nobody; do

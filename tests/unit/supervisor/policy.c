@@ -70,6 +70,44 @@ main(void)
 	is_int(d.write.n, 0, "write: added, then taken away in order");
 	policy_free(&d);
 
+	/* git_deps adds to the default's too; "-*" takes every entry before it */
+	is_int(policy_default(&d, &de), 0, "the default again");
+	is_int(d.git_deps.n, 5, "git_deps: the default's five");
+	{
+		const char *f = "{\"git_deps\": [\"lib/deps\", \"-target\", \"node_modules\"]}";
+		is_int(policy_parse(f, strlen(f), &d, &de), 0, "git_deps: an entry added, one taken away");
+	}
+	ok(d.git_deps.n == 5 && strcmp(d.git_deps.v[0], "node_modules") == 0 && strcmp(d.git_deps.v[3], "vendor/bundle") == 0 &&
+	    strcmp(d.git_deps.v[4], "lib/deps") == 0, "git_deps: the default's but target, lib/deps after them, node_modules once");
+	{
+		const char *f = "{\"git_deps\": [\"-*\"], \"exec\": [\"-*\", \"/opt\"]}";
+		is_int(policy_parse(f, strlen(f), &d, &de), 0, "\"-*\" parses");
+	}
+	ok(d.git_deps.n == 0 && d.exec.n == 1 && strcmp(d.exec.v[0], "/opt") == 0,
+	    "\"-*\": none of the default's (git_deps empty; exec only what follows it)");
+	policy_free(&d);
+	is_int(policy_default(&d, &de), 0, "the default again");
+	{
+		const char *f = "{\"git_deps\": []}";
+		ok(policy_parse(f, strlen(f), &d, &de) < 0 && strstr(de.msg, "\"git_deps\": [] adds nothing to the default's 5 entries") &&
+		    strstr(de.msg, "or all with \"-*\""), "git_deps: [] is an error naming \"-*\"");
+	}
+	policy_free(&d);
+	is_int(policy_default(&d, &de), 0, "the default again");
+	{
+		const char *f = "{\"git_deps\": [\"-lib\"]}";
+		ok(policy_parse(f, strlen(f), &d, &de) < 0 && strstr(de.msg, "\"-lib\" takes away nothing"),
+		    "git_deps: taking away what is not there is an error");
+	}
+	policy_free(&d);
+	is_int(policy_default(&d, &de), 0, "the default again");
+	{
+		const char *f = "{\"git_deps\": [\"-../x\"]}";
+		ok(policy_parse(f, strlen(f), &d, &de) < 0 && strstr(de.msg, "must be a relative path beneath the repository"),
+		    "git_deps: a removal is checked like an entry");
+	}
+	policy_free(&d);
+
 	/* every key */
 	is_int(parse("{\"version\": 1, \"workspace\": \"/w\", \"git_protect\": false,"
 	    "\"read\": [\"/r\", \"~/notes\"], \"exec\": [\"/x*\"], \"write\": [\"/out\"],"

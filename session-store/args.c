@@ -18,6 +18,7 @@ ss_usage(int fd)
 {
 	fprintf(fd == 1 ? stdout : stderr,
 	    "usage: session-store [--store DIR] [--profiles FILE] begin --agent NAME [--pid N]\n"
+	    "                     [--id ID] [--reap]\n"
 	    "       session-store [--store DIR] end ID --status N [--platform P] [--tier T]\n"
 	    "       session-store [--store DIR] list [--json]\n"
 	    "       session-store [--store DIR] show ID [--json]\n"

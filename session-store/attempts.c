@@ -37,26 +37,34 @@ ss_begin(struct ss *s, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "agent", required_argument, NULL, 'a' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "reap", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct attempt a;
-	const char *agent = NULL, *pid = NULL;
-	int c, afd, lk;
+	const char *agent = NULL, *pid = NULL, *id = NULL;
+	int c, afd, lk, reap = 0, r;
 
 	OPTLOOP(opts) {
 		switch (c) {
 		case 'a': agent = optarg; break;
 		case 'p': pid = optarg; break;
+		case 'i': id = optarg; break;
+		case 'r': reap = 1; break;
 		default: return ss_badopt(c, argc, argv);
 		}
 	}
 	if (optind != argc || agent == NULL) {
-		msg_usage("begin --agent NAME [--pid N]");
+		msg_usage("begin --agent NAME [--pid N] [--id ID] [--reap]");
 		return EXIT_USAGE;
 	}
 	memset(&a, 0, sizeof a);
 	if (!prof_name_ok(agent)) {
 		msg_fatal("bad agent name (want [a-z0-9][a-z0-9._-]*, at most 32)");
+		return EXIT_USAGE;
+	}
+	if (id != NULL && !store_id_ok(id)) {
+		msg_fatal("bad --id (want 32 lowercase hex digits)");
 		return EXIT_USAGE;
 	}
 	strcpy(a.agent, agent);
@@ -74,7 +82,9 @@ ss_begin(struct ss *s, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	a.start = (int64_t)time(NULL);
-	if (rnd_hex(a.id, STORE_ID_LEN / 2) < 0) {
+	if (id != NULL) {
+		strcpy(a.id, id);
+	} else if (rnd_hex(a.id, STORE_ID_LEN / 2) < 0) {
 		msg_fatal_sys("unable to make an attempt id (getrandom)");
 		return EXIT_USAGE;
 	}
@@ -86,10 +96,20 @@ ss_begin(struct ss *s, int argc, char **argv)
 		msg_fatal_sys("unable to lock the store");
 		return EXIT_USAGE;
 	}
+	/* an id the caller chose is new, or refused: never another's record */
+	if (id != NULL && faccessat(afd, a.id, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		msg_fatal("attempt %s exists already", a.id);
+		return EXIT_NO;
+	}
 	if (write_record(afd, &a) < 0) {
 		msg_fatal_sys("unable to write the attempt record");
 		return EXIT_USAGE;
 	}
+	/* the leftovers of attempts whose process is gone (ours is alive and
+	 * recorded): what a killed corral left goes at the next begin; one
+	 * that could not be removed is said and tried again next time */
+	if (reap && (r = ss_reap_locked(s, 0, 0)) < 0)
+		return -r;
 	close(lk);
 	printf("%s\n", a.id);
 	return fflush(stdout) == 0 ? 0 : EXIT_USAGE;

@@ -58,51 +58,36 @@ reap_one(int sfd, int rfd, const char *id)
 		}
 	}
 	closedir(d);
-	return bad ? -1 : 0;
+	return bad;
 }
 
+/* Reap, with the store's lock held: records of dead attempts older than
+ * bound (and their markers and trees), trees left without a record, temp
+ * files of killed writes. Each id removed is printed when print. Returns
+ * 0, 1 when something could not be removed, or the negated exit status
+ * when the store could not be read (each said). */
 int
-ss_reap(struct ss *s, int argc, char **argv)
+ss_reap_locked(struct ss *s, uint64_t bound, int print)
 {
-	static const struct option opts[] = {
-		{ "older-than", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t bound = REAP_DEFAULT, st;
 	char rid[STORE_ID_LEN + 1], ragent[PROF_NAME_MAX + 1];
 	struct attempt a;
 	struct dirent *de;
 	int64_t now = (int64_t)time(NULL);
-	int c, afd, rfd, cfd, lk, bad = 0;
+	uint64_t st;
+	int afd, rfd, cfd, bad = 0;
 	DIR *d;
 
-	OPTLOOP(opts) {
-		switch (c) {
-		case 'o':
-			if (num_parse_duration(optarg, &bound) < 0 || bound > (uint64_t)INT32_MAX * 100) {
-				msg_fatal("bad --older-than %.32s (want N, Ns, Nm, Nh or Nd)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		default: return ss_badopt(c, argc, argv);
-		}
-	}
-	if (optind != argc)
-		return ss_usage_err();
 	if ((afd = ss_open_sub(s, "attempts")) < 0)
-		return -afd;
+		return afd;
 	if ((rfd = ss_open_sub(s, "released")) < 0)
-		return -rfd;
+		return close(afd), rfd;
 	if ((cfd = ss_open_sub(s, "creds")) < 0)
-		return -cfd;
-	if ((lk = store_lock(s->fd)) < 0) {
-		msg_fatal_sys("unable to lock the store");
-		return EXIT_USAGE;
-	}
+		return close(afd), close(rfd), cfd;
 	/* Records whose process is gone and which are older than the bound. */
 	if ((d = dir_fresh(afd)) == NULL) {
 		msg_fatal_sys("unable to read attempts");
-		return EXIT_USAGE;
+		close(afd), close(rfd), close(cfd);
+		return -EXIT_USAGE;
 	}
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.' && strstr(de->d_name, ".tmp-") && older(afd, de->d_name, now, bound)) {
@@ -124,7 +109,8 @@ ss_reap(struct ss *s, int argc, char **argv)
 			bad = 1;
 			continue;
 		}
-		printf("%s\n", a.id);
+		if (print)
+			printf("%s\n", a.id);
 	}
 	closedir(d);
 	/* Trees left without a record, and temp files of killed writes. */
@@ -136,7 +122,7 @@ ss_reap(struct ss *s, int argc, char **argv)
 			if (rmtree_at(s->fd, de->d_name) < 0) {
 				msg_warn_sys("unable to remove %s", de->d_name);
 				bad = 1;
-			} else {
+			} else if (print) {
 				printf("%s\n", rid);
 			}
 		}
@@ -148,8 +134,42 @@ ss_reap(struct ss *s, int argc, char **argv)
 				unlinkat(cfd, de->d_name, 0);
 		closedir(d);
 	}
+	close(afd);
+	close(rfd);
+	close(cfd);
+	return bad;
+}
+
+int
+ss_reap(struct ss *s, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "older-than", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t bound = REAP_DEFAULT;
+	int c, lk, r;
+
+	OPTLOOP(opts) {
+		switch (c) {
+		case 'o':
+			if (num_parse_duration(optarg, &bound) < 0 || bound > (uint64_t)INT32_MAX * 100) {
+				msg_fatal("bad --older-than %.32s (want N, Ns, Nm, Nh or Nd)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		default: return ss_badopt(c, argc, argv);
+		}
+	}
+	if (optind != argc)
+		return ss_usage_err();
+	if ((lk = store_lock(s->fd)) < 0) {
+		msg_fatal_sys("unable to lock the store");
+		return EXIT_USAGE;
+	}
+	r = ss_reap_locked(s, bound, 1);
 	close(lk);
 	if (fflush(stdout) != 0)
 		return EXIT_USAGE;
-	return bad ? EXIT_USAGE : 0;
+	return r < 0 ? -r : r ? EXIT_USAGE : 0;
 }

@@ -67,11 +67,15 @@ explain_print(FILE *f, const struct plan *pl0)
 	if (step_probe(&pl, &a) < 0 || line(f, "eval \"$(", &a, ")\" || exit 125\n") < 0)
 		r = -1;
 	av_free(&a);
-	if (r == 0 && (step_reap(&pl, &a) < 0 || line(f, "", &a, "\n") < 0))
+	/* corral run chooses the attempt id (128 random bits) */
+	if (r == 0)
+		fputs("ATTEMPT=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')\n", f);
+	if (r == 0 && (step_begin(&pl, &a) < 0 || line(f, "", &a, " >/dev/null || exit 125\n") < 0))
 		r = -1;
 	av_free(&a);
 	if (r == 0 && pl.nosignin[0]) {
-		/* no sign-in to stage: the override profile corral run writes */
+		/* no sign-in to stage: the override profile corral run writes
+		 * (into the store, which begin made) */
 		char doc[512], qd[2048], qf[PATH_MAX * 4 + 16];
 		if (plan_nosignin_json(&pl, doc, sizeof doc) < 0 ||
 		    sh_quote(doc, 0, qd, sizeof qd) < 0 || sh_quote(pl.nosignin, 0, qf, sizeof qf) < 0)
@@ -79,9 +83,6 @@ explain_print(FILE *f, const struct plan *pl0)
 		else
 			fprintf(f, "(umask 077 && printf '%%s' %s > %s)\n", qd, qf);
 	}
-	if (r == 0 && (step_begin(&pl, &a) < 0 || line(f, "ATTEMPT=$(", &a, ") || exit 125\n") < 0))
-		r = -1;
-	av_free(&a);
 	if (r == 0 && (step_create(&pl, &a) < 0 ||
 	    line(f, "ATTEMPT_DIR=$(", &a, ") || exit 125\n") < 0))
 		r = -1;

@@ -87,20 +87,6 @@ step_probe(const struct plan *pl, struct argv *a)
 }
 
 int
-step_reap(const struct plan *pl, struct argv *a)
-{
-	step(pl, a, "session-store");
-	av_push(a, "--store");
-	av_push(a, pl->store);
-	av_push(a, "reap");
-	/* a live attempt's process is alive, so nothing younger is spared:
-	 * what a killed corral left goes at the next run */
-	av_push(a, "--older-than");
-	av_push(a, "0");
-	return done(a);
-}
-
-int
 step_begin(const struct plan *pl, struct argv *a)
 {
 	step(pl, a, "session-store");
@@ -109,6 +95,12 @@ step_begin(const struct plan *pl, struct argv *a)
 	av_push(a, "begin");
 	av_push(a, "--agent");
 	av_push(a, pl->agent);
+	/* corral chooses the id, so that home-stage create can run beside */
+	av_push(a, "--id");
+	av_push(a, pl->attempt);
+	/* and the leftovers of a killed corral go under the same lock (a live
+	 * attempt's process is alive, so nothing younger is spared) */
+	av_push(a, "--reap");
 	return done(a);
 }
 

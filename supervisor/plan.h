@@ -63,7 +63,7 @@ int plan_tilde(const struct plan *pl, const char *path, char *out, size_t n);
 
 /* Step argv builders. Each returns 0, or -1 (ENOMEM, ENAMETOOLONG). */
 int step_probe(const struct plan *pl, struct argv *a);
-int step_reap(const struct plan *pl, struct argv *a);
+/* session-store begin --id pl->attempt --reap */
 int step_begin(const struct plan *pl, struct argv *a);
 int step_create(const struct plan *pl, struct argv *a);
 /* session-store env-release: pl->env_project's values, once, on stdout */

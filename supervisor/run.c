@@ -29,7 +29,9 @@
 #include "projenv.h"
 #include "pty.h"
 #include "reslimit.h"
+#include "rnd.h"
 #include "spawn.h"
+#include "store.h"
 #include "wait.h"
 
 static volatile sig_atomic_t pending_sig;
@@ -115,8 +117,8 @@ struct runstate {
 	char attempt[80];
 	char attempt_dir[PATH_MAX];
 	int have_attempt, have_dir;
-	struct spawned reap;		/* session-store reap, beside begin and create */
-	struct spawned probe;		/* probe, likewise (prove_start) */
+	struct spawned begin;		/* session-store begin (run_open) */
+	struct spawned probe;		/* probe, beside begin and create (prove_start) */
 	struct runfiles rf;		/* files that run code, before the chain (runfiles.c) */
 	struct pty tty;			/* the agent's own terminal (pty.c) */
 	struct cg cg;			/* the attempt's cgroups (cgroup.c) */
@@ -174,27 +176,28 @@ close_attempt(struct runstate *s, int status)
 	return ok;
 }
 
-/* Wait for the reap started beside begin and create; its output (the ids
- * it removed) is not needed. */
+/* A step started beside others and not needed any more (a run that ends
+ * early): wait for it, its output unread. */
 static void
-reap_collect(struct spawned *rp)
+spawned_drop(struct spawned *sp)
 {
-	int ws;
-
-	if (rp->pid <= 0)
-		return;
-	ws = spawn_collect(rp, NULL, 0);
-	rp->pid = -1;
-	if (ws >= 0 && wait_code(ws) != 0)
-		msg_warn("session-store reap failed (status %d)", wait_code(ws));
+	if (sp->pid > 0)
+		(void)spawn_collect(sp, NULL, 0);
+	sp->pid = -1;
 }
 
-static void prove_drop(struct runstate *s);
+/* Whatever was started beside and not collected. */
+static void
+drop_started(struct runstate *s)
+{
+	spawned_drop(&s->probe);
+	spawned_drop(&s->begin);
+}
 
 static int
 fail_run(struct runstate *s)
 {
-	prove_drop(s);
+	drop_started(s);
 	gitstep_discard(&s->pl);	/* set up, never used */
 	close_attempt(s, EXIT_CHAIN_FAIL);
 	return EXIT_CHAIN_FAIL;
@@ -312,15 +315,6 @@ prove_start(struct runstate *s)
 	return 0;
 }
 
-/* A run that ends before its proof was needed: wait for probe, unread. */
-static void
-prove_drop(struct runstate *s)
-{
-	if (s->probe.pid > 0)
-		(void)spawn_collect(&s->probe, NULL, 0);
-	s->probe.pid = -1;
-}
-
 static int
 prove_collect(struct runstate *s)
 {
@@ -350,9 +344,12 @@ prove_collect(struct runstate *s)
 	return 0;
 }
 
-/* 2. the attempt: reap the leftovers of a corral that was killed side by
- * side with begin (the store lock orders reap and begin; a live attempt,
- * ours included, is never reaped); the reap is collected after create. */
+/* 2, 3. the attempt and its private home (see plan.h for the no-sign-in
+ * override). corral chooses the attempt id; session-store begin records it
+ * and reaps the leftovers of a killed corral under the store's lock (a
+ * live attempt, ours included, is never reaped) while corral ends what a
+ * killed corral left running in its cgroups. home-stage create follows:
+ * it checks that the attempt is recorded, this agent's and running. */
 static int
 run_open(struct runstate *s)
 {
@@ -360,24 +357,27 @@ run_open(struct runstate *s)
 	char out[256];
 	int ws, serr;
 
-	if (step_reap(&s->pl, &a) < 0 || spawn_start(a.v, s->senv, SPAWN_CAPTURE, &s->reap) < 0)
-		msg_warn_sys("unable to run session-store reap");
-	av_free(&a);
-	if (step_begin(&s->pl, &a) < 0 || (ws = spawn_wait(a.v, s->senv, out, sizeof out)) < 0) {
+	if (rnd_hex(s->attempt, STORE_ID_LEN / 2) < 0)
+		return msg_fatal_sys("unable to make an attempt id (getrandom)"), -1;
+	s->pl.attempt = s->attempt;
+	if (step_begin(&s->pl, &a) < 0 || spawn_start(a.v, s->senv, SPAWN_CAPTURE, &s->begin) < 0) {
 		serr = errno;
 		av_free(&a);
 		errno = serr;
 		return msg_fatal_sys("unable to run session-store begin"), -1;
 	}
 	av_free(&a);
+	/* what a corral that was killed left running ends, while they run */
+	(void)cg_reap_stale();
+	ws = spawn_collect(&s->begin, out, sizeof out);
+	s->begin.pid = -1;
+	if (ws < 0)
+		return msg_fatal_sys("unable to run session-store begin"), -1;
 	chomp(out);
-	if (wait_code(ws) != 0 || out[0] == '\0' || strlen(out) >= sizeof s->attempt ||
-	    strspn(out, "0123456789abcdef") != strlen(out)) {
+	if (wait_code(ws) != 0 || strcmp(out, s->attempt) != 0) {
 		msg_fatal("session-store begin failed (status %d): nothing was started", wait_code(ws));
 		return -1;
 	}
-	snprintf(s->attempt, sizeof s->attempt, "%s", out);
-	s->pl.attempt = s->attempt;
 	s->have_attempt = 1;
 	if (audit_open(&s->au, s->pl.store, s->attempt) < 0)
 		msg_warn_sys("unable to open the audit log in %s/audit", s->pl.store);
@@ -388,7 +388,6 @@ run_open(struct runstate *s)
 	return 0;
 }
 
-/* 3. the private home (see plan.h for the no-sign-in override). */
 static int
 run_stage(struct runstate *s)
 {
@@ -556,8 +555,7 @@ run_free(struct runstate *s)
 static int
 interrupted(struct runstate *s)
 {
-	reap_collect(&s->reap);
-	prove_drop(s);
+	drop_started(s);
 	gitstep_discard(&s->pl);
 	if (s->have_attempt)
 		close_attempt(s, 128 + pending_sig);
@@ -586,7 +584,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	s.au.fd = -1;
 	s.den.fd = -1;
 	s.ref.rd = s.ref.wr = -1;
-	s.reap.pid = s.probe.pid = -1;
+	s.begin.pid = s.probe.pid = -1;
 	signals_install();
 	policy_init(&s.pol);
 	if (plan_load(o, envp, &s.pol, &s.pl, 1) < 0 || check_steps(&s.pl) < 0)
@@ -595,21 +593,15 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 		return msg_fatal("out of memory"), EXIT_CHAIN_FAIL;
 	/* orphans of a keeper that was killed come back to us (wait.c) */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	/* what a corral that was killed left running ends first */
-	(void)cg_reap_stale();
 	cg_init(&s.cg);
 
 	if (prove_start(&s) < 0)
 		return EXIT_CHAIN_FAIL;
-	if (run_open(&s) < 0) {
-		reap_collect(&s.reap);
-		prove_drop(&s);
-		return EXIT_CHAIN_FAIL;
-	}
+	if (run_open(&s) < 0)
+		return drop_started(&s), EXIT_CHAIN_FAIL;
 	if (pending_sig)
 		return interrupted(&s);
 	r = run_stage(&s);
-	reap_collect(&s.reap);
 	/* the proof, before anything that is not bookkeeping starts */
 	if (r < 0 || prove_collect(&s) < 0)
 		return fail_run(&s);

@@ -105,4 +105,33 @@ run as_nobody "$SS" --store "$TMP/nb/st" reap --older-than 0
 is "$out" "$nid" "nobody: reaped, through a mode-000 directory"
 [ ! -e "$TMP/nb/st/attempt-$nid-claude-0123456789abcdef" ]; status_ok $? "nobody: tree gone"
 outside_ok; status_ok $? "nobody: outside intact"
+# begin --id ID --reap: the caller's id, then reap's work under the same lock
+st3=$TMP/store3
+printf 'tok' | "$SS" --store "$st3" put tok
+sleep 600 & p=$!
+dead3=$("$SS" --store "$st3" begin --agent claude --pid $p)
+"$SS" --store "$st3" release tok --attempt "$dead3" >/dev/null
+mkdir -p "$st3/attempt-$dead3-claude-0123456789abcdef/home"
+ln -s "$TMP/outside" "$st3/attempt-$dead3-claude-0123456789abcdef/home/link"
+kill $p; wait $p 2>/dev/null
+sleep 600 & live3=$!
+idl3=$("$SS" --store "$st3" begin --agent claude --pid $live3)
+mine=00112233445566778899aabbccddeeff
+run "$SS" --store "$st3" begin --agent claude --id $mine
+is "$rc:$out" "0:$mine" "begin --id: the caller's id, printed"
+[ -e "$st3/attempts/$dead3" ] && [ -d "$st3/attempt-$dead3-claude-0123456789abcdef" ]; status_ok $? "control: begin without --reap leaves the dead attempt"
+run "$SS" --store "$st3" begin --agent claude --id $mine --reap
+is "$rc:$out" "1:" "begin --id of a recorded attempt: refused, exit 1"
+like "$err" "^session-store: fatal: attempt $mine exists already$" "... saying so"
+[ -e "$st3/attempts/$dead3" ]; status_ok $? "... and nothing was reaped"
+run "$SS" --store "$st3" begin --agent claude --id 00112233445566778899AABBCCDDEEFF
+is "$rc" 2 "begin --id not 32 lowercase hex digits: exit 2"
+like "$err" "^session-store: fatal: bad --id" "... saying so"
+mine2=ffeeddccbbaa99887766554433221100
+run "$SS" --store "$st3" begin --agent claude --id $mine2 --reap
+is "$rc:$out" "0:$mine2" "begin --id --reap prints only the id"
+[ ! -e "$st3/attempts/$dead3" ] && [ -z "$(ls "$st3" | grep "$dead3")" ] && [ ! -e "$st3/released/$dead3.tok" ]; status_ok $? "... and reaped the dead attempt: record, tree, marker"
+outside_ok; status_ok $? "... following nothing out of the store"
+[ -e "$st3/attempts/$idl3" ] && [ -e "$st3/attempts/$mine" ] && [ -e "$st3/attempts/$mine2" ]; status_ok $? "... the live attempts stay, its own included"
+kill $live3; wait $live3 2>/dev/null
 done_testing

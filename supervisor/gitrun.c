@@ -8,24 +8,15 @@
 #include <unistd.h>
 
 #include "argv.h"
+#include "gitsafe.h"
 #include "gitrun.h"
 #include "spawn.h"
 
-/* What could make git run a program or talk to someone: off. Hooks go to
- * a path that cannot hold any. */
-const char *const gitrun_safe_cfg[] = {
-	"core.hooksPath=/dev/null", "core.fsmonitor=false", "core.pager=cat",
-	"core.sshCommand=false", "core.askPass=", "core.editor=false",
-	"core.alternateRefsCommand=", "core.untrackedCache=false", "core.splitIndex=false",
-	"credential.helper=", "diff.external=", "uploadpack.packObjectsHook=",
-	"protocol.allow=never", "submodule.recurse=false", "gc.auto=0",
-	"maintenance.auto=false", "index.skipHash=false", NULL
-};
-
-static const char *const fixed_env[] = {
-	"PATH=/usr/bin:/bin", "HOME=/nonexistent", "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1",
-	"GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0", "GIT_ATTR_NOSYSTEM=1",
-	"GIT_NO_REPLACE_OBJECTS=1", "GIT_PAGER=cat", "GIT_OPTIONAL_LOCKS=0",
+/* corral's own beside lib/gitsafe's: its PATH, no replace refs (the
+ * agent could have written some), no optional locks (a status never writes
+ * an index it was not asked to), its identity. */
+static const char *const own_env[] = {
+	"PATH=/usr/bin:/bin", "GIT_NO_REPLACE_OBJECTS=1", "GIT_OPTIONAL_LOCKS=0",
 	"GIT_AUTHOR_NAME=corral", "GIT_AUTHOR_EMAIL=corral@localhost",
 	"GIT_COMMITTER_NAME=corral", "GIT_COMMITTER_EMAIL=corral@localhost", NULL
 };
@@ -41,22 +32,18 @@ gitrun_find(void)
 	return NULL;
 }
 
-static int
-build(const struct gitcall *g, const char *const args[], struct argv *av, struct argv *ev)
+int
+gitrun_argv(const struct gitcall *g, const char *const args[], struct argv *av, struct argv *ev)
 {
 	av_push(av, g->bin);
 	if (g->work) {
 		av_push(av, "-C");
 		av_push(av, g->work);
 	}
-	for (size_t i = 0; gitrun_safe_cfg[i]; i++) {
-		av_push(av, "-c");
-		av_push(av, gitrun_safe_cfg[i]);
-	}
+	if (gitsafe_push_cfg(av, NULL) < 0 || gitsafe_push_env(ev, own_env) < 0)
+		return -1;
 	for (size_t i = 0; args[i]; i++)
 		av_push(av, args[i]);
-	for (size_t i = 0; fixed_env[i]; i++)
-		av_push(ev, fixed_env[i]);
 	av_pushf(ev, "GIT_DIR=%s", g->dir);
 	if (g->work)
 		av_pushf(ev, "GIT_WORK_TREE=%s", g->work);
@@ -78,7 +65,7 @@ gitrun_start(const struct gitcall *g, const char *const args[], int in, int out)
 	struct spawned sp = { -1, -1 };
 	int nul = -1, r, e;
 
-	if (build(g, args, &av, &ev) < 0) {
+	if (gitrun_argv(g, args, &av, &ev) < 0) {
 		av_free(&av);
 		av_free(&ev);
 		return -1;

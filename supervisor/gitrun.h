@@ -1,8 +1,8 @@
 /* gitrun: start git outside the boundary with an environment and
- * configuration of corral's choosing. Every call gets the same fixed
- * environment (no system or global config, no prompt, no replace refs, a
- * fixed identity) and every command-valued setting forced off with -c,
- * whatever the repository's config says. Never pointed at a repository the
+ * configuration of corral's choosing. Every call gets lib/gitsafe's fixed
+ * environment and -c settings (no system or global config, no prompt, no
+ * replace refs, every command-valued setting off, whatever the repository's
+ * config says) and corral's PATH and identity. Never pointed at a repository the
  * agent could write: the caller names GIT_DIR (and the rest) explicitly. */
 #ifndef CORRAL_GITRUN_H
 #define CORRAL_GITRUN_H
@@ -17,8 +17,10 @@ struct gitcall {
 	const char *alt;	/* GIT_ALTERNATE_OBJECT_DIRECTORIES (NULL: none) */
 };
 
-/* The -c settings every call carries, NULL-terminated (explain prints them). */
-extern const char *const gitrun_safe_cfg[];
+struct argv;
+/* The argument vector and environment of one call (gitrun_start runs
+ * them): 0, or -1 with errno. */
+int gitrun_argv(const struct gitcall *g, const char *const args[], struct argv *av, struct argv *ev);
 
 /* Run git ARGS (NULL-terminated): stdin from in (-1: /dev/null), stdout to
  * out (-1: capture into *cap, a malloc'd NUL-terminated buffer of at most

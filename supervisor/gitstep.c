@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "gitrun.h"
+#include "gitsafe.h"
 #include "gitstep.h"
 #include "msg.h"
 #include "resolve.h"
@@ -318,8 +319,8 @@ gitstep_explain(FILE *f, const struct plan *pl, int phase)
 				fprintf(f, "#   %s, when you have it and it is ignored: a link to %s/%s, read and execute only\n",
 				    g->deps->v[i], g->ws, g->deps->v[i]);
 		fprintf(f, "# every git corral runs: env -i with GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null, and -c");
-		for (size_t i = 0; gitrun_safe_cfg[i]; i++)
-			fprintf(f, " %s", gitrun_safe_cfg[i]);
+		for (size_t i = 0; gitsafe_cfg[i]; i++)
+			fprintf(f, " %s", gitsafe_cfg[i]);
 		fprintf(f, "\n");
 		if (g->mode == GIT_WORKTREE)
 			fprintf(f, "cd %s%s%s || exit 125\n", g->work, g->sub[0] ? "/" : "", g->sub);

@@ -176,12 +176,15 @@ host_normalize(const char *s, size_t len, int pattern, char out[HOST_MAX])
 		inet_ntop(AF_INET6, a, out, HOST_MAX);
 		return HOST_IP6;
 	}
+	/* one trailing dot: a name's root, and after a dotted quad still that
+	 * address (as URL parsers read it), so "1.2.3.4." is the IPv4 literal
+	 * and normalizing twice gives the same kind */
+	if (len > 1 && tmp[len - 1] == '.')
+		tmp[--len] = '\0';
 	if (inet_pton(AF_INET, tmp, a) == 1) {
 		inet_ntop(AF_INET, a, out, HOST_MAX);
 		return HOST_IP4;
 	}
-	if (len > 1 && tmp[len - 1] == '.')
-		tmp[--len] = '\0';
 	i = 0;
 	if (pattern && len > 2 && tmp[0] == '*' && tmp[1] == '.') {
 		wild = 1;

@@ -37,6 +37,13 @@ main(void)
 	big[64] = '\0';
 	is_str(norm(big, 0), "BAD", "a 64-byte label refused");
 	is_str(norm("198.51.100.10", 0), "198.51.100.10", "IPv4 literal");
+	/* found by fuzz/lib/hostname.c: "0.0.0.0." was the name "0.0.0.0",
+	 * which normalized again became the IPv4 literal */
+	is_int(host_normalize("0.0.0.0.", 8, 0, out), HOST_IP4, "a dotted quad with a trailing dot is IPv4");
+	is_str(out, "0.0.0.0", "... its canonical text");
+	is_int(host_normalize("169.254.169.254.", 16, 0, out), HOST_IP4, "... the metadata address too");
+	is_str(norm("::1.", 0), "BAD", "an IPv6 literal with a trailing dot is refused");
+	is_str(norm("1.2.3.4..", 0), "BAD", "two trailing dots are refused");
 	is_str(norm("[2001:DB8::10]", 0), "2001:db8::10", "bracketed IPv6 literal, canonical");
 	is_str(norm("2001:db8:0::10", 1), "2001:db8::10", "bare IPv6 literal, canonical");
 	is_int(host_normalize("[::1", 4, 0, out), HOST_BAD, "half a bracket refused");

@@ -64,11 +64,57 @@ authority(const char *a, size_t n, int need_port, struct ereq *r, const char **w
 	return 0;
 }
 
+/* RFC 9110's tchar: what a method and a header name are made of */
+static int
+tchar(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    (c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL);
+}
+
+static int
+token(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!tchar((unsigned char)s[i]))
+			return 0;
+	return n > 0;
+}
+
+/* Every CR is followed by LF and every LF follows a CR: a bare one would
+ * end a line for some servers and not for us (a header smuggled past the
+ * rewrite). */
+static int
+crlf_only(const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((b[i] == '\r' && (i + 1 == n || b[i + 1] != '\n')) ||
+		    (b[i] == '\n' && (i == 0 || b[i - 1] != '\r')))
+			return 0;
+	return 1;
+}
+
+/* "NAME: value" with a token name and no control byte but HTAB. */
+static int
+header_ok(const char *l, size_t n)
+{
+	const char *colon = memchr(l, ':', n);
+
+	if (colon == NULL || !token(l, (size_t)(colon - l)))
+		return 0;
+	for (const char *p = colon + 1; p < l + n; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* Proxy-* (every one: they are for us), and the hop-by-hop and Host
+ * headers the rewrite replaces. */
 static int
 skip_header(const char *l, size_t n)
 {
-	static const char *const drop[] = { "proxy-connection:", "proxy-authorization:",
-		"connection:", "keep-alive:", "host:", "te:", "upgrade:", NULL };
+	static const char *const drop[] = { "proxy-", "connection:", "keep-alive:", "host:", "te:",
+		"upgrade:", NULL };
 
 	for (size_t i = 0; drop[i]; i++)
 		if (n >= strlen(drop[i]) && strncasecmp(l, drop[i], strlen(drop[i])) == 0)
@@ -100,14 +146,19 @@ ereq_parse(const char *buf, size_t len, struct ereq *r, char *out, size_t outn,
 	r->head_len = (size_t)(end - buf) + 4;
 	if (memchr(buf, '\0', r->head_len))
 		return *why = "NUL in the request head", -1;
+	if (!crlf_only(buf, r->head_len))
+		return *why = "a bare CR or LF in the request head", -1;
 	eol = find(buf, r->head_len, "\r\n");
 	sp1 = memchr(buf, ' ', (size_t)(eol - buf));
 	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;
-	if (sp1 == NULL || sp2 == NULL || sp1 == buf || eol - sp2 != 9 ||
-	    strncmp(sp2 + 1, "HTTP/1.", 7) != 0)
+	if (sp1 == NULL || sp2 == NULL || !token(buf, (size_t)(sp1 - buf)) || eol - sp2 != 9 ||
+	    (strncmp(sp2 + 1, "HTTP/1.1", 8) != 0 && strncmp(sp2 + 1, "HTTP/1.0", 8) != 0))
 		return *why = "not an HTTP/1 request line", -1;
 	t = sp1 + 1;
 	tn = (size_t)(sp2 - t);
+	for (size_t i = 0; i < tn; i++)
+		if ((unsigned char)t[i] <= 0x20 || t[i] == 0x7f)
+			return *why = "a control byte in the request target", -1;
 	if (sp1 - buf == 7 && memcmp(buf, "CONNECT", 7) == 0) {
 		r->connect = 1;
 		return authority(t, tn, 1, r, why);
@@ -136,6 +187,8 @@ ereq_parse(const char *buf, size_t len, struct ereq *r, char *out, size_t outn,
 			break;
 		if (*l == ' ' || *l == '\t')
 			return *why = "obsolete header line folding is refused", -1;
+		if (!header_ok(l, (size_t)(nl - l)))
+			return *why = "a malformed header line", -1;
 		if (skip_header(l, (size_t)(nl - l)))
 			continue;
 		if (put(out, outn, &o, l, (size_t)(nl - l) + 2))

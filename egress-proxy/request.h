@@ -1,9 +1,11 @@
 /* request: an HTTP proxy request head, parsed and rewritten. Pure.
  *
  * "CONNECT host:port HTTP/1.x" (a tunnel, for HTTPS) or an absolute-form
- * "METHOD http://host[:port]/path HTTP/1.x" (plain HTTP). The host is
- * normalized (lib/hostname.h); a URL with credentials (user@host) is
- * refused. For absolute-form the head is rewritten for the origin server:
+ * "METHOD http://host[:port]/path HTTP/1.x" (plain HTTP), x 0 or 1. The
+ * host is normalized (lib/hostname.h); a URL with credentials (user@host)
+ * is refused, and so is a head with a bare CR or LF, a method or header
+ * name that is not a token, a control byte in the target or a header
+ * value, or a folded header line. For absolute-form the head is rewritten for the origin server:
  * origin-form target, Host from the URL, Proxy-* and Connection headers
  * dropped, "Connection: close" added. Nothing from the head is kept but
  * the host and the port. */

@@ -467,6 +467,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	char msg[160], c1[GITREF_OID_MAX + 4], c2[GITREF_OID_MAX + 4], ptip[GITREF_OID_MAX + 16];
 	struct qctx qc = { -1, -1, 0, g->mode == GIT_INPLACE ? &g->nested : NULL, NULL };
 	struct gitxrefs todo = { 0 };
+	struct argv ov = { 0 };		/* files both changed, carried whole */
 	int afd, rdir, wfd, skipped = 0, r = -1;
 	/* the attempt began from the user's state, not HEAD: its commits are
 	 * carried over (gitcarry.c), git writing to q, never the real objects */
@@ -501,7 +502,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	if (skipped)
 		msg_warn("git: %d of the attempt's object files left out (not a git object file, sparse, "
 		    "or past the import's %llu MiB for loose objects)", skipped, LOOSE_BUDGET >> 20);
-	gitxref_import(g, q, attempt, &todo, res);
+	gitxref_import(g, afd, q, attempt, &todo, &ov, res);
 	if (!carry && rdir >= 0 && tip[0] && strcmp(tip, g->start) != 0) {
 		if (gitws_bring(g, q, tip, msg, sizeof msg) < 0) {
 			msg_say(why, whyn, "the attempt's commits were refused: %s", msg);
@@ -542,13 +543,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	snprintf(res->commit, sizeof res->commit, "%.64s", tip);
 	snprintf(ptip, sizeof ptip, "%s^{tree}", tip);
 	if (carry) {
-		struct argv ov = { 0 };
-		int cr = gitcarry(g, afd, q, tip, tree, attempt, res->commit, &res->uncommitted, &ov, why, whyn);
-		res->overlaps = (int)ov.n;
-		for (size_t i = 0; i < ov.n; i++)
-			gitws_add_name(res->overlap, sizeof res->overlap, ov.v[i]);
-		av_free(&ov);
-		if (cr < 0)
+		if (gitcarry(g, afd, q, tip, tree, attempt, res->commit, &res->uncommitted, &ov, why, whyn) < 0)
 			goto out;
 		if (strcmp(res->commit, g->start) != 0 && gitws_bring(g, q, res->commit, msg, sizeof msg) < 0) {
 			msg_say(why, whyn, "the attempt's commits were refused: %s", msg);
@@ -590,6 +585,10 @@ done:
 	if (res->quarantined == 0 && res->xrefused == 0 && rmtree_at(AT_FDCWD, g->dir) < 0)
 		msg_say(why, whyn, "unable to remove %s: %s", g->dir, strerror(errno));
 out:
+	res->overlaps = (int)ov.n;
+	for (size_t i = 0; i < ov.n; i++)
+		gitws_add_name(res->overlap, sizeof res->overlap, ov.v[i]);
+	av_free(&ov);
 	if (rdir >= 0)
 		close(rdir);
 	close(afd);

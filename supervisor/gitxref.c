@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fdio.h"
+#include "gitcarry.h"
 #include "gitrun.h"
 #include "gitxref.h"
 #include "msg.h"
@@ -122,8 +123,7 @@ walk(int dfd, const char *prefix, size_t hexlen, struct gitxrefs *l, int *skippe
 		}
 		if (!S_ISREG(st.st_mode) || !wanted(name, strlen(name)) ||
 		    file_read_bounded(dirfd(d), de->d_name, 4096, &buf, &len) < 0) {
-			if (!S_ISREG(st.st_mode) || wanted(name, strlen(name)))
-				(*skipped)++;	/* a FIFO, a symlink, unreadable */
+			(*skipped)++;	/* a FIFO, a symlink, a name git refuses, unreadable */
 			continue;
 		}
 		if (gitref_parse(buf, len, hexlen, ref, oid) == 0)
@@ -184,25 +184,54 @@ gitxref_changed(const struct gitxrefs *now, const struct gitxrefs *start, const 
 	return 0;
 }
 
+/* A ref that grew from the base (your uncommitted state, never exported):
+ * its commits carried over onto HEAD like HEAD's (gitcarry.c) into oid.
+ * 0: carried (oid: g->start when it holds nothing of its own), 1: it did
+ * not grow from the base, -1: why not in *why. */
+static int
+carry_ref(const struct gitws *g, int afd, const char *q, const char *attempt, const struct gitxref *x,
+    struct argv *overlap, char *oid, const char **why)
+{
+	static char msg[160];
+	struct gitcall qc = { g->git, g->gitdir, NULL, NULL, q, NULL };
+	const char *const anc[] = { "merge-base", "--is-ancestor", g->base, x->oid, NULL };
+	char pt[GITREF_OID_MAX + 16], tree[GITREF_OID_MAX + 1];
+	const char *const rp[] = { "rev-parse", "--verify", "-q", pt, NULL };
+	int code = gitrun(&qc, anc, -1, -1, NULL, NULL, 0), unc;
+
+	if (code == 1)
+		return 1;
+	snprintf(pt, sizeof pt, "%s^{tree}", x->oid);
+	if (code != 0 || gitws_oid(g, &qc, rp, -1, tree) < 0)
+		return *why = "git could not read it", -1;
+	if (gitcarry(g, afd, q, x->oid, tree, attempt, oid, &unc, overlap, msg, sizeof msg) < 0)
+		return *why = "it could not be carried over onto your HEAD", -1;
+	return 0;
+}
+
 /* One ref: its objects checked on the way in, a commit at its end, then
- * the new name. NULL, or why not. */
+ * the new name. NULL, or why not; *none: it holds nothing of its own over
+ * your state (no ref made). */
 static const char *
-import_one(const struct gitws *g, const char *q, const char *as, const struct gitxref *x)
+import_one(const struct gitws *g, int afd, const char *q, const char *attempt, const char *as,
+    const struct gitxref *x, struct argv *overlap, int *none)
 {
 	static char why[160];
 	struct gitcall gc = { g->git, g->gitdir, NULL, NULL, NULL, NULL };
-	char peel[GITREF_OID_MAX + 16], msg[GITREF_NAME_MAX + 32];
+	char peel[GITREF_OID_MAX + 16], msg[GITREF_NAME_MAX + 32], oid[GITREF_OID_MAX + 1];
+	const char *no = NULL;
 
-	/* over the user's state (never exported): only HEAD's work is carried */
+	snprintf(oid, sizeof oid, "%s", x->oid);
 	if (strcmp(g->base, g->start) != 0) {
-		struct gitcall qc = { g->git, g->gitdir, NULL, NULL, q, NULL };
-		const char *const anc[] = { "merge-base", "--is-ancestor", g->base, x->oid, NULL };
-		if (gitrun(&qc, anc, -1, -1, NULL, NULL, 0) != 1)
-			return "it grew from your uncommitted state, which is never exported";
+		int c = carry_ref(g, afd, q, attempt, x, overlap, oid, &no);
+		if (c < 0)
+			return no;
+		if (c == 0 && strcmp(oid, g->start) == 0)
+			return *none = 1, NULL;
 	}
-	if (gitws_bring(g, q, x->oid, why, sizeof why) < 0)
+	if (gitws_bring(g, q, oid, why, sizeof why) < 0)
 		return "its objects were refused";
-	snprintf(peel, sizeof peel, "%s^{commit}", x->oid);
+	snprintf(peel, sizeof peel, "%s^{commit}", oid);
 	{
 		const char *const rp[] = { "rev-parse", "--verify", "-q", peel, NULL };
 		if (gitrun(&gc, rp, -1, -1, NULL, NULL, 0) != 0)
@@ -210,7 +239,7 @@ import_one(const struct gitws *g, const char *q, const char *as, const struct gi
 	}
 	snprintf(msg, sizeof msg, "corral: %s of the attempt", x->name);
 	{
-		const char *const ur[] = { "update-ref", "-m", msg, as, x->oid, "", NULL };
+		const char *const ur[] = { "update-ref", "-m", msg, as, oid, "", NULL };
 		if (gitrun(&gc, ur, -1, -1, NULL, NULL, 0) != 0)
 			return "git update-ref refused the name (it exists, or clashes with one)";
 	}
@@ -218,22 +247,24 @@ import_one(const struct gitws *g, const char *q, const char *as, const struct gi
 }
 
 void
-gitxref_import(const struct gitws *g, const char *q, const char *attempt,
-    const struct gitxrefs *todo, struct gitws_result *r)
+gitxref_import(const struct gitws *g, int afd, const char *q, const char *attempt,
+    const struct gitxrefs *todo, struct argv *overlap, struct gitws_result *r)
 {
 	char as[GITREF_NAME_MAX + 64];
 	const char *why;
 
 	for (size_t i = 0; i < todo->n; i++) {
 		const struct gitxref *x = &todo->v[i];
-		int head = strncmp(x->name, "refs/heads/", 11) == 0;
+		int head = strncmp(x->name, "refs/heads/", 11) == 0, none = 0;
 		const char *rest = x->name + (head ? 11 : 10);
 
 		snprintf(as, sizeof as, head ? "refs/heads/corral/%.8s-%s" : "refs/tags/corral/%.8s/%s", attempt, rest);
 		if (strlen(as) > GITREF_NAME_MAX || !gitref_name_ok(as, strlen(as)))
 			why = "its name is too long here";
 		else
-			why = import_one(g, q, as, x);
+			why = import_one(g, afd, q, attempt, as, x, overlap, &none);
+		if (none)
+			continue;
 		if (why == NULL) {
 			r->xrefs++;
 			gitws_add_name(r->xnames, sizeof r->xnames, as + (head ? 11 : 5));
@@ -275,7 +306,7 @@ gitxref_collect(const struct gitws *g, int rdir, int afd, const char *tip, struc
 	}
 	if (skipped) {
 		r->xrefused += skipped;
-		snprintf(note, sizeof note, "%d ref file%s not a regular file or malformed", skipped, skipped == 1 ? "" : "s");
+		snprintf(note, sizeof note, "%d ref file%s with a name git refuses, not a regular file, or malformed", skipped, skipped == 1 ? "" : "s");
 		gitws_add_name(r->xwhy, sizeof r->xwhy, note);
 	}
 	gitxref_free(&now);

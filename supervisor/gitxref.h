@@ -5,6 +5,7 @@
 #define CORRAL_GITXREF_H
 #include <stddef.h>
 
+#include "argv.h"
 #include "gitref.h"
 #include "gitws.h"
 
@@ -48,12 +49,15 @@ int gitxref_changed(const struct gitxrefs *now, const struct gitxrefs *start, co
 void gitxref_collect(const struct gitws *g, int rdir, int afd, const char *tip, struct gitxrefs *todo,
     struct gitws_result *r);
 
-/* Import each ref of todo: its objects (from q, the attempt's objects
- * copied as bytes) through git pack-objects | index-pack --strict, its
- * target a commit, then refs/heads/corral/SHORT-NAME for a branch NAME,
- * refs/tags/corral/SHORT/NAME for a tag (new refs only). What was
- * imported and refused is added to r. */
-void gitxref_import(const struct gitws *g, const char *q, const char *attempt,
-    const struct gitxrefs *todo, struct gitws_result *r);
+/* Import each ref of todo: one that grew from the base (your uncommitted
+ * state) is carried over onto HEAD like HEAD's work (gitcarry; afd: the
+ * attempt's directory, overlap: as there; a tag becomes a plain tag of the
+ * carried commit; one holding nothing of its own is left out); its objects
+ * (from q, the attempt's objects copied as bytes) through git
+ * pack-objects | index-pack --strict, its target a commit, then
+ * refs/heads/corral/SHORT-NAME for a branch NAME, refs/tags/corral/SHORT/NAME
+ * for a tag (new refs only). What was imported and refused is added to r. */
+void gitxref_import(const struct gitws *g, int afd, const char *q, const char *attempt,
+    const struct gitxrefs *todo, struct argv *overlap, struct gitws_result *r);
 
 #endif

@@ -89,7 +89,7 @@ suite() {	# suite WHO AS
 	    "agent: main:agent: side:tag:1" "$who: other refs: HEAD's branch, a new branch, an annotated tag, a moved branch"
 	is "$(G for-each-ref --format='%(refname)' "refs/heads/corral/$s8-same" "refs/heads/corral/$s8-keep" "refs/heads/corral/$s8-main" "refs/heads/corral/$s8-bad" "refs/heads/corral/$s8-fifo")" "" \
 	    "$who: other refs: control: a branch at HEAD's commit, an unmoved one, HEAD's own are not repeated; the bad one and the FIFO are not imported"
-	like "$err" "corral: warning: git: 2 of its other refs were not imported: 1 ref file not a regular file or malformed, refs/heads/bad \\(its objects were refused\\); they stay in $ST/git/[0-9a-f]{32}" "$who: other refs: the bad branch and the FIFO are named, the attempt kept"
+	like "$err" "corral: warning: git: 2 of its other refs were not imported: 1 ref file with a name git refuses, not a regular file, or malformed, refs/heads/bad \\(its objects were refused\\); they stay in $ST/git/[0-9a-f]{32}" "$who: other refs: the bad branch and the FIFO are named, the attempt kept"
 	is "$(G rev-parse keep moved main | sort -u | wc -l):$(G rev-parse main)" "1:$head0" "$who: other refs: the user's own branches are not moved"
 	G branch -q -D keep moved "$br" "corral/$s8-side" "corral/$s8-moved"; G tag -d "corral/$s8/v1" "corral/$s8/v2" >/dev/null
 	rm -rf "$ST/git"

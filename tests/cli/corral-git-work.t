@@ -129,6 +129,23 @@ TOKEN=s3cr3t-$who" "$who: the agent sees your files, committed or not, in a clea
 	like "$err" "corral: fatal: $br conflicts with your working files: L; nothing was changed" "$who: ... naming L"
 	status_ok "$(cmp -s "$W/L" "$B/L.before"; echo $?)" "$who: ... your L untouched"
 
+	# its other branches over your state: carried onto HEAD like its main one;
+	# ref names git refuses are not imported
+	run R -- sh -c 'git checkout -qb side && echo side > side.txt && git add side.txt && git commit -qm "agent: side" &&
+	    git tag t1 && git checkout -q - && echo m >> b && git commit -qam "agent: b" && h=$(git rev-parse HEAD) &&
+	    d=$(git rev-parse --git-dir) && echo $h > "$d/refs/heads/x..y" && echo $h > "$d/refs/heads/$(printf "e\033x")"'
+	br=$(branch); id=${br#corral/}
+	like "$err" "corral: git: its other branches and tags \\(new or moved\\), each checked like HEAD: corral/$id-side, tags/corral/$id/t1" \
+	    "$who: its branch and tag grown from your state are imported (before: \"it grew from your uncommitted state\")"
+	is "$(G rev-parse "corral/$id-side~1"):$(G diff --name-only "$head1" "corral/$id-side" | tr '\n' ' '):$(G log --format=%s -1 "corral/$id-side")" \
+	    "$head1:side.txt :agent: side" "$who: ... carried onto your HEAD, holding only its change"
+	is "$(G rev-parse "corral/$id/t1^{commit}")" "$(G rev-parse "corral/$id-side")" "$who: ... the tag names the carried commit"
+	is "$(G diff --name-only "$head1" "$br" | tr '\n' ' ')" "b " "$who: control: its main branch holds only its change too"
+	like "$err" "corral: warning: git: 2 of its other refs were not imported: 2 ref files with a name git refuses, not a regular file, or malformed; they stay in" \
+	    "$who: two ref names git refuses (x..y, an escape byte): not imported, counted, not printed"
+	is "$(G for-each-ref --format='%(refname)' refs/heads/corral/ | grep -c "x\\.\\.y\\|$(printf '\033')")" 0 "$who: ... no ref made for them"
+	is "$(G cat-file --batch-all-objects --batch | grep -c "s3cr3t-$who")" 0 "$who: ... and your untracked secret is still in no object"
+
 	# a no-op run with local changes and untracked files makes no branch
 	n0=$(nbranch)
 	run R -- true

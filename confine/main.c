@@ -20,6 +20,7 @@ static const char usage_text[] =
 "               [--tty PATH] [--own-pty] [--own-unix] [--own-shm]\n"
 "               [--connect PORT] [--bind PORT] [--no-network] [--no-scope]\n"
 "               [--filter-ip] [--loopback PORT] [--deny-private] [--no-remote]\n"
+"               [--listeners FD] [--loopback-from FILE]\n"
 "               [--unix PATH] [--keep-fd N] [--refusals FD] [--mount[-ro] SRC:DST]\n"
 "               [--userns] [--no-symlinks]\n"
 "               [--] PROG [ARG...]\n"
@@ -45,6 +46,10 @@ static const char usage_text[] =
 "      --loopback PORT   an outside loopback service it may reach (repeatable)\n"
 "      --deny-private    no RFC 1918, CGNAT or ULA destination either\n"
 "      --no-remote       no destination but loopback (with --loopback: a proxy)\n"
+"      --listeners FD    append a record to FD of each address it binds or\n"
+"                        listens on (the program never holds FD)\n"
+"      --loopback-from FILE  loopback addresses recorded in FILE (another\n"
+"                        confine's --listeners) count as its own\n"
 "      --unix PATH       allow connect() to this pathname unix socket\n"
 "      --keep-fd N       keep inherited descriptor N open\n"
 "      --refusals FD     write a line to FD for each refusal of the broker\n"
@@ -62,7 +67,7 @@ static const char usage_text[] =
 
 enum { O_DEV = 256, O_TTY, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_VERSION,
 	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS, O_MOUNT, O_MOUNTRO, O_REFUSALS,
-	O_OWNPTY, O_OWNUNIX, O_OWNSHM, O_NOLINKS };
+	O_OWNPTY, O_OWNUNIX, O_OWNSHM, O_NOLINKS, O_LISTENERS, O_LOOPFROM };
 
 static int
 load_file(struct sb_policy *p, const char *path)
@@ -107,6 +112,8 @@ main(int argc, char *argv[], char *envp[])
 		{ "unix", required_argument, NULL, O_UNIX },
 		{ "keep-fd", required_argument, NULL, O_KEEPFD },
 		{ "refusals", required_argument, NULL, O_REFUSALS },
+		{ "listeners", required_argument, NULL, O_LISTENERS },
+		{ "loopback-from", required_argument, NULL, O_LOOPFROM },
 		{ "filter-ip", no_argument, NULL, O_FILTERIP },
 		{ "loopback", required_argument, NULL, O_LOOPBACK },
 		{ "deny-private", no_argument, NULL, O_DENYPRIV },
@@ -155,6 +162,8 @@ main(int argc, char *argv[], char *envp[])
 		case O_UNIX: word = "unix"; arg = optarg; break;
 		case O_KEEPFD: word = "keep-fd"; arg = optarg; break;
 		case O_REFUSALS: word = "refusals"; arg = optarg; break;
+		case O_LISTENERS: word = "listeners"; arg = optarg; break;
+		case O_LOOPFROM: word = "loopback-from"; arg = optarg; break;
 		case O_FILTERIP: word = "filter-ip"; break;
 		case O_LOOPBACK: word = "loopback"; arg = optarg; break;
 		case O_DENYPRIV: word = "deny-private"; break;
@@ -191,6 +200,11 @@ main(int argc, char *argv[], char *envp[])
 	if (pol.refusals_fd >= 0 && fcntl(pol.refusals_fd, F_GETFD) < 0) {
 		msg_fatal("--refusals %d: not an open descriptor", pol.refusals_fd);
 		msg_hint("open it for writing in the caller, e.g. a pipe whose read end the caller keeps");
+		return EXIT_CHAIN_FAIL;
+	}
+	if (pol.listeners_fd >= 0 && fcntl(pol.listeners_fd, F_GETFD) < 0) {
+		msg_fatal("--listeners %d: not an open descriptor", pol.listeners_fd);
+		msg_hint("open a file for appending in the caller (corral run makes ATTEMPT/listeners)");
 		return EXIT_CHAIN_FAIL;
 	}
 	if (sb_apply(&pol, &e) != 0) {

@@ -12,7 +12,7 @@ known(const char *w)
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
 		"keep-fd", "refusals", "mount", "mount-ro", "dev", "no-network", "no-scope",
 		"filter-ip", "loopback", "deny-private", "no-remote", "userns", "tty", "own-pty", "own-unix",
-		"own-shm", "no-symlinks", NULL };
+		"own-shm", "no-symlinks", "listeners", "loopback-from", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
@@ -25,7 +25,8 @@ static int
 takes_arg(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
-		"keep-fd", "refusals", "mount", "mount-ro", "loopback", "tty", NULL };
+		"keep-fd", "refusals", "mount", "mount-ro", "loopback", "tty", "listeners",
+		"loopback-from", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
@@ -50,7 +51,13 @@ ip_word(struct sb_policy *p, const char *word, const char *arg, const char **why
 		p->deny_private = 1;
 	else if (word[0] == 'n')
 		p->no_remote = 1;
-	else if (word[0] == 'l') {
+	else if (strcmp(word, "loopback-from") == 0) {
+		if (arg[0] != '/') {
+			*why = "the listeners file must be an absolute path";
+			return -1;
+		}
+		p->loopback_from = arg;
+	} else if (word[0] == 'l') {
 		if (num_parse_int(arg, 1, 65535, &n) != 0) {
 			*why = "port must be a number from 1 to 65535";
 			return -1;
@@ -67,40 +74,37 @@ ip_word(struct sb_policy *p, const char *word, const char *arg, const char **why
 	return 0;
 }
 
-/* keep-fd N (a descriptor the program keeps) and refusals N (the broker's,
- * never the program's): neither may name the other's descriptor */
+/* keep-fd N (a descriptor the program keeps), refusals N and listeners N
+ * (the broker's, never the program's): none may name another's */
 static int
 fd_word(struct sb_policy *p, const char *word, const char *arg, const char **why)
 {
-	int n;
+	int n, keep = strcmp(word, "keep-fd") == 0;
 
-	if (strcmp(word, "keep-fd") == 0) {
-		if (num_parse_fd(arg, &n) != 0 || n < 3) {
-			*why = "descriptor must be a number from 3 to 1048576 (0-2 are always kept)";
-			return -1;
-		}
-		if (p->nkeep >= SB_MAX_KEEPFD) {
-			*why = "too many keep-fd rules";
-			return -1;
-		}
-		if (n == p->refusals_fd) {
-			*why = "that descriptor is the refusals descriptor: only the broker keeps it";
-			return -1;
-		}
-		p->keep_fd[p->nkeep++] = n;
-		return 0;
-	}
-	/* refusals */
 	if (num_parse_fd(arg, &n) != 0 || n < 3) {
-		*why = "descriptor must be a number from 3 to 1048576";
+		*why = keep ? "descriptor must be a number from 3 to 1048576 (0-2 are always kept)" :
+		    "descriptor must be a number from 3 to 1048576";
 		return -1;
 	}
-	for (size_t k = 0; k < p->nkeep; k++)
-		if (p->keep_fd[k] == n) {
-			*why = "that descriptor is kept for the program (keep-fd): the agent would hold it";
-			return -1;
-		}
-	p->refusals_fd = n;
+	if (n == p->refusals_fd || n == p->listeners_fd) {
+		*why = n == p->refusals_fd ? "that descriptor is the refusals descriptor: only the broker keeps it" :
+		    "that descriptor is the listeners descriptor: only the broker keeps it";
+		return -1;
+	}
+	if (!keep) {
+		for (size_t k = 0; k < p->nkeep; k++)
+			if (p->keep_fd[k] == n) {
+				*why = "that descriptor is kept for the program (keep-fd): the agent would hold it";
+				return -1;
+			}
+		*(word[0] == 'r' ? &p->refusals_fd : &p->listeners_fd) = n;
+		return 0;
+	}
+	if (p->nkeep >= SB_MAX_KEEPFD) {
+		*why = "too many keep-fd rules";
+		return -1;
+	}
+	p->keep_fd[p->nkeep++] = n;
 	return 0;
 }
 
@@ -159,7 +163,8 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 		return 0;
 	}
 	if (strcmp(word, "filter-ip") == 0 || strcmp(word, "loopback") == 0 ||
-	    strcmp(word, "deny-private") == 0 || strcmp(word, "no-remote") == 0)
+	    strcmp(word, "deny-private") == 0 || strcmp(word, "no-remote") == 0 ||
+	    strcmp(word, "loopback-from") == 0)
 		return ip_word(p, word, arg, why);
 	if (strcmp(word, "no-network") == 0) {
 		if (p->net == SB_NET_PORTS) {
@@ -221,7 +226,8 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 		p->unix_path[p->nunix++] = arg;
 		return 0;
 	}
-	if (strcmp(word, "keep-fd") == 0 || strcmp(word, "refusals") == 0)
+	if (strcmp(word, "keep-fd") == 0 || strcmp(word, "refusals") == 0 ||
+	    strcmp(word, "listeners") == 0)
 		return fd_word(p, word, arg, why);
 	if (strcmp(word, "mount") == 0 || strcmp(word, "mount-ro") == 0) {
 		const char *c = strchr(arg, ':');

@@ -10,7 +10,8 @@
 /* Apply one rule word with its argument (NULL when it takes none):
  * r x w W PATH, dev, connect PORT, bind PORT, no-network, no-scope,
  * unix PATH, keep-fd N, refusals FD, mount SRC:DST, mount-ro SRC:DST, filter-ip,
- * loopback PORT, deny-private, no-remote, userns, tty PATH. optional marks r/x/w/W optional.
+ * loopback PORT, deny-private, no-remote, listeners FD, loopback-from FILE,
+ * userns, tty PATH. optional marks r/x/w/W optional.
  * arg is kept by reference. Returns 0, or -1 with a reason in *why
  * (static text). */
 int rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,

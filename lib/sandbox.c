@@ -100,6 +100,7 @@ sb_policy_init(struct sb_policy *p)
 	p->net = SB_NET_OPEN;
 	p->scope = 1;
 	p->refusals_fd = -1;
+	p->listeners_fd = -1;
 }
 
 int
@@ -209,6 +210,9 @@ sb_check(const struct sb_policy *p, struct sb_error *e)
 	if (p->net == SB_NET_NONE && (p->ipfilter || p->nloopback || p->deny_private || p->no_remote))
 		return sb_fail(e, SB_E_POLICY, EINVAL, NULL,
 		    "address rules (--filter-ip, --loopback, --deny-private, --no-remote) conflict with --no-network");
+	if (p->listeners_fd >= 0 && !p->ipfilter)
+		return sb_fail(e, SB_E_POLICY, EINVAL, "add --filter-ip (or --no-remote)",
+		    "--listeners records what the IP broker serves: it needs --filter-ip");
 	if (p->nloopback > SB_MAX_LOOPBACK)
 		return sb_fail(e, SB_E_POLICY, EINVAL, NULL, "policy lists exceed their bounds");
 	if (p->net == SB_NET_PORTS && abi < sb_feature_abi(SB_F_NET))

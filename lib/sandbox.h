@@ -199,6 +199,14 @@ struct sb_policy {
 	int refusals_fd;		/* >= 3: the broker writes a record of each
 					   refusal there (lib/refusal.h); closed
 					   before the program runs. -1: none */
+	/* Loopback servers of another boundary (the browser reaches the
+	 * agent's dev server, supervisor/browser.c). ipfilter only. */
+	int listeners_fd;		/* >= 3: the broker appends a record of each
+					   address the program binds or listens on
+					   (lib/sandbox_ip.c); closed before the
+					   program runs. -1: none */
+	const char *loopback_from;	/* a file of such records: the addresses
+					   there count as the program's own */
 };
 
 /* sb_policy.own */

@@ -345,7 +345,7 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 	struct broker b;
 	struct stat st;
 	sigset_t saved;
-	int sv[2], keep[SB_MAX_UNIX + 2], err;
+	int sv[2], keep[SB_MAX_UNIX + 3], err;
 	pid_t pid;
 	size_t i;
 
@@ -392,7 +392,8 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 		keep[b.n] = sv[0];
 		keep[b.n + 1] = p->refusals_fd;	/* lib/sandbox_refusal.c */
 		sb_refusal_init(p->refusals_fd >= 3 ? p->refusals_fd : -1);
-		sb_parent_run(pid, keep, b.n + 2, broker_serve, &b);
+		keep[b.n + 2] = p->listeners_fd;	/* lib/sandbox_ip.c */
+		sb_parent_run(pid, keep, b.n + 3, broker_serve, &b);
 	}
 	close(sv[0]);
 	for (i = 0; i < b.n; i++)

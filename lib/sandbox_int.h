@@ -78,6 +78,7 @@ struct sb_ipb {
 	uint8_t resolver[SB_MAX_RESOLVERS][16];	/* loopback nameservers */
 	int resolver_af[SB_MAX_RESOLVERS];
 	size_t nresolver;
+	int listeners_fd;	/* sb_policy.listeners_fd (>= 3), or -1 */
 	void *lock;		/* pthread_mutex_t *, set by sb_ipb_init */
 };
 struct seccomp_notif;

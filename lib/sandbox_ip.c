@@ -17,15 +17,26 @@
  *   multicast (lib/ipaddr.c ip_is_local)
  *                                 only to a port a process inside listens
  *                                 on or bound (same type, same or wildcard
- *                                 address), to --loopback ports, or to port
- *                                 53 of a loopback nameserver in
- *                                 /etc/resolv.conf (not with no_remote)
+ *                                 address), or that another boundary's
+ *                                 broker recorded in the file loopback_from,
+ *                                 to --loopback ports, or to port 53 of a
+ *                                 loopback nameserver in /etc/resolv.conf
+ *                                 (not with no_remote)
  *   private (deny_private)        never
  *   anything else                 allowed, unless no_remote; under
  *                                 SB_NET_PORTS TCP only to --connect ports
  * A refusal is EACCES, as Landlock's. bind and listen are performed by the
  * broker too (it has dropped every capability but CAP_SYS_PTRACE, so it
- * binds no privileged port the caller could not) and recorded. */
+ * binds no privileged port the caller could not) and recorded.
+ *
+ * listeners_fd and loopback_from: the browser's broker lets it reach the
+ * agent's own servers (its dev server) and no other loopback service. The
+ * agent's broker appends each new record (a struct sb_own, one write on an
+ * O_APPEND file corral made in the attempt directory, where neither the
+ * agent nor the browser can write) and the browser's reads the file again
+ * when a loopback destination is not its own. A record stays for the
+ * attempt, as the agent's own list does. Both are the same build of
+ * confine: the records are this build's structure, checked as read. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -70,6 +81,7 @@ sb_ipb_init(struct sb_ipb *b, const struct sb_policy *p)
 	memset(b, 0, sizeof *b);
 	b->p = p;
 	b->lock = &own_lock;
+	b->listeners_fd = p->listeners_fd >= 3 ? p->listeners_fd : -1;
 	if (!p->ipfilter || p->no_remote)
 		return 0;
 	if (file_read_bounded(AT_FDCWD, "/etc/resolv.conf", 64 * 1024, &buf, &len) != 0)
@@ -100,29 +112,67 @@ in_ports(const uint16_t *v, size_t n, uint16_t port)
 	return 0;
 }
 
+/* Is d (a socket of this type) one of the n records of v? */
 static int
-is_own(struct sb_ipb *b, int type, const struct ipdest *d)
+own_match(const struct sb_own *v, size_t n, int type, const struct ipdest *d)
 {
 	static const uint8_t lo4[4] = { 127, 0, 0, 1 }, lo6[16] = { [15] = 1 };
 	static const uint8_t any[16];
 	const uint8_t *a = d->a;
-	size_t i, n = d->family == AF_INET ? 4 : 16;
-	int r = 0;
+	size_t i, al = d->family == AF_INET ? 4 : 16;
 
 	/* 0.0.0.0 and :: reach 127.0.0.1 and ::1 */
-	if (memcmp(a, any, n) == 0)
+	if (memcmp(a, any, al) == 0)
 		a = d->family == AF_INET ? lo4 : lo6;
-	pthread_mutex_lock(&own_lock);
-	for (i = 0; i < b->nown && !r; i++) {
-		const struct sb_own *o = &b->own[i];
+	for (i = 0; i < n; i++) {
+		const struct sb_own *o = &v[i];
 		if (o->type != type || o->port != d->port)
 			continue;
-		if (o->wild)
-			r = o->family == d->family || (o->family == AF_INET6 && !o->v6only);
-		else
-			r = o->family == d->family && memcmp(o->a, a, n) == 0;
+		if (o->wild) {
+			if (o->family == d->family || (o->family == AF_INET6 && !o->v6only))
+				return 1;
+		} else if (o->family == d->family && memcmp(o->a, a, al) == 0)
+			return 1;
 	}
+	return 0;
+}
+
+static int
+is_own(struct sb_ipb *b, int type, const struct ipdest *d)
+{
+	int r;
+
+	pthread_mutex_lock(&own_lock);
+	r = own_match(b->own, b->nown, type, d);
 	pthread_mutex_unlock(&own_lock);
+	return r;
+}
+
+/* Is d recorded in the file loopback_from (another boundary's servers)?
+ * Read afresh each time: its broker appends as its program binds. */
+static int
+is_theirs(struct sb_ipb *b, int type, const struct ipdest *d)
+{
+	struct sb_own v[64];
+	size_t k, n, ok;
+	off_t off = 0;
+	ssize_t got;
+	int fd, r = 0;
+
+	if (b->p->loopback_from == NULL ||
+	    (fd = open(b->p->loopback_from, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return 0;
+	while (!r && off < (off_t)(SB_MAX_OWN * sizeof *v) &&
+	    (got = pread(fd, v, sizeof v, off)) >= (ssize_t)sizeof *v) {
+		n = (size_t)got / sizeof *v;
+		for (k = ok = 0; k < n; k++)	/* keep the well-formed ones */
+			if ((v[k].type == SOCK_STREAM || v[k].type == SOCK_DGRAM) &&
+			    (v[k].family == AF_INET || v[k].family == AF_INET6) && v[k].port != 0)
+				v[ok++] = v[k];
+		r = own_match(v, ok, type, d);
+		off += (off_t)(n * sizeof *v);
+	}
+	close(fd);
 	return r;
 }
 
@@ -143,7 +193,8 @@ decide(struct sb_ipb *b, int type, const struct ipdest *d)
 	case IPC_LINKLOCAL:
 		return sb_refused_ip(-EACCES, ip_class_name(c), d);
 	case IPC_LOOPBACK:
-		if (in_ports(p->loopback, p->nloopback, d->port) || is_own(b, type, d))
+		if (in_ports(p->loopback, p->nloopback, d->port) || is_own(b, type, d) ||
+		    is_theirs(b, type, d))
 			return 0;
 		if (d->port == 53)
 			for (i = 0; i < b->nresolver; i++)
@@ -230,8 +281,13 @@ record(struct sb_ipb *b, int sock, int type)
 	for (i = 0; i < b->nown; i++)
 		if (memcmp(&b->own[i], &o, sizeof o) == 0)
 			break;
-	if (i == b->nown && b->nown < SB_MAX_OWN)
+	if (i == b->nown && b->nown < SB_MAX_OWN) {
 		b->own[b->nown++] = o;
+		/* one write of a whole record (a short one is dropped by the
+		 * reader); the program waits on this call, never on a reader */
+		if (b->listeners_fd >= 0)
+			(void)!write(b->listeners_fd, &o, sizeof o);
+	}
 	pthread_mutex_unlock(&own_lock);
 }
 

@@ -119,10 +119,14 @@ step_browser(const struct plan *pl, struct argv *a)
 		/* fall through */
 	default:
 		/* the address rules, also where the agent's network is
-		 * unfiltered: no metadata, no loopback service but its own */
+		 * unfiltered: no metadata, no loopback service but its own
+		 * and the agent's (its dev server), which the agent's broker
+		 * records (browser_listeners) */
 		av_push(a, "--filter-ip");
 		if (p->deny_private)
 			av_push(a, "--deny-private");
+		av_push(a, "--loopback-from");
+		av_pushf(a, "%s/" BROWSER_LISTENERS, d);
 		break;
 	}
 	av_push(a, "--");
@@ -187,6 +191,27 @@ out:
 	if (afd >= 0)
 		close(afd);
 	return r;
+}
+
+int
+browser_listeners(const struct plan *pl)
+{
+	int afd, fd;
+
+	/* the agent's broker records only where it filters addresses */
+	if (!pl->pol->browser.on || pl->pol->net == NET_NONE || pl->pol->net == NET_UNFILTERED)
+		return 0;
+	afd = open(pl->attempt_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (afd < 0)
+		return -1;
+	/* inherited by the chain: confine's broker alone keeps it */
+	fd = openat(afd, BROWSER_LISTENERS, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	close(afd);
+	if (fd >= 0 && fd < 3) {
+		close(fd);
+		return errno = EBADF, -1;
+	}
+	return fd;
 }
 
 /* The children of ours that no step accounts for: corral is a subreaper,

@@ -23,6 +23,15 @@ int step_browser(const struct plan *pl, struct argv *a);
  * checking that Chromium, node and the package are there. 0, or -1 after
  * a fatal message and a hint. */
 int browser_prepare(const struct plan *pl);
+/* Where the agent's confine records the addresses its program binds or
+ * listens on (--listeners), which the browser's reaches (--loopback-from):
+ * in the attempt directory, which neither can write. */
+#define BROWSER_LISTENERS "listeners"
+/* corral run, before the chain: that file made, open for appending and
+ * inherited; 0 when there is none to make (no browser, or an agent
+ * network without the address broker: "none", "unfiltered"), -1 with
+ * errno. */
+int browser_listeners(const struct plan *pl);
 /* After the proxies and egress-proxy have ended: kill and reap every child
  * left to corral (the browser's re-parented processes). */
 void browser_end(void);

@@ -259,6 +259,10 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 		av_push(a, "--refusals");
 		av_pushf(a, "%d", pl->refusals_fd);
 	}
+	if (pl->listeners_fd > 2) {
+		av_push(a, "--listeners");
+		av_pushf(a, "%d", pl->listeners_fd);
+	}
 	av_push(a, "--");
 	*cmd_at = a->n;
 	av_pushv(a, pl->cmd);

@@ -36,6 +36,8 @@ struct plan {
 	char *const *cmd;		/* the program and its arguments */
 	const char *tty;		/* the agent's own pts (pty.c), or NULL */
 	int refusals_fd;		/* corral run: confine --refusals (refusals.c), 0: none */
+	int listeners_fd;		/* corral run with a browser: confine --listeners
+					   (browser.c), 0: none */
 	const char *attempt;		/* attempt id (SHVAR in explain) */
 	const char *attempt_dir;	/* its directory (SHVAR in explain) */
 	/* tool (installtree.c, homepath.c): the command's install tree and the

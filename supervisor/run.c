@@ -491,6 +491,8 @@ run_chain(struct runstate *s, const struct runopts *o, char *const envp[], struc
 	s->tty.esc.nallow = o->nallow_osc;
 	s->pl.tty = s->tty.master >= 0 ? s->tty.slave : NULL;
 	s->pl.refusals_fd = refusals_open(&s->ref) > 2 ? s->ref.wr : 0;
+	if ((s->pl.listeners_fd = browser_listeners(&s->pl)) < 0)
+		return pty_close(&s->tty), msg_fatal_sys("unable to make %s/" BROWSER_LISTENERS, s->attempt_dir), -1;
 	if (step_chain(&s->pl, &a, &ci, &xi) < 0)
 		return pty_close(&s->tty), msg_fatal_sys("unable to build the chain"), -1;
 	audit_chain(s, &a, ci, xi);
@@ -508,6 +510,8 @@ run_chain(struct runstate *s, const struct runopts *o, char *const envp[], struc
 	av_free(&a);
 	if (s->pl.env_fd > 2 && s->pl.env_project)
 		close(s->pl.env_fd);
+	if (s->pl.listeners_fd > 2)
+		close(s->pl.listeners_fd);
 	if (r < 0 && res->ws == 0) {
 		cg_remove(&s->cg);
 		return msg_fatal_sys("unable to start the chain"), -1;

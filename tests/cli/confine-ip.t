@@ -118,6 +118,44 @@ suite() {	# suite WHO AS
 	t --filter-ip -- sh -c "$PY $N own >/dev/null; $PY $N tcp 127.0.0.1 47001"
 	is "$out" EACCES "$who: ... an own port does not open another's"
 
+	# another boundary's servers: --listeners records what one confine's
+	# program binds, --loopback-from lets a second reach those and no other
+	# (corral's browser and the agent's dev server)
+	L=$TMP/listeners-$who
+	: >"$L"
+	chmod 0644 "$L"
+	P=	# setpriv execs: $! is confine's pid
+	[ -z "$AS" ] || P="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"
+	$P "$C" $G --filter-ip --listeners 7 -- "$PY" "$N" serve 127.0.0.1 47011 ::1 47012 \
+	    >"$TMP/ag-$who" 2>&1 7>>"$L" &
+	A=$!
+	echo $A >>"$TMP/pids"
+	while ! grep -q ready "$TMP/ag-$who" 2>/dev/null; do kill -0 $A 2>/dev/null || break; sleep 0.1; done
+	unlike "$(wc -c <"$L")" '^0$' "$who: --listeners: the broker wrote its records ($(wc -c <"$L") bytes for 2 listeners)"
+	t --filter-ip --loopback-from "$L" -- "$PY" "$N" tcp 127.0.0.1 47011
+	is "$out" ok:127.0.0.1 "$who: --loopback-from: the other boundary's server on 127.0.0.1 answers"
+	t --filter-ip --loopback-from "$L" -- "$PY" "$N" tcp ::1 47012
+	is "$out" ok:::1 "$who: ... and on ::1"
+	t --filter-ip -- "$PY" "$N" tcp 127.0.0.1 47011
+	is "$out" EACCES "$who: control: without --loopback-from it is refused"
+	t --filter-ip --loopback-from "$L" -- "$PY" "$N" tcp 127.0.0.1 47001
+	is "$out" EACCES "$who: --loopback-from: an outside loopback service is still refused"
+	t --filter-ip --loopback-from "$L" -- "$PY" "$N" tcp ::1 47011
+	is "$out" EACCES "$who: ... a recorded port on another address is refused"
+	t --filter-ip --loopback-from "$TMP/none" -- "$PY" "$N" tcp 127.0.0.1 47011
+	is "$out" EACCES "$who: ... a missing file records nothing"
+	kill $A
+	wait $A 2>/dev/null
+	run $AS "$C" --listeners 7 $G -- true 7>>"$L"
+	is "$rc:$err" "125:confine: fatal: --listeners records what the IP broker serves: it needs --filter-ip
+confine: hint: add --filter-ip (or --no-remote)" \
+	    "$who: --listeners without --filter-ip: 125"
+	run $AS "$C" --filter-ip --listeners 9 $G -- true
+	is "$rc:$err" "125:confine: fatal: --listeners 9: not an open descriptor
+confine: hint: open a file for appending in the caller (corral run makes ATTEMPT/listeners)" "$who: --listeners of a closed descriptor: 125"
+	run $AS "$C" --filter-ip --loopback-from rel $G -- true
+	is "$rc:$err" "125:confine: usage: loopback-from rel: the listeners file must be an absolute path" "$who: a relative --loopback-from: 125"
+
 	# TCP Fast Open and MPTCP
 	t -- "$PY" "$N" tfo-connect 127.0.0.1 47001
 	is "$out" ok:127.0.0.1 "$who: control: TCP_FASTOPEN_CONNECT reaches the outside service"

@@ -65,7 +65,7 @@ fi
 PKG=$NM/@playwright/mcp
 pol br "{\"read\": [\"$CORRAL_TOP/tests/helpers\"], \"browser\": {\"package\": \"$PKG\"}}"
 run $E "$C" explain -p "$TMP/br.json" -w "$W" -- true
-like "$out" "mcp-proxy --name=browser -a browser_navigate .* --web-urls -- $CORRAL_BIN/confine -x /usr .* -r /etc -r /proc .* -r $NM -w \"\\\$ATTEMPT_DIR\"'/browser' --dev --own-unix --filter-ip -- /usr/bin/env -i -C" \
+like "$out" "mcp-proxy --name=browser -a browser_navigate .* --web-urls -- $CORRAL_BIN/confine -x /usr .* -r /etc -r /proc .* -r $NM -w \"\\\$ATTEMPT_DIR\"'/browser' --dev --own-unix --filter-ip --loopback-from \"\\\$ATTEMPT_DIR\"'/listeners' -- /usr/bin/env -i -C" \
 	"explain: the browser's proxy, its own confine (system trees, the package, its directory)"
 unlike "$(printf '%s\n' "$out" | grep 'mcp-proxy --name=browser')" " -[rxwW] ($H|$W)( |\$)" "... nothing of the home or the workspace"
 like "$out" "/usr/bin/node $PKG/cli.js --headless --no-sandbox --executable-path /usr/bin/chromium --user-data-dir" "explain: Playwright MCP drives Debian's chromium"
@@ -130,13 +130,16 @@ left() {	# the survivors among pids $1, with their command names
 	for p in $1; do kill -0 "$p" 2>/dev/null && printf '%s:%s ' "$p" "$(cat "/proc/$p/comm" 2>/dev/null)"; done
 }
 
-# --- one run, several tool calls
-mkdir -p "$TMP/h1"
+# --- one run, several tool calls; the agent's own dev server on 127.0.0.1
+mkdir -p "$TMP/h1/dev"
+echo AGENT-DEV-SERVER >"$TMP/h1/dev/index.html"
 chmod 0777 "$TMP/h1"
 pol run "{\"read\": [\"$CORRAL_TOP/tests/helpers\"], \"write\": [\"$TMP/h1\"], \"browser\": {\"package\": \"$PKG\"}}"
-(cd "$W" && nice $E "$C" run -p "$TMP/run.json" -- "$PY" "$A" --hold "$TMP/h1" \
+(cd "$W" && nice $E "$C" run -p "$TMP/run.json" -- "$PY" "$A" --serve "$TMP/h1/dev" 47031 --hold "$TMP/h1" \
 	'browser_navigate={"url": "http://198.51.100.10/"}' \
 	'browser_evaluate={"function": "async () => { const r = document.getElementById(\"r\"); for (let i = 0; i < 150 && r.textContent === \"pending\"; i++) await new Promise((ok) => setTimeout(ok, 100)); return r.textContent; }"}' \
+	'browser_snapshot={}' \
+	'browser_navigate={"url": "http://127.0.0.1:47031/"}' \
 	'browser_snapshot={}' \
 	'browser_navigate={"url": "file:///etc/hostname"}' \
 	'browser_navigate={"url": " FILE:///etc/hostname"}' \
@@ -165,15 +168,17 @@ unlike "$(printf '%s\n' "$out" | head -1)" "browser_run_code_unsafe|browser_file
 like "$(line browser_evaluate 1)" "meta=blocked loop=blocked same=reached file=blocked" \
 	"a page's script: metadata and the outside loopback service get nothing, its own origin answers (the control)"
 like "$(line browser_snapshot 1)" "REMOTE-PAGE-TEXT" "the remote page loads and its text comes back"
-is "$(line browser_navigate 2)" "browser_navigate => ERROR -32602 URL refused by the proxy: the browser opens http:, https: and about:blank only (no file:, filesystem:, view-source:, chrome: or other local state)" \
+is "$(line browser_navigate 3)" "browser_navigate => ERROR -32602 URL refused by the proxy: the browser opens http:, https: and about:blank only (no file:, filesystem:, view-source:, chrome: or other local state)" \
 	"file:///etc/hostname: refused by the tool, a clear JSON-RPC error"
-like "$(line browser_navigate 3)" "ERROR -32602 URL refused" "' FILE:' (case, leading space): refused"
+like "$(line browser_navigate 4)" "ERROR -32602 URL refused" "' FILE:' (case, leading space): refused"
 like "$(line browser_tabs 1)" "ERROR -32602 URL refused" "a new tab on view-source:file: refused"
-like "$(line browser_navigate 4)" "ERROR -32602 URL refused" "chrome://version refused"
+like "$(line browser_navigate 5)" "ERROR -32602 URL refused" "chrome://version refused"
 unlike "$(line browser_evaluate 2)" "^browser_evaluate => [^|]*file:///etc/hostname" "a page that navigates itself to file:// does not get there"
 unlike "$out" "$hostname_now|METADATA-SECRET|LOOPBACK-SECRET" "no local file, metadata or loopback content anywhere in the answers"
-like "$(line browser_navigate 6)" "ERR_NETWORK_ACCESS_DENIED" "navigating to the metadata address: refused by the browser's broker"
-like "$(line browser_navigate 7)" "ERR_NETWORK_ACCESS_DENIED" "navigating to an outside loopback service: refused"
+like "$(line browser_navigate 7)" "ERR_NETWORK_ACCESS_DENIED" "navigating to the metadata address: refused by the browser's broker"
+like "$(line browser_navigate 8)" "ERR_NETWORK_ACCESS_DENIED" "navigating to an outside loopback service: refused"
+like "$(line browser_navigate 2)" "Page URL: http://127.0.0.1:47031/" "the agent's own dev server on 127.0.0.1 (python3 -m http.server inside corral run): the browser gets there"
+like "$(line browser_snapshot 2)" "AGENT-DEV-SERVER" "... and its page's text comes back"
 like "$(line browser_run_code_unsafe 1)" "ERROR -32602 Unknown tool" "a tool off the allowlist: refused"
 M=$(ls "$ST/audit/" | grep 'mcp-browser.jsonl' | head -1)
 is "$(grep -c '"outcome":"refused-url"' "$ST/audit/$M")" 4 "the audit log records each refused URL"

@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 # browser-agent: the agent's side of corral's browser, run inside corral run.
-#   browser-agent.py [--hold DIR] TOOL=JSON...
+#   browser-agent.py [--serve DIR PORT] [--hold DIR] TOOL=JSON...
 # Reads $CORRAL_MCP_CONFIG, speaks MCP (Streamable HTTP) to the server
 # "browser", prints "tools N" and then one line per call:
 # "TOOL => TEXT" (a result, newlines as " | ") or "TOOL => ERROR CODE MSG".
+# --serve DIR PORT: first start the agent's own dev server (python3 -m
+# http.server on 127.0.0.1:PORT, serving DIR) and wait until it answers.
 # --hold DIR: after the first call, write DIR/ready and wait for DIR/go.
-import json, os, sys, time, urllib.request
+import json, os, subprocess, sys, time, urllib.request
 cfg = json.load(open(os.environ["CORRAL_MCP_CONFIG"]))
 s = cfg["mcpServers"]["browser"]
 sid = None
@@ -23,6 +25,19 @@ def call(i, method, params):
         r = [l[5:] for l in r.splitlines() if l.startswith("data:")][-1]
     return json.loads(r)
 args = sys.argv[1:]
+if args[:1] == ["--serve"]:
+    dev = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1",
+                            "--directory", args[1], args[2]],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while True:
+        try:
+            urllib.request.urlopen("http://127.0.0.1:%s/" % args[2], timeout=5).read()
+            break
+        except OSError:
+            if dev.poll() is not None:
+                sys.exit("browser-agent: the dev server ended")
+            time.sleep(0.1)
+    args = args[3:]
 hold = None
 if args[:1] == ["--hold"]:
     hold, args = args[1], args[2:]

@@ -12,6 +12,7 @@
 #include "fdio.h"
 #include "fdpass.h"
 #include "launcher.h"
+#include "proctree.h"
 
 struct req {
 	char op;		/* 'S' spawn, 'K' kill, 'W' poll */
@@ -108,15 +109,18 @@ serve(int s, char **argv, char **envp, const char *sock_path)
 			spawn(s, argv, envp);
 			continue;
 		case 'K':
-			kill(-rq.pid, SIGKILL);	/* the whole group: no orphans */
+			kill(-rq.pid, SIGKILL);	/* the whole group */
 			kill(rq.pid, SIGKILL);
 			while (waitpid(rq.pid, &an.status, 0) < 0 && errno == EINTR)
 				;
+			proc_sweep();	/* and what left it: no orphans */
 			break;
 		case 'W':
 			an.rc = waitpid(rq.pid, &an.status, WNOHANG);
-			if (an.rc > 0)
+			if (an.rc > 0) {
 				an.rc = 1;
+				proc_sweep();	/* the upstream ended: what it left goes */
+			}
 			break;
 		default:
 			goto out;
@@ -124,9 +128,12 @@ serve(int s, char **argv, char **envp, const char *sock_path)
 		xsend(s, &an, sizeof an);
 	}
 out:
-	/* the proxy is done: its unix socket goes (it may no longer remove it) */
+	/* the proxy is done (or was killed: its end of the socket closed):
+	 * its unix socket goes (it may no longer remove it), and so does
+	 * every process the upstream started, however it detached */
 	if (sock_path)
 		unlink(sock_path);
+	proc_sweep();
 	_exit(0);
 }
 
@@ -149,8 +156,11 @@ launcher_start(struct launcher *l, char **argv, char **envp, const char *sock_pa
 	if (l->pid == 0) {
 		sigset_t none;
 		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
+		/* the upstream's subreaper: what it leaves (a browser's
+		 * helpers, a double fork) comes back here and is ended with
+		 * it. No death signal: when the proxy ends, even by SIGKILL,
+		 * its end of the socket closes and serve sweeps and exits */
+		if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 || getppid() != parent)
 			_exit(0);
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);

@@ -4,8 +4,11 @@
  * the proxy's Landlock domain and seccomp filter, so the upstream is not
  * confined by them (it runs outside the boundary, as it always has), and
  * the proxy keeps no right to exec or to signal anything outside its
- * domain: it asks the launcher over a socket. The launcher dies with the
- * proxy (parent-death signal), the upstream with the launcher.
+ * domain: it asks the launcher over a socket. The launcher is the
+ * upstream's subreaper: when the proxy ends (even killed: the socket
+ * closes), or an upstream is killed or ends, it ends every process that
+ * upstream left (lib/proctree.h), and the upstream dies with the launcher
+ * (parent-death signal).
  */
 #ifndef MCP_LAUNCHER_H
 #define MCP_LAUNCHER_H

@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "proctree.h"
 #include "run.h"
 #include "../supervisor/cgroup.h"
 #include "../supervisor/reslimit.h"
@@ -46,78 +46,10 @@ run_res_free(struct run_res *r)
 	buf_free(&r->err);
 }
 
-/* Children of this process: /proc/self/task/TID/children when the kernel
- * has it, else a scan of /proc. Returns how many were killed. */
-static int
-kill_children(void)
-{
-	char path[64], buf[4096];
-	int fd, n = 0;
-	ssize_t len;
-
-	snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)syscall(SYS_gettid));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		len = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (len >= 0) {
-			buf[len] = '\0';
-			for (char *p = buf, *e; *p; p = e) {
-				long pid = strtol(p, &e, 10);
-				if (e == p)
-					break;
-				if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
-					n++;
-			}
-			return n;
-		}
-	}
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	pid_t me = getpid();
-	if (d == NULL)
-		return 0;
-	while ((de = readdir(d)) != NULL) {
-		char st[512], *rp;
-		long pid = strtol(de->d_name, &rp, 10), pp;
-		if (*rp || pid <= 0)
-			continue;
-		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		len = read(fd, st, sizeof st - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		st[len] = '\0';
-		if ((rp = strrchr(st, ')')) == NULL || sscanf(rp + 1, " %*c %ld", &pp) != 1)
-			continue;
-		if (pp == me && kill((pid_t)pid, SIGKILL) == 0)
-			n++;
-	}
-	closedir(d);
-	return n;
-}
-
 void
 run_sweep(void)
 {
-	struct timespec ms = { 0, 1000000 };
-
-	/* each round kills this process's children and reaps what died; what
-	 * they left (setsid, double fork) is reparented here, perhaps only
-	 * after this round's kill, and is killed in the next. Never a blocking
-	 * wait: a child reparented after the kill would hold it forever. */
-	for (int round = 0; round < 10000; round++) {
-		int reaped = 0;
-		pid_t w;
-		kill_children();
-		while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
-			reaped++;
-		if (w < 0 && errno == ECHILD)
-			return;		/* no child left */
-		if (reaped == 0)
-			nanosleep(&ms, NULL);	/* killed, not yet dead */
-	}
+	proc_sweep();
 }
 
 static void

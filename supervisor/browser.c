@@ -1,18 +1,16 @@
 /* browser: the "browser" MCP server's command and its attempt directory. */
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "browser.h"
 #include "fdio.h"
 #include "msg.h"
+#include "proctree.h"
 
 int
 browser_add(struct policy *p, char *why, size_t whyn)
@@ -214,56 +212,10 @@ browser_listeners(const struct plan *pl)
 	return fd;
 }
 
-/* The children of ours that no step accounts for: corral is a subreaper,
- * so what the browser left (Chromium re-parents its processes as it ends,
- * and confine's broker exits with its program) comes back to it. */
-static size_t
-orphans(pid_t *v, size_t cap)
-{
-	char path[300], st[512], *rp;
-	struct dirent *e;
-	size_t n = 0;
-	long ppid;
-	DIR *d = opendir("/proc");
-	int fd;
-	ssize_t k;
-
-	if (d == NULL)
-		return 0;
-	while (n < cap && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		k = read(fd, st, sizeof st - 1);
-		close(fd);
-		if (k <= 0)
-			continue;
-		st[k] = '\0';
-		/* pid (comm) state ppid: comm may hold anything, ')' last */
-		if ((rp = strrchr(st, ')')) == NULL || sscanf(rp + 1, " %*c %ld", &ppid) != 1)
-			continue;
-		if (ppid == (long)getpid())
-			v[n++] = (pid_t)atol(e->d_name);
-	}
-	closedir(d);
-	return n;
-}
-
 void
 browser_end(void)
 {
-	pid_t v[256];
-	size_t n;
-
-	/* each round kills what came back and reaps it; a killed parent's
-	 * children come back in the next */
-	for (int round = 0; round < 50 && (n = orphans(v, 256)) > 0; round++) {
-		for (size_t i = 0; i < n; i++)
-			kill(v[i], SIGKILL);
-		for (size_t i = 0; i < n; i++)
-			while (waitpid(v[i], NULL, 0) < 0 && errno == EINTR)
-				;
-	}
+	/* corral is a subreaper: what escaped mcp-proxy's launcher (which
+	 * ends the browser's tree itself) came back here */
+	proc_sweep();
 }

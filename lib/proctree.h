@@ -1,0 +1,19 @@
+/* proctree: end every descendant of the calling process.
+ *
+ * The caller is a child subreaper (PR_SET_CHILD_SUBREAPER), so whatever
+ * its descendants started comes back to it as their parents end: a
+ * setsid, a double fork, a browser that re-parents its helpers. Used by
+ * mcp-proxy's launcher (the upstream's tree, a browser's included) and
+ * sandbox-mcp (a session's commands). */
+#ifndef CORRAL_PROCTREE_H
+#define CORRAL_PROCTREE_H
+
+/* SIGKILL every child of this process (/proc/self/task/TID/children when
+ * the kernel has it, else a scan of /proc). How many were killed. */
+int proc_kill_children(void);
+/* Kill and reap every descendant, round by round, until no child is left.
+ * Never a blocking wait: a child re-parented after a round's kill would
+ * hold it forever. */
+void proc_sweep(void);
+
+#endif

@@ -140,89 +140,114 @@ left() {	# the survivors among pids $1, with their command names
 	for p in $1; do live "$p" && printf '%s:%s ' "$p" "$(cat "/proc/$p/comm" 2>/dev/null)"; done
 }
 
+# --- per user and set-up (root; nobody; root where no user or mount
+# namespace can be made, nonamespace): the home, workspace, state and the
+# agent's write grant (h) of its own, the policy owned by that user
+setup() {	# setup WHO: sets AS (the user), NW (the wrapper), B, ST, EB
+	who=$1 AS= NW=
+	case $who in
+	nobody*) AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --" ;;
+	nonamespace*) NW=$T/helpers/nonamespace ;;
+	esac
+	B=$TMP/$who
+	mkdir -p "$B/home" "$B/ws" "$B/state" "$B/h/dev"
+	chmod 0700 "$B/home"
+	chmod 0777 "$B/h"
+	ST=$B/state/corral
+	EB="env -i HOME=$B/home PATH=/usr/bin:/bin XDG_STATE_HOME=$B/state"
+	printf '%s\n' "{\"read\": [\"$CORRAL_TOP/tests/helpers\"], \"write\": [\"$B/h\"], \"browser\": {\"package\": \"$PKG\"}}" >"$B/pol.json"
+	[ -z "$AS" ] || chown -R nobody:nogroup "$B"
+}
+
 # --- one run, several tool calls; the agent's own dev server on 127.0.0.1
-mkdir -p "$TMP/h1/dev"
-echo AGENT-DEV-SERVER >"$TMP/h1/dev/index.html"
-chmod 0777 "$TMP/h1"
-pol run "{\"read\": [\"$CORRAL_TOP/tests/helpers\"], \"write\": [\"$TMP/h1\"], \"browser\": {\"package\": \"$PKG\"}}"
-(cd "$W" && nice $E "$C" run -p "$TMP/run.json" -- "$PY" "$A" --serve "$TMP/h1/dev" 47031 --hold "$TMP/h1" \
-	'browser_navigate={"url": "http://198.51.100.10/"}' \
-	'browser_evaluate={"function": "async () => { const r = document.getElementById(\"r\"); for (let i = 0; i < 150 && r.textContent === \"pending\"; i++) await new Promise((ok) => setTimeout(ok, 100)); return r.textContent; }"}' \
-	'browser_snapshot={}' \
-	'browser_navigate={"url": "http://127.0.0.1:47031/"}' \
-	'browser_snapshot={}' \
-	'browser_navigate={"url": "file:///etc/hostname"}' \
-	'browser_navigate={"url": " FILE:///etc/hostname"}' \
-	'browser_tabs={"action": "new", "url": "view-source:file:///etc/hostname"}' \
-	'browser_navigate={"url": "chrome://version"}' \
-	'browser_navigate={"url": "http://198.51.100.10/tofile.html"}' \
-	'browser_evaluate={"function": "async () => { await new Promise((ok) => setTimeout(ok, 1000)); return location.href + \" \" + document.documentElement.innerText; }"}' \
-	'browser_navigate={"url": "http://169.254.169.254/"}' \
-	'browser_navigate={"url": "http://127.0.0.1:47021/"}' \
-	'browser_run_code_unsafe={"code": "1"}' \
-	>"$TMP/run.out" 2>"$TMP/run.err"; echo $? >"$TMP/run.rc") &
-RUN=$!
-echo $RUN >>"$TMP/pids"
-until [ -e "$TMP/h1/ready" ] || [ -e "$TMP/run.rc" ]; do sleep 0.2; done
-P1=$(attempt_pids)
-like "$(for p in $P1; do { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null; echo; done)" "chromium.* --remote-debugging-pipe" \
-	"during the run: Chromium's debugging endpoint is a pipe"
-unlike "$(for p in $P1; do { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null; echo; done)" "remote-debugging-port" "... no debugging port"
-touch "$TMP/h1/go"
-wait "$RUN"
-out=$(cat "$TMP/run.out")
-is "$(cat "$TMP/run.rc")" 0 "corral run with a browser: the agent's status"
-line() { printf '%s\n' "$out" | grep "^$1 =>" | sed -n "${2}p"; }
-like "$(printf '%s\n' "$out" | head -1)" "^tools browser_click .*browser_navigate .*browser_snapshot" "tools/list: the allowlisted browser tools"
-unlike "$(printf '%s\n' "$out" | head -1)" "browser_run_code_unsafe|browser_file_upload" "... not the others"
-like "$(line browser_evaluate 1)" "meta=blocked loop=blocked same=reached file=blocked" \
-	"a page's script: metadata and the outside loopback service get nothing, its own origin answers (the control)"
-like "$(line browser_snapshot 1)" "REMOTE-PAGE-TEXT" "the remote page loads and its text comes back"
-is "$(line browser_navigate 3)" "browser_navigate => ERROR -32602 URL refused by the proxy: the browser opens http:, https: and about:blank only (no file:, filesystem:, view-source:, chrome: or other local state)" \
-	"file:///etc/hostname: refused by the tool, a clear JSON-RPC error"
-like "$(line browser_navigate 4)" "ERROR -32602 URL refused" "' FILE:' (case, leading space): refused"
-like "$(line browser_tabs 1)" "ERROR -32602 URL refused" "a new tab on view-source:file: refused"
-like "$(line browser_navigate 5)" "ERROR -32602 URL refused" "chrome://version refused"
-unlike "$(line browser_evaluate 2)" "^browser_evaluate => [^|]*file:///etc/hostname" "a page that navigates itself to file:// does not get there"
-unlike "$out" "$hostname_now|METADATA-SECRET|LOOPBACK-SECRET" "no local file, metadata or loopback content anywhere in the answers"
-like "$(line browser_navigate 7)" "ERR_NETWORK_ACCESS_DENIED" "navigating to the metadata address: refused by the browser's broker"
-like "$(line browser_navigate 8)" "ERR_NETWORK_ACCESS_DENIED" "navigating to an outside loopback service: refused"
-like "$(line browser_navigate 2)" "Page URL: http://127.0.0.1:47031/" "the agent's own dev server on 127.0.0.1 (python3 -m http.server inside corral run): the browser gets there"
-like "$(line browser_snapshot 2)" "AGENT-DEV-SERVER" "... and its page's text comes back"
-like "$(line browser_run_code_unsafe 1)" "ERROR -32602 Unknown tool" "a tool off the allowlist: refused"
-M=$(ls "$ST/audit/" | grep 'mcp-browser.jsonl' | head -1)
-is "$(grep -c '"outcome":"refused-url"' "$ST/audit/$M")" 4 "the audit log records each refused URL"
-like "$(grep '"refused-url"' "$ST/audit/$M" | head -1)" '"tool":"browser_navigate"' "... with the tool's name"
-is "$(left "$P1")" "" "nothing of the browser (or the attempt) is left after the run, by pid ($(echo $P1 | wc -w) processes)"
-is "$(ls "$ST" | grep -c '^attempt-')" 0 "the attempt directory (profile included) is gone"
+browser_run() {	# browser_run WHO
+	setup "$1"
+	echo AGENT-DEV-SERVER >"$B/h/dev/index.html"
+	(cd "$B/ws" && nice $AS $NW $EB "$C" run -p "$B/pol.json" -- "$PY" "$A" --serve "$B/h/dev" 47031 --hold "$B/h" \
+		'browser_navigate={"url": "http://198.51.100.10/"}' \
+		'browser_evaluate={"function": "async () => { const r = document.getElementById(\"r\"); for (let i = 0; i < 150 && r.textContent === \"pending\"; i++) await new Promise((ok) => setTimeout(ok, 100)); return r.textContent; }"}' \
+		'browser_snapshot={}' \
+		'browser_navigate={"url": "http://127.0.0.1:47031/"}' \
+		'browser_snapshot={}' \
+		'browser_navigate={"url": "file:///etc/hostname"}' \
+		'browser_navigate={"url": " FILE:///etc/hostname"}' \
+		'browser_tabs={"action": "new", "url": "view-source:file:///etc/hostname"}' \
+		'browser_navigate={"url": "chrome://version"}' \
+		'browser_navigate={"url": "http://198.51.100.10/tofile.html"}' \
+		'browser_evaluate={"function": "async () => { await new Promise((ok) => setTimeout(ok, 1000)); return location.href + \" \" + document.documentElement.innerText; }"}' \
+		'browser_navigate={"url": "http://169.254.169.254/"}' \
+		'browser_navigate={"url": "http://127.0.0.1:47021/"}' \
+		'browser_run_code_unsafe={"code": "1"}' \
+		>"$B/run.out" 2>"$B/run.err"; echo $? >"$B/run.rc") &
+	RUN=$!
+	echo $RUN >>"$TMP/pids"
+	until [ -e "$B/h/ready" ] || [ -e "$B/run.rc" ]; do sleep 0.2; done
+	P1=$(attempt_pids)
+	like "$(for p in $P1; do { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null; echo; done)" "chromium.* --remote-debugging-pipe" \
+		"$who: during the run: Chromium's debugging endpoint is a pipe"
+	unlike "$(for p in $P1; do { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null; echo; done)" "remote-debugging-port" "$who: ... no debugging port"
+	touch "$B/h/go"
+	wait "$RUN"
+	out=$(cat "$B/run.out")
+	is "$(cat "$B/run.rc")" 0 "$who: corral run with a browser: the agent's status"
+	[ "$(cat "$B/run.rc")" = 0 ] || diag "$(tail -5 "$B/run.err")"
+	line() { printf '%s\n' "$out" | grep "^$1 =>" | sed -n "${2}p"; }
+	like "$(printf '%s\n' "$out" | head -1)" "^tools browser_click .*browser_navigate .*browser_snapshot" "$who: tools/list: the allowlisted browser tools"
+	unlike "$(printf '%s\n' "$out" | head -1)" "browser_run_code_unsafe|browser_file_upload" "$who: ... not the others"
+	like "$(line browser_evaluate 1)" "meta=blocked loop=blocked same=reached file=blocked" \
+		"$who: a page's script: metadata and the outside loopback service get nothing, its own origin answers (the control)"
+	like "$(line browser_snapshot 1)" "REMOTE-PAGE-TEXT" "$who: the remote page loads and its text comes back"
+	is "$(line browser_navigate 3)" "browser_navigate => ERROR -32602 URL refused by the proxy: the browser opens http:, https: and about:blank only (no file:, filesystem:, view-source:, chrome: or other local state)" \
+		"$who: file:///etc/hostname: refused by the tool, a clear JSON-RPC error"
+	like "$(line browser_navigate 4)" "ERROR -32602 URL refused" "$who: ' FILE:' (case, leading space): refused"
+	like "$(line browser_tabs 1)" "ERROR -32602 URL refused" "$who: a new tab on view-source:file: refused"
+	like "$(line browser_navigate 5)" "ERROR -32602 URL refused" "$who: chrome://version refused"
+	unlike "$(line browser_evaluate 2)" "^browser_evaluate => [^|]*file:///etc/hostname" "$who: a page that navigates itself to file:// does not get there"
+	unlike "$out" "$hostname_now|METADATA-SECRET|LOOPBACK-SECRET" "$who: no local file, metadata or loopback content anywhere in the answers"
+	like "$(line browser_navigate 7)" "ERR_NETWORK_ACCESS_DENIED" "$who: navigating to the metadata address: refused by the browser's broker"
+	like "$(line browser_navigate 8)" "ERR_NETWORK_ACCESS_DENIED" "$who: navigating to an outside loopback service: refused"
+	like "$(line browser_navigate 2)" "Page URL: http://127.0.0.1:47031/" "$who: the agent's own dev server on 127.0.0.1 (python3 -m http.server inside corral run): the browser gets there"
+	like "$(line browser_snapshot 2)" "AGENT-DEV-SERVER" "$who: ... and its page's text comes back"
+	like "$(line browser_run_code_unsafe 1)" "ERROR -32602 Unknown tool" "$who: a tool off the allowlist: refused"
+	M=$(ls "$ST/audit/" | grep 'mcp-browser.jsonl' | head -1)
+	is "$(grep -c '"outcome":"refused-url"' "$ST/audit/$M")" 4 "$who: the audit log records each refused URL"
+	like "$(grep '"refused-url"' "$ST/audit/$M" | head -1)" '"tool":"browser_navigate"' "$who: ... with the tool's name"
+	is "$(left "$P1")" "" "$who: nothing of the browser (or the attempt) is left after the run, by pid ($(echo $P1 | wc -w) processes)"
+	is "$(ls "$ST" | grep -c '^attempt-')" 0 "$who: the attempt directory (profile included) is gone"
+}
+browser_run root
+browser_run nobody
+browser_run nonamespace
 
 # --- corral killed with SIGKILL while the browser runs: mcp-proxy gets
 # its parent-death signal and ends; its launcher, the subreaper of the
 # browser's tree, sees the proxy's socket close and kills and reaps every
 # process of the tree (Chromium re-parents its own), then ends; the keeper
 # ends the agent's side
-mkdir -p "$TMP/h2"
-chmod 0777 "$TMP/h2"
-pol kill "{\"read\": [\"$CORRAL_TOP/tests/helpers\"], \"write\": [\"$TMP/h2\"], \"browser\": {\"package\": \"$PKG\"}}"
-(cd "$W" && exec nice $E "$C" run -p "$TMP/kill.json" -- "$PY" "$A" --hold "$TMP/h2" 'browser_navigate={"url": "http://198.51.100.10/"}' \
-	>"$TMP/kill.out" 2>"$TMP/kill.err") &
-K=$!
-echo $K >>"$TMP/pids"
-until [ -e "$TMP/h2/ready" ] || ! kill -0 "$K" 2>/dev/null; do sleep 0.2; done
-P2=$(attempt_pids; tree "$K")
-P2=$(echo $P2 | tr ' ' '\n' | sort -un)
-like "$(for p in $P2; do { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null; echo; done)" "chromium" "the browser runs (pids $(echo $P2 | wc -w))"
-# Chromium's processes stopped: none notices its pipe close, so none ends
-# by itself (run with the launcher of 34c313b, they outlive the run)
-nstop=0
-for p in $P2; do
-	case $(cat "/proc/$p/comm" 2>/dev/null) in chrom*) kill -STOP "$p" && nstop=$((nstop + 1)) ;; esac
-done
-kill -9 "$K"
-wait "$K" 2>/dev/null
-# a bound, not a figure: the wait ends as the last one goes
-i=0
-while [ "$(alive "$P2")" -gt 0 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-is "$(left "$P2")" "" "corral SIGKILLed: every process of the browser and the attempt ends, by pid ($(echo $P2 | wc -w) processes: corral's tree and all naming the attempt; $nstop of Chromium's stopped)"
-for p in $P2; do kill -9 "$p" 2>/dev/null; done
+browser_kill() {	# browser_kill WHO
+	setup "$1-kill"
+	(cd "$B/ws" && exec nice $AS $EB "$C" run -p "$B/pol.json" -- "$PY" "$A" --hold "$B/h" 'browser_navigate={"url": "http://198.51.100.10/"}' \
+		>"$B/kill.out" 2>"$B/kill.err") &
+	K=$!
+	echo $K >>"$TMP/pids"
+	until [ -e "$B/h/ready" ] || ! kill -0 "$K" 2>/dev/null; do sleep 0.2; done
+	P2=$(attempt_pids; tree "$K")
+	P2=$(echo $P2 | tr ' ' '\n' | sort -un)
+	like "$(for p in $P2; do { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null; echo; done)" "chromium" "$who: the browser runs (pids $(echo $P2 | wc -w))"
+	# Chromium's processes stopped: none notices its pipe close, so none ends
+	# by itself (run with the launcher of 34c313b, they outlive the run)
+	nstop=0
+	for p in $P2; do
+		case $(cat "/proc/$p/comm" 2>/dev/null) in chrom*) kill -STOP "$p" && nstop=$((nstop + 1)) ;; esac
+	done
+	kill -9 "$K"
+	wait "$K" 2>/dev/null
+	# a bound, not a figure: the wait ends as the last one goes
+	i=0
+	while [ "$(alive "$P2")" -gt 0 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	is "$(left "$P2")" "" "$who: corral SIGKILLed: every process of the browser and the attempt ends, by pid ($(echo $P2 | wc -w) processes: corral's tree and all naming the attempt; $nstop of Chromium's stopped)"
+	for p in $P2; do kill -9 "$p" 2>/dev/null; done
+}
+browser_kill root
+browser_kill nobody
 done_testing

@@ -24,8 +24,8 @@
  *   - AF_NETLINK: connected (the broker keeps no capability but
  *     CAP_SYS_PTRACE, so it can do no more there than the caller);
  *   - any other family: EACCES.
- * Each request is served by a thread of its own, so a slow TCP connect does
- * not hold up the others. When the last sandboxed process exits, the
+ * Each request is served by a worker thread (an idle one, or a new one
+ * when none is idle), so a slow TCP connect does not hold up the others. When the last sandboxed process exits, the
  * listener reports POLLHUP and serving ends; the process ends when its
  * child does. */
 #include <errno.h>
@@ -211,6 +211,7 @@ serve(struct broker *b, const struct seccomp_notif *req, struct seccomp_notif_re
 struct job {
 	struct broker *b;
 	struct seccomp_notif req;
+	struct job *next;
 };
 
 /* Answer one notification. */
@@ -234,14 +235,64 @@ answer(struct broker *b, const struct seccomp_notif *req)
 	(void)ioctl(b->nfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
+/* The workers: a thread is started only when none is idle (starting one,
+ * its 256 KiB stack mapped and unmapped, was most of a brokered connect's
+ * cost); one that has answered waits for the next request. They end with
+ * the process. */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct job *head, *tail;
+	int idle, queued;
+} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, 0, 0 };
+
 static void *
-job_run(void *arg)
+worker(void *arg)
 {
 	struct job *j = arg;
 
-	answer(j->b, &j->req);
-	free(j);
+	for (;;) {
+		answer(j->b, &j->req);
+		free(j);
+		pthread_mutex_lock(&pool.mu);
+		pool.idle++;
+		while (pool.head == NULL)
+			pthread_cond_wait(&pool.cv, &pool.mu);
+		pool.idle--;
+		j = pool.head;
+		pool.head = j->next;
+		if (pool.head == NULL)
+			pool.tail = NULL;
+		pool.queued--;
+		pthread_mutex_unlock(&pool.mu);
+	}
 	return NULL;
+}
+
+/* To an idle worker, else to a new one, else answered here. */
+static void
+dispatch(struct job *j, const pthread_attr_t *at)
+{
+	pthread_t th;
+
+	j->next = NULL;
+	pthread_mutex_lock(&pool.mu);
+	if (pool.idle > pool.queued) {
+		if (pool.tail)
+			pool.tail->next = j;
+		else
+			pool.head = j;
+		pool.tail = j;
+		pool.queued++;
+		pthread_cond_signal(&pool.cv);
+		pthread_mutex_unlock(&pool.mu);
+		return;
+	}
+	pthread_mutex_unlock(&pool.mu);
+	if (pthread_create(&th, at, worker, j) != 0) {
+		answer(j->b, &j->req);
+		free(j);
+	}
 }
 
 /* Keep only CAP_SYS_PTRACE (to read the callers and take their sockets):
@@ -296,7 +347,6 @@ broker_serve(void *arg)
 	struct seccomp_notif req;
 	struct pollfd pfd;
 	pthread_attr_t at;
-	pthread_t th;
 	struct job *j;
 
 	b->nfd = take_listener(b->child, b->sock);
@@ -334,8 +384,7 @@ broker_serve(void *arg)
 		}
 		j->b = b;
 		j->req = req;
-		if (pthread_create(&th, &at, job_run, j) != 0)
-			job_run(j);
+		dispatch(j, &at);
 	}
 }
 

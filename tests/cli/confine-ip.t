@@ -248,6 +248,24 @@ confine: hint: open a file for appending in the caller (corral run makes ATTEMPT
 	is "$out" ok:127.0.0.53 "$who: --filter-ip: the loopback resolver of resolv.conf answers on 53"
 	t --no-remote -- "$PY" "$N" tcp 127.0.0.53 53
 	is "$out" EACCES "$who: --no-remote: ... not there (the proxy resolves)"
+
+	# the broker's workers: a connect it waits on holds up no other (a
+	# unix listener outside with a full backlog that accepts nothing until
+	# the program inside writes "go"; tests/helpers/slowconnect.py)
+	D=$TMP/pool-$who
+	mkdir -m 0777 "$D"
+	"$PY" -c '
+import os, socket, sys, time
+p, go = sys.argv[1], sys.argv[2]
+l = socket.socket(socket.AF_UNIX); l.bind(p); os.chmod(p, 0o777); l.listen(0)
+print("ready", flush=True)
+while not os.path.exists(go): time.sleep(0.05)
+while True: l.accept()
+' "$D/sock" "$D/go" >"$D/log" 2>&1 &
+	echo $! >>"$TMP/pids"
+	while ! grep -q ready "$D/log" 2>/dev/null; do sleep 0.1; done
+	t --filter-ip --loopback 47001 --unix "$D/sock" -W "$D" -- "$PY" "$CORRAL_TOP/tests/helpers/slowconnect.py" "$D/sock" 47001 "$D/go"
+	is "$rc:$(echo $out)" "0:s3:ok s2:pending s2:ok" "$who: a TCP connect is answered while another waits in the broker, which then completes"
 }
 
 suite root ""

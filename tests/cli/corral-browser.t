@@ -94,8 +94,9 @@ cat >"$TMP/www/index.html" <<'HTML'
 async function t(u) { try { await fetch(u, {mode: 'no-cors'}); return 'reached'; } catch (e) { return 'blocked'; } }
 (async () => {
 	const m = await t('http://169.254.169.254/'), l = await t('http://127.0.0.1:47021/'), s = await t('/hello');
+	const d = await t('http://127.0.0.1:47031/');
 	let f; try { f = await (await fetch('file:///etc/hostname')).text(); } catch (e) { f = 'blocked'; }
-	document.getElementById('r').textContent = 'meta=' + m + ' loop=' + l + ' same=' + s + ' file=' + f;
+	document.getElementById('r').textContent = 'meta=' + m + ' loop=' + l + ' same=' + s + ' dev=' + d + ' file=' + f;
 })();
 </script></body></html>
 HTML
@@ -140,6 +141,8 @@ left() {	# the survivors among pids $1, with their command names
 	for p in $1; do live "$p" && printf '%s:%s ' "$p" "$(cat "/proc/$p/comm" 2>/dev/null)"; done
 }
 
+line() { printf '%s\n' "$out" | grep "^$1 =>" | sed -n "${2}p"; }
+
 # --- per user and set-up (root; nobody; root where no user or mount
 # namespace can be made, nonamespace): the home, workspace, state and the
 # agent's write grant (h) of its own, the policy owned by that user
@@ -155,7 +158,7 @@ setup() {	# setup WHO: sets AS (the user), NW (the wrapper), B, ST, EB
 	chmod 0777 "$B/h"
 	ST=$B/state/corral
 	EB="env -i HOME=$B/home PATH=/usr/bin:/bin XDG_STATE_HOME=$B/state"
-	printf '%s\n' "{\"read\": [\"$CORRAL_TOP/tests/helpers\"], \"write\": [\"$B/h\"], \"browser\": {\"package\": \"$PKG\"}}" >"$B/pol.json"
+	printf '%s\n' "{\"read\": [\"$CORRAL_TOP/tests/helpers\"], \"write\": [\"$B/h\"], \"browser\": {\"package\": \"${BPKG:-$PKG}\"}}" >"$B/pol.json"
 	[ -z "$AS" ] || chown -R nobody:nogroup "$B"
 }
 
@@ -191,11 +194,10 @@ browser_run() {	# browser_run WHO
 	out=$(cat "$B/run.out")
 	is "$(cat "$B/run.rc")" 0 "$who: corral run with a browser: the agent's status"
 	[ "$(cat "$B/run.rc")" = 0 ] || diag "$(tail -5 "$B/run.err")"
-	line() { printf '%s\n' "$out" | grep "^$1 =>" | sed -n "${2}p"; }
 	like "$(printf '%s\n' "$out" | head -1)" "^tools browser_click .*browser_navigate .*browser_snapshot" "$who: tools/list: the allowlisted browser tools"
 	unlike "$(printf '%s\n' "$out" | head -1)" "browser_run_code_unsafe|browser_file_upload" "$who: ... not the others"
-	like "$(line browser_evaluate 1)" "meta=blocked loop=blocked same=reached file=blocked" \
-		"$who: a page's script: metadata and the outside loopback service get nothing, its own origin answers (the control)"
+	like "$(line browser_evaluate 1)" "meta=blocked loop=blocked same=reached dev=blocked file=blocked" \
+		"$who: a page's script: metadata and the outside loopback service get nothing, its own origin answers (the control); Chromium's own local-network checks keep this public page from the agent's dev server too (the nolna run below turns them off)"
 	like "$(line browser_snapshot 1)" "REMOTE-PAGE-TEXT" "$who: the remote page loads and its text comes back"
 	is "$(line browser_navigate 3)" "browser_navigate => ERROR -32602 URL refused by the proxy: the browser opens http:, https: and about:blank only (no file:, filesystem:, view-source:, chrome: or other local state)" \
 		"$who: file:///etc/hostname: refused by the tool, a clear JSON-RPC error"
@@ -218,6 +220,49 @@ browser_run() {	# browser_run WHO
 browser_run root
 browser_run nobody
 browser_run nonamespace
+
+# --- Chromium's own local-network blocking turned off by its flags, so
+# that what a page's script is still refused is corral's refusal: the
+# same package behind a wrapper (node_modules copied, so that confine's
+# grant of it holds the wrapper) that adds the flags to Chromium's
+# arguments. The control: the agent's dev server, which corral lets the
+# browser reach, is reached by the remote page's script then.
+NOLNA=--disable-features=LocalNetworkAccessChecks,LocalNetworkAccessChecksWebSockets,LocalNetworkAccessChecksWebRTC,BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,PrivateNetworkAccessRespectPreflightResults,PrivateNetworkAccessForNavigations,PrivateNetworkAccessForWorkers
+mkdir -p "$TMP/nm"
+cp -a "$NM" "$TMP/nm/node_modules"
+mkdir -p "$TMP/nm/node_modules/@corral-test/flags"
+cat >"$TMP/nm/node_modules/@corral-test/flags/cli.js" <<JS
+const fs = require('fs'), path = require('path');
+const i = process.argv.indexOf('--config');
+const cfg = JSON.parse(fs.readFileSync(process.argv[i + 1], 'utf8'));
+cfg.browser.launchOptions.args.push('$NOLNA');
+process.argv[i + 1] = path.join(path.dirname(process.argv[i + 1]), 'config-nolna.json');
+fs.writeFileSync(process.argv[i + 1], JSON.stringify(cfg));
+require('../../@playwright/mcp/cli.js');
+JS
+BPKG=$TMP/nm/node_modules/@corral-test/flags
+setup nolna
+echo AGENT-DEV-SERVER >"$B/h/dev/index.html"
+(cd "$B/ws" && nice $EB "$C" run -p "$B/pol.json" -- "$PY" "$A" --serve "$B/h/dev" 47031 --hold "$B/h" \
+	'browser_navigate={"url": "http://198.51.100.10/"}' \
+	'browser_evaluate={"function": "async () => { const r = document.getElementById(\"r\"); for (let i = 0; i < 150 && r.textContent === \"pending\"; i++) await new Promise((ok) => setTimeout(ok, 100)); return r.textContent; }"}' \
+	'browser_navigate={"url": "http://169.254.169.254/"}' \
+	'browser_navigate={"url": "http://127.0.0.1:47021/"}' \
+	>"$B/run.out" 2>"$B/run.err"; echo $? >"$B/run.rc") &
+RUN=$!
+echo $RUN >>"$TMP/pids"
+until [ -e "$B/h/ready" ] || [ -e "$B/run.rc" ]; do sleep 0.2; done
+like "$(for p in $(attempt_pids); do { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null; echo; done)" "chromium.* $NOLNA" \
+	"nolna: Chromium runs with its local-network blocking turned off"
+touch "$B/h/go"
+wait "$RUN"
+out=$(cat "$B/run.out")
+is "$(cat "$B/run.rc")" 0 "nolna: corral run: the agent's status"
+like "$(line browser_evaluate 1)" "meta=blocked loop=blocked same=reached dev=reached file=blocked" \
+	"nolna: a page's script: metadata and the outside loopback service still get nothing (corral's broker), the agent's dev server and its own origin answer (the controls)"
+like "$(line browser_navigate 2)" "ERR_NETWORK_ACCESS_DENIED" "nolna: navigating to the metadata address: refused (corral's broker: EACCES)"
+like "$(line browser_navigate 3)" "ERR_NETWORK_ACCESS_DENIED" "nolna: navigating to an outside loopback service: refused"
+unlike "$out" "METADATA-SECRET|LOOPBACK-SECRET" "nolna: no metadata or loopback content anywhere in the answers"
 
 # --- corral killed with SIGKILL while the browser runs: mcp-proxy gets
 # its parent-death signal and ends; its launcher, the subreaper of the

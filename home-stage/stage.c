@@ -14,6 +14,7 @@
 #include "fdio.h"
 #include "gitcfg.h"
 #include "hs.h"
+#include "parentdir.h"
 #include "json.h"
 #include "msg.h"
 #include "path.h"
@@ -63,40 +64,6 @@ meta_parse(const char *buf, size_t len, struct meta *m)
 			return -1;
 	}
 	return 0;
-}
-
-/* Open (creating when mk) each directory of rel's dirname under dirfd,
- * never through a symlink. Returns the innermost directory's fd and sets
- * *base to the last component. */
-static int
-walk_parent(int dirfd, const char *rel, int mk, const char **base)
-{
-	char part[PROF_PATH_MAX];
-	const char *p = rel, *s;
-	int fd = dup(dirfd), nfd;
-
-	if (fd < 0)
-		return -1;
-	while ((s = strchr(p, '/')) != NULL) {
-		if ((size_t)(s - p) >= sizeof part) {
-			close(fd);
-			return errno = ENAMETOOLONG, -1;
-		}
-		memcpy(part, p, (size_t)(s - p));
-		part[s - p] = '\0';
-		if (mk && mkdirat(fd, part, 0700) < 0 && errno != EEXIST) {
-			close(fd);
-			return -1;
-		}
-		nfd = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		if (nfd < 0)
-			return -1;
-		fd = nfd;
-		p = s + 1;
-	}
-	*base = p;
-	return fd;
 }
 
 /* session-store by absolute path: next to our own binary unless given. */
@@ -254,7 +221,7 @@ stage_signin(const struct hs_opts *o, const struct profile *p, int sfd, int hfd,
 	struct stat st;
 	int dfd, fd, r;
 
-	dfd = walk_parent(hfd, p->signin, 1, &base);
+	dfd = parentdir_open(hfd, p->signin, 0700, &base);
 	if (dfd < 0) {
 		msg_fatal_sys("unable to create the folders of %s", p->signin);
 		return EXIT_USAGE;
@@ -426,7 +393,7 @@ open_in_home(int homefd, const char *rel, struct stat *st)
 	const char *base;
 	int dfd, fd;
 
-	dfd = walk_parent(homefd, rel, 0, &base);
+	dfd = parentdir_open(homefd, rel, 0, &base);
 	if (dfd < 0)
 		return -1;
 	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "parentdir.h"
 #include "wspath.h"
 
 int
@@ -39,42 +40,7 @@ ws_path_check(const char *p, char *err, size_t errn)
 int
 ws_parent(int wsfd, const char *path, int create, const char **base)
 {
-	char comp[256];
-	const char *c = path, *slash;
-	int fd = openat(wsfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), nfd;
-
-	while (fd >= 0 && (slash = strchr(c, '/')) != NULL) {
-		size_t l = (size_t)(slash - c);
-		if (l >= sizeof comp) {
-			close(fd);
-			return errno = ENAMETOOLONG, -1;
-		}
-		memcpy(comp, c, l);
-		comp[l] = '\0';
-		nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (nfd < 0 && errno == ENOENT && create) {
-			if (mkdirat(fd, comp, 0755) < 0 && errno != EEXIST) {
-				int e = errno;
-				close(fd);
-				return errno = e, -1;
-			}
-			nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
-		if (nfd < 0) {
-			int e = errno;
-			struct stat st;
-			/* O_DIRECTORY|O_NOFOLLOW on a symlink gives ENOTDIR or ELOOP */
-			if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-				e = ELOOP;
-			close(fd);
-			return errno = e, -1;
-		}
-		close(fd);
-		fd = nfd;
-		c = slash + 1;
-	}
-	*base = c;
-	return fd;
+	return parentdir_open(wsfd, path, create ? 0755 : 0, base);
 }
 
 int

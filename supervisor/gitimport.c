@@ -29,6 +29,7 @@
 #include "gitnested.h"
 #include "gitws.h"
 #include "gitxref.h"
+#include "parentdir.h"
 #include "rmtree.h"
 
 #define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -38,17 +39,9 @@
 static int
 read_loose(int rdir, const char *ref, char **buf, size_t *len)
 {
-	char p[GITREF_NAME_MAX + 1], *c = p, *sl;
-	int fd = dup(rdir), nd, r;
+	const char *c;
+	int fd = parentdir_open(rdir, ref, 0, &c), nd, r;
 
-	snprintf(p, sizeof p, "%s", ref);
-	while (fd >= 0 && (sl = strchr(c, '/')) != NULL) {
-		*sl = '\0';
-		nd = openat(fd, c, OPEN_DIR);
-		close(fd);
-		fd = nd;
-		c = sl + 1;
-	}
 	if (fd < 0)
 		return -1;
 	r = file_read_bounded(fd, c, 4096, buf, len);

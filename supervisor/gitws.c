@@ -18,6 +18,7 @@
 #include "gitrun.h"
 #include "gitnested.h"
 #include "gitws.h"
+#include "parentdir.h"
 #include "path.h"
 #include "rmtree.h"
 
@@ -306,29 +307,6 @@ gitws_copy_index(int sfd, const char *sname, int dfd, const char *dname)
 	return utimensat(dfd, dname, tv, AT_SYMLINK_NOFOLLOW);
 }
 
-/* Open (making them) the parent directories of path under root; the last
- * component's name into *base. The tree is ours: still, never follow. */
-static int
-open_parent(int root, char *path, const char **base)
-{
-	int fd = dup(root), nd;
-	char *c = path, *sl;
-
-	while (fd >= 0 && (sl = strchr(c, '/')) != NULL) {
-		*sl = '\0';
-		if (mkdirat(fd, c, 0755) < 0 && errno != EEXIST)
-			nd = -1;
-		else
-			nd = openat(fd, c, OPEN_DIR);
-		*sl = '/';
-		close(fd);
-		fd = nd;
-		c = sl + 1;
-	}
-	*base = c;
-	return fd;
-}
-
 /* A path git printed for the real workspace: relative, no "..", no .git. */
 static int
 path_ok(const char *p)
@@ -370,7 +348,7 @@ apply_status(struct gitws *g, int wsfd, int wfd, char *st, size_t len)
 		memcpy(path, e + 3, l - 2);
 		if (path[l - 4] == '/')
 			continue;	/* a nested repository: not copied */
-		pfd = open_parent(wfd, path, &base);
+		pfd = parentdir_open(wfd, path, 0755, &base);
 		if (pfd < 0)
 			return -1;
 		if (unlinkat(pfd, base, 0) < 0 && errno != ENOENT && errno != EISDIR) {
@@ -650,7 +628,7 @@ make_base(struct gitws *g, int rfd, int afd, const char *headref, const char *st
 	if (headref[0]) {
 		char p[GITREF_NAME_MAX + 1];
 		snprintf(p, sizeof p, "%s", headref);
-		if ((pfd = open_parent(rfd, p, &base)) < 0)
+		if ((pfd = parentdir_open(rfd, p, 0755, &base)) < 0)
 			return msg_say(why, whyn, "unable to write %s in the attempt repository: %s", headref, strerror(errno));
 		code = write_new(pfd, base, line, strlen(line));
 		close(pfd);
@@ -682,7 +660,7 @@ link_deps(struct gitws *g, int rfd, int wfd)
 		if (!path_ok(rel) || (size_t)snprintf(real, sizeof real, "%s/%s", g->ws, rel) >= PATH_MAX ||
 		    lstat(real, &st) < 0 || !S_ISDIR(st.st_mode) || fstatat(wfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
-		if ((pfd = open_parent(wfd, rel, &base)) < 0)
+		if ((pfd = parentdir_open(wfd, rel, 0755, &base)) < 0)
 			return -1;
 		r = symlinkat(real, pfd, base);
 		close(pfd);

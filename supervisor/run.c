@@ -25,6 +25,7 @@
 #include "mcp.h"
 #include "denyreport.h"
 #include "msg.h"
+#include "parentdir.h"
 #include "private.h"
 #include "projenv.h"
 #include "pty.h"
@@ -244,7 +245,8 @@ write_nosignin(const struct plan *pl)
 static int
 link_fullsetup(const struct plan *pl, const char *dir)
 {
-	char path[PATH_MAX + 8], rel[PATH_MAX], *sl;
+	char path[PATH_MAX + 8], rel[PATH_MAX];
+	const char *base;
 	int hfd, dfd, r = 0;
 	size_t n = strlen(pl->home);
 
@@ -257,19 +259,9 @@ link_fullsetup(const struct plan *pl, const char *dir)
 		if (n == 0 || strncmp(f, pl->home, n) != 0 || f[n] != '/')
 			continue;	/* not under the real home: granted, not linked */
 		snprintf(rel, sizeof rel, "%s", f + n + 1);
-		dfd = dup(hfd);
 		/* parents, each created here and opened without following */
-		for (char *c = rel; dfd >= 0 && (sl = strchr(c, '/')) != NULL; c = sl + 1) {
-			int nd;
-			*sl = '\0';
-			if (mkdirat(dfd, c, 0700) < 0 && errno != EEXIST)
-				nd = -1;
-			else
-				nd = openat(dfd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			close(dfd);
-			dfd = nd;
-		}
-		if (dfd < 0 || symlinkat(f, dfd, strrchr(f, '/') + 1) < 0)
+		dfd = parentdir_open(hfd, rel, 0700, &base);
+		if (dfd < 0 || symlinkat(f, dfd, base) < 0)
 			r = -1;
 		if (dfd >= 0)
 			close(dfd);

@@ -1,0 +1,16 @@
+/* parentdir: (corral, home-stage, sandbox-mcp) open the directory that
+ * holds a relative path's last component, beneath a directory descriptor,
+ * every directory on the way opened with O_NOFOLLOW: a symlink in the way
+ * is never followed (ELOOP), whoever could have put it there. */
+#ifndef CORRAL_PARENTDIR_H
+#define CORRAL_PARENTDIR_H
+#include <sys/types.h>
+
+/* The directory of rel's parent components under dirfd (rel itself when it
+ * has no '/'), making a missing one with mode when mode is not 0; *base is
+ * rel's last component. An empty component, one longer than NAME_MAX, or
+ * a non-directory in the way fails. The descriptor (O_CLOEXEC), or -1 with
+ * errno: ELOOP for a symlink in the way, ENOTDIR, ENOENT, ENAMETOOLONG. */
+int parentdir_open(int dirfd, const char *rel, mode_t mode, const char **base);
+
+#endif

@@ -5,25 +5,35 @@
 
 #include "buf.h"
 
-int
-buf_add(struct buf *b, const void *s, size_t n)
+char *
+buf_extend(struct buf *b, size_t n)
 {
 	if (n > SIZE_MAX / 2 - b->len)
-		return errno = ENOMEM, -1;
+		return errno = ENOMEM, NULL;
 	if (b->len + n + 1 > b->cap) {
 		size_t c = b->cap ? b->cap : 256;
 		char *q;
 		while (c < b->len + n + 1)
 			c *= 2;
 		if ((q = realloc(b->p, c)) == NULL)
-			return -1;
+			return NULL;
 		b->p = q;
 		b->cap = c;
 	}
-	if (n)
-		memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = '\0';
+	return b->p + b->len - n;
+}
+
+int
+buf_add(struct buf *b, const void *s, size_t n)
+{
+	char *at = buf_extend(b, n);
+
+	if (at == NULL)
+		return -1;
+	if (n)
+		memcpy(at, s, n);
 	return 0;
 }
 

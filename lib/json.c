@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 #undef JSMN_HEADER
 #include <jsmn.h>
 #define JSMN_HEADER
+#include "buf.h"
 #include "json.h"
 
 int
@@ -482,28 +484,74 @@ json_pointer(const char *js, const jsmntok_t *t, int ntok, int root, const char 
 	return cur;
 }
 
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t
+u8len(const unsigned char *s, size_t n)
+{
+	size_t l = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
+	    (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+
+	if (l == 0 || l > n || !utf8_valid((const char *)s, l))
+		return 0;
+	return l;
+}
+
+/* The one JSON quoter: s[0..n) quoted into out (NULL: only counted),
+ * invalid UTF-8 as U+FFFD, so that any bytes make valid JSON. Its length. */
+static size_t
+quote(const char *s, size_t n, char *out)
+{
+	static const char hx[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0, i = 0, l;
+	char esc[7];
+
+#define PUT(b, k) do { if (out) memcpy(out + o, (b), (k)); o += (k); } while (0)
+	PUT("\"", 1);
+	for (; i < n; i += l) {
+		unsigned char c = p[i];
+		if ((l = u8len(p + i, n - i)) == 0) {
+			PUT("\xef\xbf\xbd", 3);
+			l = 1;
+		} else if (l > 1 || (c >= 0x20 && c != '"' && c != '\\')) {
+			PUT(s + i, l);
+		} else if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t') {
+			esc[0] = '\\';
+			esc[1] = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : (char)c;
+			PUT(esc, 2);
+		} else {
+			memcpy(esc, "\\u00", 4);
+			esc[4] = hx[c >> 4];
+			esc[5] = hx[c & 15];
+			PUT(esc, 6);
+		}
+	}
+	PUT("\"", 1);
+#undef PUT
+	return o;
+}
+
 int
 json_quote(const char *s, size_t n, char *out, size_t cap)
 {
-	static const char hx[] = "0123456789abcdef";
-	size_t o = 0, i;
+	size_t len = quote(s, n, NULL);
 
-#define PUT(c) do { if (o + 1 >= cap) return errno = ENOSPC, -1; out[o++] = (c); } while (0)
-	PUT('"');
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\') { PUT('\\'); PUT((char)c); }
-		else if (c == '\n') { PUT('\\'); PUT('n'); }
-		else if (c == '\r') { PUT('\\'); PUT('r'); }
-		else if (c == '\t') { PUT('\\'); PUT('t'); }
-		else if (c < 0x20) {
-			PUT('\\'); PUT('u'); PUT('0'); PUT('0'); PUT(hx[c >> 4]); PUT(hx[c & 15]);
-		} else PUT((char)c);
-	}
-	PUT('"');
-#undef PUT
-	out[o] = '\0';
-	return (int)o;
+	if (len >= cap || len > INT_MAX)
+		return errno = ENOSPC, -1;
+	quote(s, n, out);
+	out[len] = '\0';
+	return (int)len;
+}
+
+int
+json_quote_buf(struct buf *b, const char *s, size_t n)
+{
+	char *at = buf_extend(b, quote(s, n, NULL));
+
+	if (at == NULL)
+		return -1;
+	quote(s, n, at);
+	return 0;
 }
 
 struct keyent {

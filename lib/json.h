@@ -55,8 +55,13 @@ int json_pointer(const char *js, const jsmntok_t *t, int ntok, int root, const c
 int json_unique_keys(const char *js, const jsmntok_t *t, int ntok, int root);
 /* 1 when s[0..n) is valid UTF-8 (no overlongs, surrogates or > U+10FFFF). */
 int utf8_valid(const char *s, size_t n);
-/* Write s[0..n) as a JSON string with quotes into out (size cap). Returns the
- * length written (without NUL), or -1 ENOSPC. */
+/* The one JSON quoter: s[0..n) as a JSON string with quotes, control bytes
+ * escaped, invalid UTF-8 as U+FFFD (any bytes make valid JSON; at most 6
+ * bytes out per byte in, and 2). json_quote writes into out (size cap):
+ * the length written (without NUL), or -1 ENOSPC. json_quote_buf appends
+ * to b: 0, or -1 ENOMEM. */
+struct buf;
 int json_quote(const char *s, size_t n, char *out, size_t cap);
+int json_quote_buf(struct buf *b, const char *s, size_t n);
 
 #endif

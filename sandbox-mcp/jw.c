@@ -6,64 +6,6 @@
 #include "json.h"
 #include "jw.h"
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t
-u8len(const unsigned char *s, size_t n)
-{
-	size_t l = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
-	    (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-
-	if (l == 0 || l > n || !utf8_valid((const char *)s, l))
-		return 0;
-	return l;
-}
-
-int
-jw_quote(struct buf *b, const char *s, size_t n)
-{
-	static const char hx[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, run = 0;
-	char esc[8];
-
-	if (buf_add(b, "\"", 1) < 0)
-		return -1;
-	while (i < n) {
-		unsigned char c = p[i];
-		size_t l = u8len(p + i, n - i);
-		const char *rep = NULL;
-		size_t repn = 0;
-
-		if (l == 1 && (c < 0x20 || c == '"' || c == '\\')) {
-			if (c == '"') rep = "\\\"";
-			else if (c == '\\') rep = "\\\\";
-			else if (c == '\n') rep = "\\n";
-			else if (c == '\r') rep = "\\r";
-			else if (c == '\t') rep = "\\t";
-			else {
-				snprintf(esc, sizeof esc, "\\u00%c%c", hx[c >> 4], hx[c & 15]);
-				rep = esc;
-			}
-			repn = strlen(rep);
-		} else if (l == 0) {
-			rep = "\xef\xbf\xbd";
-			repn = 3;
-			l = 1;
-		}
-		if (rep) {
-			if (buf_add(b, s + i - run, run) < 0 || buf_add(b, rep, repn) < 0)
-				return -1;
-			run = 0;
-		} else {
-			run += l;
-		}
-		i += l;
-	}
-	if (buf_add(b, s + i - run, run) < 0 || buf_add(b, "\"", 1) < 0)
-		return -1;
-	return 0;
-}
-
 static void
 pre(struct jw *w)
 {
@@ -102,7 +44,7 @@ void
 jw_key(struct jw *w, const char *k)
 {
 	pre(w);
-	if (jw_quote(&w->b, k, strlen(k)) < 0 || buf_add(&w->b, ":", 1) < 0)
+	if (json_quote_buf(&w->b, k, strlen(k)) < 0 || buf_add(&w->b, ":", 1) < 0)
 		w->err = 1;
 	w->after_key = 1;
 }
@@ -111,7 +53,7 @@ void
 jw_strn(struct jw *w, const char *s, size_t n)
 {
 	pre(w);
-	if (jw_quote(&w->b, s, n) < 0)
+	if (json_quote_buf(&w->b, s, n) < 0)
 		w->err = 1;
 }
 

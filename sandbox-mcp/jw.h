@@ -1,6 +1,7 @@
 /* jw: a small JSON writer over lib/buf.h's struct buf. Strings are written
- * lossily: invalid UTF-8 becomes U+FFFD, so any bytes (a command's output)
- * make valid JSON. Errors are sticky: check w->err once at the end. Pure. */
+ * lossily by lib/json's json_quote_buf: invalid UTF-8 becomes U+FFFD, so
+ * any bytes (a command's output) make valid JSON. Errors are sticky:
+ * check w->err once at the end. Pure. */
 #ifndef SBX_JW_H
 #define SBX_JW_H
 #include <stddef.h>
@@ -25,7 +26,5 @@ void jw_int(struct jw *w, int64_t v);
 void jw_bool(struct jw *w, int v);
 void jw_null(struct jw *w);
 void jw_raw(struct jw *w, const char *json, size_t n);	/* an already valid value */
-/* Append s[0..n) as a quoted JSON string to b, invalid UTF-8 as U+FFFD. */
-int jw_quote(struct buf *b, const char *s, size_t n);
 
 #endif

@@ -77,7 +77,7 @@ tool_result(struct buf *out, const struct rpc_msg *m, const char *text, size_t n
 	struct buf b = { 0 };
 
 	buf_adds(&b, "{\"content\":[{\"type\":\"text\",\"text\":");
-	jw_quote(&b, text, n);
+	json_quote_buf(&b, text, n);
 	buf_adds(&b, "}]");
 	if (structured) {
 		buf_adds(&b, ",\"structuredContent\":");

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "buf.h"
 #include "json.h"
 #include "tap.h"
 
@@ -86,5 +87,18 @@ main(void)
 	ok(!utf8_valid("\xed\xa0\x80", 3), "encoded surrogate refused");
 	is_int(json_quote("a\"\n\x01", 4, buf, sizeof buf), 13, "quote escapes");
 	is_str(buf, "\"a\\\"\\n\\u0001\"", "quoted form");
+	/* one quoter for every program: invalid UTF-8 is never copied into JSON */
+	is_int(json_quote("a\xff\xc3\xa9\xed\xa0\x80", 7, buf, sizeof buf), 17, "invalid UTF-8 quoted");
+	is_str(buf, "\"a\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"",
+	    "... as U+FFFD, a valid sequence kept");
+	is_int(json_quote("abc", 3, buf, 5), -1, "no room: ENOSPC");
+	is_int(json_quote("abc", 3, buf, 6), 5, "control: just room");
+	{
+		struct buf b = { 0 };
+		buf_adds(&b, "x");
+		is_int(json_quote_buf(&b, "a\tb", 3), 0, "appended to a buffer");
+		is_str(b.p, "x\"a\\tb\"", "... after what was there");
+		buf_free(&b);
+	}
 	return done_testing();
 }

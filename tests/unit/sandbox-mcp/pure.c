@@ -13,7 +13,7 @@
 #include "tap.h"
 
 static struct config c;
-static struct cfg_err e;
+static struct json_err e;
 
 static int
 parse(const char *s)
@@ -74,10 +74,10 @@ main(void)
 	ok(sess_id_ok("0123456789abcdef") && !sess_id_ok("0123456789ABCDEF") && !sess_id_ok("../x"), "session ids");
 
 	/* the lossy JSON writer */
-	jw_quote(&b, "a\"\\\n\x01\xff\xc3\xa9", 8);
+	json_quote_buf(&b, "a\"\\\n\x01\xff\xc3\xa9", 8);
 	is_str(b.p, "\"a\\\"\\\\\\n\\u0001\xef\xbf\xbd\xc3\xa9\"", "escapes, invalid UTF-8 as U+FFFD, valid kept");
 	buf_free(&b);
-	jw_quote(&b, "\xed\xa0\x80", 3);
+	json_quote_buf(&b, "\xed\xa0\x80", 3);
 	is_str(b.p, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"", "an encoded surrogate is invalid, byte by byte");
 	buf_free(&b);
 

@@ -12,12 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "auditline.h"
 #include "fdio.h"
 #include "ipaddr.h"
-#include "json.h"
 #include "request.h"
 #include "serve.h"
 
@@ -38,21 +37,19 @@ static void
 audit(const struct egress *g, const struct ereq *r, const char *decision, const char *reason,
     unsigned long long up, unsigned long long down)
 {
-	char line[1024], q[HOST_MAX * 6 + 3], qr[512];
-	struct timespec ts;
-	int n;
+	struct auditline a;
 
 	if (g->audit_fd < 0)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	if (json_quote(r->host[0] ? r->host : "-", strlen(r->host[0] ? r->host : "-"), q, sizeof q) < 0 ||
-	    json_quote(reason, strlen(reason), qr, sizeof qr) < 0)
-		return;
-	n = snprintf(line, sizeof line, "{\"time\":%lld.%03ld,\"step\":\"egress\",\"host\":%s,"
-	    "\"port\":%u,\"decision\":\"%s\",\"reason\":%s,\"bytes_up\":%llu,\"bytes_down\":%llu}\n",
-	    (long long)ts.tv_sec, ts.tv_nsec / 1000000, q, (unsigned)r->port, decision, qr, up, down);
-	if (n > 0 && (size_t)n < sizeof line)
-		(void)fd_write_all(g->audit_fd, line, (size_t)n);	/* O_APPEND: one write */
+	al_start(&a);
+	al_str(&a, "step", "egress");
+	al_str(&a, "host", r->host[0] ? r->host : "-");
+	al_int(&a, "port", r->port);
+	al_str(&a, "decision", decision);
+	al_str(&a, "reason", reason);
+	al_int(&a, "bytes_up", (long long)up);
+	al_int(&a, "bytes_down", (long long)down);
+	(void)al_write(&a, g->audit_fd);	/* O_APPEND: one write */
 }
 
 static void

@@ -1,13 +1,14 @@
 /* audit: the per-attempt log, one JSON line per step, names never values.
- * Kept in the store: STORE/audit/ID.jsonl, 0600. */
+ * Kept in the store: STORE/audit/ID.jsonl, 0600. Lines are lib/auditline
+ * records (egress-proxy writes its own into the same file). */
 #ifndef CORRAL_AUDIT_H
 #define CORRAL_AUDIT_H
 
+#include "auditline.h"
+
 struct audit {
 	int fd;			/* -1: not open (lines are dropped) */
-	char line[16384];
-	size_t len;
-	int bad;		/* a field did not fit */
+	struct auditline l;
 };
 
 int audit_open(struct audit *a, const char *store, const char *id);

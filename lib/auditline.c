@@ -1,0 +1,110 @@
+/* auditline: see auditline.h. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "auditline.h"
+#include "fdio.h"
+#include "json.h"
+
+#define TOO_LONG ",\"step\":\"audit\",\"error\":\"line too long\""
+
+static void
+raw(struct auditline *a, const char *s, size_t n)
+{
+	if (a->len + n + 2 >= sizeof a->line) {
+		a->bad = 1;
+		return;
+	}
+	memcpy(a->line + a->len, s, n);
+	a->len += n;
+}
+
+static void
+quoted(struct auditline *a, const char *s, size_t n)
+{
+	int q;
+
+	if (a->bad)
+		return;
+	/* in place: the quoter says ENOSPC when it does not fit */
+	q = json_quote(s, n, a->line + a->len, sizeof a->line - a->len - 2);
+	if (q < 0)
+		a->bad = 1;
+	else
+		a->len += (size_t)q;
+}
+
+static void
+key(struct auditline *a, const char *k)
+{
+	raw(a, ",", 1);
+	quoted(a, k, strlen(k));
+	raw(a, ":", 1);
+}
+
+void
+al_start(struct auditline *a)
+{
+	struct timespec ts;
+	char t[64];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	a->len = 0;
+	a->bad = 0;
+	snprintf(t, sizeof t, "{\"time\":%lld.%03ld", (long long)ts.tv_sec, ts.tv_nsec / 1000000);
+	raw(a, t, strlen(t));
+}
+
+void
+al_strn(struct auditline *a, const char *k, const char *val, size_t n)
+{
+	key(a, k);
+	quoted(a, val, n);
+}
+
+void
+al_str(struct auditline *a, const char *k, const char *val)
+{
+	key(a, k);
+	quoted(a, val, strlen(val));
+}
+
+void
+al_int(struct auditline *a, const char *k, long long v)
+{
+	char b[32];
+
+	key(a, k);
+	snprintf(b, sizeof b, "%lld", v);
+	raw(a, b, strlen(b));
+}
+
+void
+al_strs(struct auditline *a, const char *k, char *const *v, unsigned long n)
+{
+	key(a, k);
+	raw(a, "[", 1);
+	for (unsigned long i = 0; i < n; i++) {
+		if (i)
+			raw(a, ",", 1);
+		quoted(a, v[i], strlen(v[i]));
+	}
+	raw(a, "]", 1);
+}
+
+int
+al_write(struct auditline *a, int fd)
+{
+	if (a->bad) {
+		/* never a torn line: say it did not fit, at the time it began */
+		size_t t = strcspn(a->line, ",");
+		a->len = t;
+		a->bad = 0;
+		raw(a, TOO_LONG, strlen(TOO_LONG));
+	}
+	/* raw() keeps two bytes free for the end */
+	a->line[a->len++] = '}';
+	a->line[a->len++] = '\n';
+	return fd_write_all(fd, a->line, a->len);
+}

@@ -43,7 +43,7 @@ int
 main(int argc, char **argv, char **envp)
 {
 	char why[8192], hint[512], warn[8192];
-	struct policy_err pe;
+	struct json_err pe;
 	struct policy pol;
 	int n = argc > 2 ? atoi(argv[1]) : 0;
 	double *full, *tree, *home;

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -482,6 +483,28 @@ json_pointer(const char *js, const jsmntok_t *t, int ntok, int root, const char 
 		p += n;
 	}
 	return cur;
+}
+
+int
+json_vfail(struct json_err *e, const char *js, const jsmntok_t *t, int tok, const char *fmt, va_list ap)
+{
+	int line = 1, col = 1, off;
+
+	e->line = e->col = 0;
+	if (tok >= 0) {
+		/* a string token starts after its quote: point at the quote */
+		off = t[tok].start - (t[tok].type == JSMN_STRING);
+		for (int i = 0; i < off; i++) {
+			if (js[i] == '\n')
+				line++, col = 1;
+			else if (((unsigned char)js[i] & 0xc0) != 0x80)
+				col++;
+		}
+		e->line = line;
+		e->col = col;
+	}
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	return -1;
 }
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */

@@ -6,6 +6,7 @@
  */
 #ifndef CORRAL_JSON_H
 #define CORRAL_JSON_H
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,6 +56,17 @@ int json_pointer(const char *js, const jsmntok_t *t, int ntok, int root, const c
 int json_unique_keys(const char *js, const jsmntok_t *t, int ntok, int root);
 /* 1 when s[0..n) is valid UTF-8 (no overlongs, surrogates or > U+10FFFF). */
 int utf8_valid(const char *s, size_t n);
+/* A configuration error (corral's policy, sandbox-mcp's config): where,
+ * and what. */
+struct json_err {
+	int line, col;		/* 1-based, in characters; 0 when the whole input is at fault */
+	char msg[256];
+};
+/* Fill e: the position of token tok of js (a string's opening quote; tok
+ * < 0: no position) and the message. Returns -1, for "return fail(...)". */
+int json_vfail(struct json_err *e, const char *js, const jsmntok_t *t, int tok, const char *fmt,
+    va_list ap) __attribute__((format(printf, 5, 0)));
+
 /* The one JSON quoter: s[0..n) as a JSON string with quotes, control bytes
  * escaped, invalid UTF-8 as U+FFFD (any bytes make valid JSON; at most 6
  * bytes out per byte in, and 2). json_quote writes into out (size cap):

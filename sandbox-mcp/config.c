@@ -100,35 +100,16 @@ struct pc {
 	const char *js;
 	size_t len;
 	const jsmntok_t *t;
-	struct cfg_err *err;
+	struct json_err *err;
 };
-
-static void
-position(const char *js, int off, struct cfg_err *err)
-{
-	int line = 1, col = 1;
-
-	for (int i = 0; i < off; i++) {
-		if (js[i] == '\n')
-			line++, col = 1;
-		else if (((unsigned char)js[i] & 0xc0) != 0x80)
-			col++;
-	}
-	err->line = line;
-	err->col = col;
-}
 
 static int __attribute__((format(printf, 3, 4)))
 fail(struct pc *c, int tok, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (tok >= 0)
-		position(c->js, c->t[tok].start - (c->t[tok].type == JSMN_STRING), c->err);
-	else
-		c->err->line = c->err->col = 0;
 	va_start(ap, fmt);
-	vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
+	json_vfail(c->err, c->js, c->t, tok, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -245,7 +226,7 @@ check_values(struct pc *c, struct config *cf)
 }
 
 int
-config_parse(const char *buf, size_t len, struct config *cf, struct cfg_err *err)
+config_parse(const char *buf, size_t len, struct config *cf, struct json_err *err)
 {
 	static jsmntok_t t[CFG_TOKENS_MAX];
 	struct pc c = { buf, len, t, err };
@@ -260,13 +241,12 @@ config_parse(const char *buf, size_t len, struct config *cf, struct cfg_err *err
 			return fail(&c, -1, "more than %d JSON tokens", CFG_TOKENS_MAX);
 		if (errno == EFBIG)
 			return fail(&c, -1, "too large");
+		jsmntok_t at = { .type = JSMN_PRIMITIVE };
 		jsmn_init(&jp);
-		if ((n = jsmn_parse(&jp, buf, len, t, CFG_TOKENS_MAX)) < 0)
-			position(buf, (int)jp.pos, err);
-		else
-			position(buf, (int)json_error_at(buf, len, t, n), err);
-		snprintf(err->msg, sizeof err->msg, "not valid JSON");
-		return -1;
+		n = jsmn_parse(&jp, buf, len, t, CFG_TOKENS_MAX);
+		at.start = n < 0 ? (int)jp.pos : (int)json_error_at(buf, len, t, n);
+		c.t = &at;
+		return fail(&c, 0, "not valid JSON");
 	}
 	if (t[0].type != JSMN_OBJECT)
 		return fail(&c, 0, "the configuration must be an object, not %s", json_type_name(&t[0], buf));
@@ -312,7 +292,7 @@ tilde(char **s, const char *home)
 int
 config_load(const char *path, const char *home, struct config *c, char *why, size_t whyn)
 {
-	struct cfg_err e;
+	struct json_err e;
 	char *buf;
 	size_t len;
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "json.h"
+
 enum {
 	CFG_LIST_MAX = 64,		/* entries in one list */
 	CFG_STR_MAX = 1024,		/* bytes in one string */
@@ -39,16 +41,11 @@ struct config {
 	char source[CFG_STR_MAX];	/* the file, or "" for the embedded defaults */
 };
 
-struct cfg_err {
-	int line, col;			/* 0: no position */
-	char msg[256];
-};
-
 /* The embedded defaults. */
 void config_defaults(struct config *c);
 /* Parse buf over the defaults (absent keys keep them). Unknown keys, wrong
  * types and out-of-range numbers are errors. Returns 0, or -1 with err. */
-int config_parse(const char *buf, size_t len, struct config *c, struct cfg_err *err);
+int config_parse(const char *buf, size_t len, struct config *c, struct json_err *err);
 void config_free(struct config *c);
 
 /* Load path: no such file gives the defaults (source ""); any other failure

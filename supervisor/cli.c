@@ -110,7 +110,7 @@ policy_load_file(const char *path, struct policy *p)
 int
 policy_load_src(const char *path, struct policy *p, struct polsrc *src)
 {
-	struct policy_err pe;
+	struct json_err pe;
 	struct stat st;
 	char *buf;
 	ssize_t n;
@@ -168,7 +168,7 @@ policy_load(const struct runopts *o, struct policy *p)
 int
 policy_load_from(const struct runopts *o, struct policy *p, struct polsrc *src)
 {
-	struct policy_err pe;
+	struct json_err pe;
 
 	if (policy_default(p, &pe) < 0) {
 		msg_fatal("embedded policy: %d:%d: %s", pe.line, pe.col, pe.msg);

@@ -47,31 +47,16 @@ struct pctx {
 	const char *js;
 	const jsmntok_t *t;
 	int n;
-	struct policy_err *err;
+	struct json_err *err;
 };
 
 static int __attribute__((format(printf, 3, 4)))
 fail(struct pctx *c, int tok, const char *fmt, ...)
 {
 	va_list ap;
-	int line = 1, col = 1, off;
 
-	if (tok >= 0) {
-		/* a string token starts after its quote: point at the quote */
-		off = c->t[tok].start - (c->t[tok].type == JSMN_STRING);
-		for (int i = 0; i < off; i++) {
-			if (c->js[i] == '\n')
-				line++, col = 1;
-			else if (((unsigned char)c->js[i] & 0xc0) != 0x80)
-				col++;
-		}
-		c->err->line = line;
-		c->err->col = col;
-	} else {
-		c->err->line = c->err->col = 0;
-	}
 	va_start(ap, fmt);
-	vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
+	json_vfail(c->err, c->js, c->t, tok, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -790,7 +775,7 @@ policy_init(struct policy *p)
 }
 
 int
-policy_parse(const char *buf, size_t len, struct policy *p, struct policy_err *err)
+policy_parse(const char *buf, size_t len, struct policy *p, struct json_err *err)
 {
 	struct pctx c = { .js = buf, .err = err };
 	jsmntok_t *t;
@@ -842,7 +827,7 @@ policy_parse(const char *buf, size_t len, struct policy *p, struct policy_err *e
 }
 
 int
-policy_default(struct policy *p, struct policy_err *err)
+policy_default(struct policy *p, struct json_err *err)
 {
 	struct strlist *l = &p->if_present;
 

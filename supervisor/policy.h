@@ -8,6 +8,7 @@
  */
 #ifndef CORRAL_POLICY_H
 #define CORRAL_POLICY_H
+#include "json.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,11 +96,6 @@ struct policy {
 	struct strlist if_present;
 };
 
-struct policy_err {
-	int line, col;			/* 1-based; 0 when the whole input is at fault */
-	char msg[200];
-};
-
 /* What explain and doctor say of "userns": true. */
 #define POLICY_USERNS_WARNING "the policy allows new user namespaces (\"userns\": true): " \
 	"inside one the agent holds every capability, and with them the kernel code " \
@@ -113,9 +109,9 @@ void policy_init(struct policy *p);
 /* Apply buf[0..len) over p (see above). Pure: no I/O. Returns 0, or -1 with
  * err filled (position of the offending token) and p left in an undefined but
  * freeable state. */
-int policy_parse(const char *buf, size_t len, struct policy *p, struct policy_err *err);
+int policy_parse(const char *buf, size_t len, struct policy *p, struct json_err *err);
 /* policy_init, then the embedded default. Returns 0 (or -1: a bug). */
-int policy_default(struct policy *p, struct policy_err *err);
+int policy_default(struct policy *p, struct json_err *err);
 void policy_free(struct policy *p);
 /* p as a policy file (JSON, every key): what corral policy check prints. */
 void policy_print(FILE *f, const struct policy *p);

@@ -69,7 +69,7 @@ cmd_policy(int argc, char **argv, char **envp)
 		msg_usage("corral policy check FILE | corral policy approve FILE | corral policy default");
 		return EXIT_USAGE;
 	}
-	struct policy_err pe;
+	struct json_err pe;
 	if (policy_default(&p, &pe) < 0)
 		return msg_fatal("embedded policy: %s", pe.msg), EXIT_USAGE;
 	r = policy_load_file(argv[2], &p);

@@ -183,7 +183,7 @@ trustpol_approve(const char *path, char *const envp[])
 	char store[PATH_MAX], real[PATH_MAX], err[256], name[2 * TRUSTPOL_HASH + 1], sha[2 * TRUSTPOL_HASH + 1];
 	char q[PATH_MAX * 6 + 3], *rec;
 	struct policy p;
-	struct policy_err pe;
+	struct json_err pe;
 	struct polsrc src;
 	int sfd, afd, r, n;
 

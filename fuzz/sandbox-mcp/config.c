@@ -16,7 +16,7 @@ static void
 roundtrip(const struct config *c)
 {
 	struct config c2;
-	struct cfg_err e;
+	struct json_err e;
 	char *j = config_json(c), *j2;
 
 	if (j == NULL)
@@ -61,7 +61,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct config c;
-	struct cfg_err e;
+	struct json_err e;
 
 	config_defaults(&c);
 	if (config_parse((const char *)data, size, &c, &e) == 0) {

@@ -11,7 +11,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct policy p;
-	struct policy_err e;
+	struct json_err e;
 
 	if (policy_default(&p, &e) != 0)
 		abort();

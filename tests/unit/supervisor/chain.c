@@ -33,7 +33,7 @@ int
 main(void)
 {
 	struct policy pol;
-	struct policy_err pe;
+	struct json_err pe;
 	struct plan pl;
 	struct argv a = { 0 };
 	char *cmd[] = { "claude", "--print", "it's done", NULL };

@@ -10,7 +10,7 @@
 #include "tap.h"
 
 static struct policy P;
-static struct policy_err E;
+static struct json_err E;
 
 static int
 parse(const char *s)

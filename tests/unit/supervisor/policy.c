@@ -6,7 +6,7 @@
 #include "tap.h"
 
 static struct policy P;
-static struct policy_err E;
+static struct json_err E;
 
 static int
 parse(const char *s)
@@ -32,7 +32,7 @@ int
 main(void)
 {
 	struct policy d;
-	struct policy_err de;
+	struct json_err de;
 
 	/* the embedded default */
 	is_int(policy_default(&d, &de), 0, "the embedded default parses");

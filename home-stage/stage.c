@@ -258,7 +258,7 @@ int
 hs_create(struct hs_opts *o)
 {
 	const struct profile *p;
-	char err[256], state[PATH_MAX], ws[PATH_MAX], name[NAME_MAX + 1], nonce[STORE_NONCE_LEN + 1];
+	char err[256], state[PATH_MAX], ws[PATH_MAX], name[NAME_MAX + 1], nonce[STORE_TREE_NONCE_LEN + 1];
 	char metabuf[512];
 	struct stat st;
 	struct meta m;
@@ -313,9 +313,11 @@ hs_create(struct hs_opts *o)
 			goto out;
 		}
 	}
-	/* A random nonce: nobody can have pre-created or planted this path. */
-	if (rnd_hex(nonce, STORE_NONCE_LEN / 2) < 0 ||
-	    snprintf(name, sizeof name, "attempt-%s-%s-%s", o->attempt, o->agent, nonce) >= (int)sizeof name) {
+	/* A random nonce: nobody can have pre-created or planted this path.
+	 * Short (store.h): the agent's HOME is under it, and sockets it binds
+	 * there must fit in sun_path. */
+	if (rnd_hex(nonce, STORE_TREE_NONCE_LEN / 2) < 0 ||
+	    snprintf(name, sizeof name, "a%s", nonce) >= (int)sizeof name) {
 		msg_fatal_sys("unable to name the attempt directory");
 		goto out;
 	}
@@ -330,6 +332,15 @@ hs_create(struct hs_opts *o)
 		msg_fatal_sys("unable to open %s/%s", state, name);
 		goto out;
 	}
+	/* the attempt it belongs to, first: what reap reads (store.h) */
+	fd = openat(afd, "id", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || dprintf(fd, "%s\n", o->attempt) != STORE_ID_LEN + 1) {
+		msg_fatal_sys("unable to write %s/%s/id", state, name);
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
 	if (mkdirat(afd, "home", 0700) < 0 || mkdirat(afd, "config", 0700) < 0 || mkdirat(afd, "tmp", 0700) < 0) {
 		msg_fatal_sys("unable to create home, config, tmp in %s/%s", state, name);
 		goto out;
@@ -461,8 +472,7 @@ take_back(struct hs_opts *o, const char *state, int afd, const struct meta *m)
 int
 hs_finish(struct hs_opts *o, const char *dir)
 {
-	char parent[PATH_MAX], base[NAME_MAX + 1], id[STORE_ID_LEN + 1], agent[PROF_NAME_MAX + 1];
-	char err[256], state[PATH_MAX], *slash, *buf;
+	char parent[PATH_MAX], base[NAME_MAX + 1], err[256], state[PATH_MAX], *slash, *buf;
 	struct stat st;
 	struct meta m;
 	size_t len, n = strlen(dir);
@@ -486,8 +496,8 @@ hs_finish(struct hs_opts *o, const char *dir)
 		strcpy(parent, "/");
 	else
 		*slash = '\0';
-	if (store_attempt_name(base, id, agent) < 0) {
-		msg_fatal("%s: not an attempt directory (attempt-ID-AGENT-NONCE)", dir);
+	if (!store_tree_name_ok(base, strlen(base))) {
+		msg_fatal("%s: not an attempt directory (aNONCE: 'a' and %d hex digits)", dir, STORE_TREE_NONCE_LEN);
 		return EXIT_USAGE;
 	}
 	sfd = store_open(parent, 0, err, sizeof err);
@@ -514,7 +524,7 @@ hs_finish(struct hs_opts *o, const char *dir)
 	} else {
 		r = meta_parse(buf, len, &m);
 		free(buf);
-		if (r < 0 || strcmp(m.agent, agent) != 0) {
+		if (r < 0) {
 			msg_warn("%s/stage: damaged: nothing taken back", dir);
 			rc = EXIT_USAGE;
 		} else if (m.signin[0] != '\0') {

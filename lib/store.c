@@ -166,28 +166,32 @@ store_label_ok(const char *s)
 }
 
 int
-store_attempt_name(const char *name, char *id, char *agent)
+store_tree_name_ok(const char *name, size_t len)
 {
-	size_t n = strlen(name), al;
-	const char *a;
+	return len == 1 + STORE_TREE_NONCE_LEN && name[0] == 'a' && hex_ok(name + 1, STORE_TREE_NONCE_LEN);
+}
 
-	/* attempt-<32>-<agent>-<16> */
-	if (n < 8 + STORE_ID_LEN + 1 + 1 + 1 + STORE_NONCE_LEN || strncmp(name, "attempt-", 8) != 0)
+int
+store_tree_id(int storefd, const char *name, char *id)
+{
+	char buf[STORE_ID_LEN + 2];
+	ssize_t n;
+	int dfd, fd;
+
+	if (!store_tree_name_ok(name, strlen(name)))
 		return errno = EINVAL, -1;
-	if (!hex_ok(name + 8, STORE_ID_LEN) || name[8 + STORE_ID_LEN] != '-')
+	if ((dfd = openat(storefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	fd = openat(dfd, "id", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf);
+	close(fd);
+	if (n != STORE_ID_LEN + 1 || buf[STORE_ID_LEN] != '\n' || !hex_ok(buf, STORE_ID_LEN))
 		return errno = EINVAL, -1;
-	if (name[n - STORE_NONCE_LEN - 1] != '-' || !hex_ok(name + n - STORE_NONCE_LEN, STORE_NONCE_LEN))
-		return errno = EINVAL, -1;
-	a = name + 8 + STORE_ID_LEN + 1;
-	al = (size_t)(name + n - STORE_NONCE_LEN - 1 - a);
-	if (al == 0 || al > PROF_NAME_MAX)
-		return errno = EINVAL, -1;
-	memcpy(id, name + 8, STORE_ID_LEN);
+	memcpy(id, buf, STORE_ID_LEN);
 	id[STORE_ID_LEN] = '\0';
-	memcpy(agent, a, al);
-	agent[al] = '\0';
-	if (!prof_name_ok(agent))
-		return errno = EINVAL, -1;
 	return 0;
 }
 

@@ -8,7 +8,8 @@
  *     creds/NAME      a header line (JSON: agent, account) then the secret
  *     released/ID.NAME  O_EXCL marker: NAME was released for attempt ID
  *     env/PROJECT     a project's environment: NAME=VALUE lines (0600)
- *     attempt-ID-AGENT-NONCE/  home-stage's trees (when --state is the store)
+ *     aNONCE/         home-stage's tree of one attempt (when --state is the store):
+ *       id            its attempt id, written first; home/ config/ tmp/ the agent's
  */
 #ifndef CORRAL_STORE_H
 #define CORRAL_STORE_H
@@ -20,7 +21,8 @@
 
 enum {
 	STORE_ID_LEN = 32,		/* 128 bits, lowercase hex */
-	STORE_NONCE_LEN = 16,		/* 64 bits, lowercase hex */
+	STORE_TREE_NONCE_LEN = 10,	/* 40 bits, lowercase hex: an attempt's tree */
+	STORE_PATH_SOCKET_MAX = 40,	/* a longer STORE leaves codex's socket no room */
 	STORE_LABEL_MAX = 32,
 	STORE_RECORD_MAX = 4096,
 	STORE_SECRET_MAX = 1 << 20,	/* a secret or sign-in, bytes */
@@ -41,8 +43,15 @@ int store_lock(int storefd);
 
 int store_id_ok(const char *s);		/* 32 lowercase hex digits */
 int store_label_ok(const char *s);	/* [A-Za-z0-9._:+-]{1,32} */
-/* Split "attempt-ID-AGENT-NONCE" into id (33 bytes) and agent (PROF_NAME_MAX+1). */
-int store_attempt_name(const char *name, char *id, char *agent);
+/* An attempt's tree is STORE/aNONCE: short, because the agent's HOME is
+ * TREE/home and a unix socket's path has 107 bytes (codex binds
+ * ~/.codex/app-server-control/app-server-control.sock, 50 of them), so
+ * STORE may be 40 bytes long. Which attempt it belongs to is in TREE/id,
+ * which only home-stage writes (the agent gets home, config and tmp). */
+int store_tree_name_ok(const char *name, size_t len);
+/* Read STORE/NAME/id into id (33 bytes); -1 with errno when NAME is not a
+ * tree's name or its id is missing or malformed. */
+int store_tree_id(int storefd, const char *name, char *id);
 
 struct attempt {
 	char id[STORE_ID_LEN + 1];

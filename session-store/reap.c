@@ -17,7 +17,7 @@
 #include "num.h"
 #include "rmtree.h"
 
-enum { REAP_DEFAULT = 86400 };
+enum { REAP_DEFAULT = 86400, REAP_UNNAMED = 600 };
 
 static int
 older(int dirfd, const char *name, int64_t now, uint64_t bound)
@@ -29,11 +29,11 @@ older(int dirfd, const char *name, int64_t now, uint64_t bound)
 	return now - (int64_t)st.st_mtime >= (int64_t)bound;
 }
 
-/* Remove released/ID.* markers and STORE/attempt-ID-* trees. */
+/* Remove released/ID.* markers and the trees whose id file names ID. */
 static int
 reap_one(int sfd, int rfd, const char *id)
 {
-	char prefix[8 + STORE_ID_LEN + 2], rid[STORE_ID_LEN + 1], ragent[PROF_NAME_MAX + 1];
+	char tid[STORE_ID_LEN + 1];
 	struct dirent *de;
 	DIR *d;
 	int bad = 0;
@@ -45,12 +45,10 @@ reap_one(int sfd, int rfd, const char *id)
 			if (unlinkat(rfd, de->d_name, 0) < 0 && errno != ENOENT)
 				bad = 1;
 	closedir(d);
-	snprintf(prefix, sizeof prefix, "attempt-%s-", id);
 	if ((d = dir_fresh(sfd)) == NULL)
 		return -1;
 	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
-		    store_attempt_name(de->d_name, rid, ragent) < 0)
+		if (store_tree_id(sfd, de->d_name, tid) < 0 || strcmp(tid, id) != 0)
 			continue;
 		if (rmtree_at(sfd, de->d_name) < 0) {
 			msg_warn_sys("unable to remove %s", de->d_name);
@@ -69,7 +67,7 @@ reap_one(int sfd, int rfd, const char *id)
 int
 ss_reap_locked(struct ss *s, uint64_t bound, int print)
 {
-	char rid[STORE_ID_LEN + 1], ragent[PROF_NAME_MAX + 1];
+	char rid[STORE_ID_LEN + 1];
 	struct attempt a;
 	struct dirent *de;
 	int64_t now = (int64_t)time(NULL);
@@ -116,14 +114,22 @@ ss_reap_locked(struct ss *s, uint64_t bound, int print)
 	/* Trees left without a record, and temp files of killed writes. */
 	if ((d = dir_fresh(s->fd)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
-			if (store_attempt_name(de->d_name, rid, ragent) < 0 ||
-			    faccessat(afd, rid, F_OK, AT_SYMLINK_NOFOLLOW) == 0 || !older(s->fd, de->d_name, now, bound))
+			/* a tree without its id: home-stage create is writing
+			 * it now (corral reaps with --older-than 0 as another
+			 * run starts), or was killed before; only the second
+			 * is ever REAP_UNNAMED old */
+			int known;
+			if (!store_tree_name_ok(de->d_name, strlen(de->d_name)))
+				continue;
+			known = store_tree_id(s->fd, de->d_name, rid) == 0;
+			if ((known && faccessat(afd, rid, F_OK, AT_SYMLINK_NOFOLLOW) == 0) ||
+			    !older(s->fd, de->d_name, now, known || bound > REAP_UNNAMED ? bound : REAP_UNNAMED))
 				continue;
 			if (rmtree_at(s->fd, de->d_name) < 0) {
 				msg_warn_sys("unable to remove %s", de->d_name);
 				bad = 1;
 			} else if (print) {
-				printf("%s\n", rid);
+				printf("%s\n", known ? rid : de->d_name);
 			}
 		}
 		closedir(d);

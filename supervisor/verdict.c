@@ -8,6 +8,7 @@
 #include "ipaddr.h"
 #include "path.h"
 #include "toolchains.h"
+#include "store.h"
 #include "verdict.h"
 
 const char *
@@ -89,7 +90,7 @@ suggest(const struct plan *pl, enum need need, const char *at, struct verdict *v
 }
 
 /* 1 when real is in an attempt's private home, config or tmp
- * (STORE/attempt-ID-AGENT-NONCE/{home,config,tmp}) or its own checkout
+ * (STORE/aNONCE/{home,config,tmp}) or its own checkout
  * (STORE/git/ID/work): what that attempt's agent reads and writes. */
 static int
 attempt_own(const struct plan *pl, const char *real)
@@ -99,7 +100,7 @@ attempt_own(const struct plan *pl, const char *real)
 
 	if (!sl || strncmp(real, pl->store, sl) != 0 || *p != '/')
 		return 0;
-	if (strncmp(p, "/attempt-", 9) == 0 && (e = strchr(p + 9, '/')) != NULL) {
+	if (store_tree_name_ok(p + 1, strcspn(p + 1, "/")) && (e = strchr(p + 1, '/')) != NULL) {
 		n = strcspn(e + 1, "/");
 		return (n == 4 && strncmp(e + 1, "home", 4) == 0) || (n == 6 && strncmp(e + 1, "config", 6) == 0) ||
 		    (n == 3 && strncmp(e + 1, "tmp", 3) == 0);

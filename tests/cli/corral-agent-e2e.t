@@ -106,7 +106,7 @@ suite() {	# suite AGENT WHO
 	is "$(G rev-parse HEAD):$(ls "$W" | tr '\n' ' ')" "$head0:base.txt " "$a/$who: the user's checkout untouched"
 	unlike "$out$err$(cat "$B/state/corral/audit.log" 2>/dev/null)" "sk-corral-e2e|real-home-secret" "$a/$who: neither the key nor the secret in the output or the audit log"
 	status_ok "$([ ! -e "$H/.claude" ] && [ ! -e "$H/.claude.json" ] && [ ! -e "$H/.gemini" ]; echo $?)" "$a/$who: nothing of the agent's landed in the real home"
-	is "$(ls "$B/state/corral" | grep -c '^attempt-')" 0 "$a/$who: the attempt's home is gone afterwards"
+	is "$(ls "$B/state/corral" | grep -c '^a[0-9a-f]\{10\}$')" 0 "$a/$who: the attempt's home is gone afterwards"
 	# control: the same secret, outside the boundary, is readable by $who
 	run $AS cat "$H/.netrc"
 	is "$out" "TOKEN-real-home-secret" "$a/$who: control: outside, the secret is readable"

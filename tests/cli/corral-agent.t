@@ -33,7 +33,7 @@ for who in root nobody; do
 	unlike "$out" "real-home-secret" "$who: the real home's files are out of reach"
 	status_ok "$([ ! -e "$H/.claude.json" ] && [ ! -e "$H/.claude" ]; echo $?)" "$who: nothing landed in the real home"
 	is "$(cd "$H" && ls -A | tr '\n' ' ')" ".local .netrc " "$who: the real home holds only the store besides its own files"
-	is "$(ls "$H/.local/state/corral" | grep -c '^attempt-')" 0 "$who: the synthetic home is gone afterwards"
+	is "$(ls "$H/.local/state/corral" | grep -c '^a[0-9a-f]\{10\}$')" 0 "$who: the synthetic home is gone afterwards"
 	is "$(ls -A "$W")" "" "$who: nothing landed in the workspace"
 done
 done_testing

@@ -117,7 +117,7 @@ for kind in prefix nvm native; do
 		run sh -c "cd $W && exec $NS $AS sh -c '$T'"
 		is "$(printf '%s\n' "$out" | grep -c '^read ')" "$(echo $L | wc -w)" "$kind/$who: bare, every one is readable (control)"
 		is "$(snap "$H")" "$before" "$kind/$who: nothing written into the home"
-		is "$(ls "$B/state/corral" | grep -c '^attempt-')" 0 "$kind/$who: the attempt's home is gone afterwards"
+		is "$(ls "$B/state/corral" | grep -c '^a[0-9a-f]\{10\}$')" 0 "$kind/$who: the attempt's home is gone afterwards"
 	done
 done
 

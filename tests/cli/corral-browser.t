@@ -78,7 +78,7 @@ run sh -c "cd '$W' && exec $E '$C' run -p '$TMP/b8.json' -- true"
 is "$rc" 125 "no package there: corral run refuses"
 like "$err" "corral: fatal: the policy asks for a browser, but $TMP/nowhere/cli.js is not there" "... naming what is missing"
 like "$err" "corral: hint: install Debian's chromium and nodejs, and @playwright/mcp@0.0.83" "... and how to get it"
-is "$(ls "$ST" | grep -c '^attempt-')" 0 "... and leaves no attempt behind"
+is "$(ls "$ST" | grep -c '^a[0-9a-f]\{10\}$')" 0 "... and leaves no attempt behind"
 unshare -n sleep 3600 &
 B=$!
 echo $B >>"$TMP/pids"
@@ -119,7 +119,7 @@ hostname_now=$(cat /etc/hostname)
 # the attempt directory (mcp-proxy, confine, node, Chromium)
 attempt_pids() {
 	for d in /proc/[0-9]*; do
-		{ tr '\0' ' ' <"$d/cmdline"; } 2>/dev/null | grep -q "$ST/attempt-" && echo "${d#/proc/}"
+		{ tr '\0' ' ' <"$d/cmdline"; } 2>/dev/null | grep -q "$ST/a[0-9a-f]\{10\}/" && echo "${d#/proc/}"
 	done
 }
 tree() {	# every descendant of pid $1
@@ -215,7 +215,7 @@ browser_run() {	# browser_run WHO
 	is "$(grep -c '"outcome":"refused-url"' "$ST/audit/$M")" 4 "$who: the audit log records each refused URL"
 	like "$(grep '"refused-url"' "$ST/audit/$M" | head -1)" '"tool":"browser_navigate"' "$who: ... with the tool's name"
 	is "$(left "$P1")" "" "$who: nothing of the browser (or the attempt) is left after the run, by pid ($(echo $P1 | wc -w) processes)"
-	is "$(ls "$ST" | grep -c '^attempt-')" 0 "$who: the attempt directory (profile included) is gone"
+	is "$(ls "$ST" | grep -c '^a[0-9a-f]\{10\}$')" 0 "$who: the attempt directory (profile included) is gone"
 }
 browser_run root
 browser_run nobody

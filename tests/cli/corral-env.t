@@ -81,8 +81,9 @@ corral: hint: pick another name; corral env list web shows what the project has"
 		>"$B/out" 2>"$B/err" &
 	rpid=$!
 	wait_for "$W/started"; status_ok $? "$who: the agent started"
-	att=$(sed -n 's|.*/attempt-\([0-9a-f]\{32\}\)-.*|\1|p' "$W/started")
-	like "$att" '^[0-9a-f]{32}$' "$who: the attempt's id, from the agent's HOME"
+	tree=$(sed -n 's|^\(.*/a[0-9a-f]\{10\}\)/home$|\1|p' "$W/started")
+	att=$(cat "$tree/id")
+	like "$att" '^[0-9a-f]{32}$' "$who: the attempt's id, from the tree of the agent's HOME"
 	# while it runs: every command line on the machine, and a control
 	python3 -c 'import time; time.sleep(30)' "CONTROL-MARK-$who" &
 	cpid=$!
@@ -107,7 +108,7 @@ corral: hint: pick another name; corral env list web shows what the project has"
 	is "$?" 0 "$who: the run ends 0"
 	out=$(cat "$B/out")
 	is "${out%%|*}" "$V" "$who: the agent got the project's value (layer 2)"
-	like "$out" "^[^|]*\|$ST/attempt-$att-none-[0-9a-f]+/home\|unset\$" "$who: the agent's own HOME wins over the project's; its config path was not overridden"
+	like "$out" "^[^|]*\|$tree/home\|unset\$" "$who: the agent's own HOME wins over the project's; its config path was not overridden"
 	like "$(cat "$B/err")" "corral: warning: project web: HOME left out: the agent's own layer sets it for every attempt" "$who: the left-out name is said, its value not"
 	unlike "$(cat "$B/err")" "evil|SECRET" "$who: no value on stderr"
 	grep -rq "$V" "$W"; status_ok $((! $?)) "$who: the value is nowhere in the workspace"
@@ -116,7 +117,7 @@ corral: hint: pick another name; corral env list web shows what the project has"
 	status_ok $? "$who: the audit log names the project's variables"
 	grep -rq "$V" "$ST/audit"; status_ok $((! $?)) "$who: the value is nowhere in the audit log"
 	is "$(grep -rl "$V" "$ST" | sed "s|$ST/||")" "env/web" "$who: in the store, the value is only in env/web"
-	ls -d "$ST"/attempt-* >/dev/null 2>&1; status_ok $((! $?)) "$who: the attempt's tree is gone"
+	ls "$ST" | grep -q '^a[0-9a-f]\{10\}$'; status_ok $((! $?)) "$who: the attempt's tree is gone"
 
 	# explain: the release and the descriptor, no value
 	run sh -c "cd $W && $AS $E $C explain --env web -- sh"

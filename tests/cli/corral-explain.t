@@ -35,7 +35,7 @@ like "$out" "$CORRAL_BIN/home-stage finish --session-store $CORRAL_BIN/session-s
 like "$out" "end \"\\\$ATTEMPT\" --status \"\\\$STATUS\" --platform \"\\\$platform\" --tier \"\\\$tier\"" "end records status, platform, tier"
 
 # the chain lines run by hand give the command exactly its arguments
-A=$TMP/state/attempt-x
+A=$TMP/state/a0123456789
 mkdir -p "$A/home" "$A/config" "$A/tmp"
 sed -n '/env-filter/,/^STATUS/p' "$TMP/x.sh" | sed '$d' > "$TMP/chain.sh"
 run env -i HOME=$H PATH=/usr/bin:/bin ATTEMPT_DIR=$A sh "$TMP/chain.sh"

@@ -14,7 +14,7 @@ for who in root nobody; do
 	run sh -c "cd '$W' && exec $AS env -i HOME='$H' PATH=/usr/bin:/bin '$C' run -a claude --full-setup -- sh -c 'cat ~/.claude/settings.json && echo written > ~/.claude/new; cat \"$H/.ssh-key\" 2>/dev/null || echo no-key'"
 	is "$rc:$(echo $out)" '0:{"theme":"dark"} no-key' "$who: ~/.claude (the real one) read through the private home; the rest unreachable"
 	is "$(cat "$H/.claude/new" 2>/dev/null)" "written" "$who: writes land in the real ~/.claude"
-	status_ok "$([ -e "$H/.claude/settings.json" ] && [ "$(ls "$H/.local/state/corral" | grep -c '^attempt-')" = 0 ]; echo $?)" "$who: finish removed the private home, not the linked folder"
+	status_ok "$([ -e "$H/.claude/settings.json" ] && [ "$(ls "$H/.local/state/corral" | grep -c '^a[0-9a-f]\{10\}$')" = 0 ]; echo $?)" "$who: finish removed the private home, not the linked folder"
 	run sh -c "cd '$W' && exec $AS env -i HOME='$H' PATH=/usr/bin:/bin '$C' explain -a claude --full-setup -- true"
 	like "$out" "create .* --agent claude .* --full-setup\\) \\|\\| exit 125$" "$who: explain: home-stage create --full-setup with the agent's own profile"
 	unlike "$out" "nosignin" "$who: ... not the no-sign-in override"

@@ -79,7 +79,7 @@ suite() {	# suite WHO AS
 	is "$(G show "$br:a" | tr '\n' ' ')" "one two 3 4 5 " "$who: ... with every line"
 	is "$(G rev-parse HEAD):$(cat "$W/a" | tr '\n' ' ')" "$head0:one two " "$who: the user's HEAD and files are untouched"
 	i=0; while [ -n "$(ls -A "$ST/git/trash" 2>/dev/null)" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-	is "$(ls "$ST/git" | grep -c '^[0-9a-f]\{32\}$'):$(ls -A "$ST"/git/co/*.0 "$ST/git/trash" | grep -vc ':$\|^$'):$(ls "$ST" | grep -c '^attempt-')" "0:0:0" "$who: nothing lingers in the state directory (the checkout removed after corral returned)"
+	is "$(ls "$ST/git" | grep -c '^[0-9a-f]\{32\}$'):$(ls -A "$ST"/git/co/*.0 "$ST/git/trash" | grep -vc ':$\|^$'):$(ls "$ST" | grep -c '^a[0-9a-f]\{10\}$')" "0:0:0" "$who: nothing lingers in the state directory (the checkout removed after corral returned)"
 	G branch -q -D "$br"
 
 	# the controls: the payload is live when git outside meets it

@@ -47,7 +47,7 @@ m=$(ls "$ST/audit/" | grep "mcp-fake.jsonl" | head -1)
 like "$(cat "$ST/audit/$m")" '"echo"' "the proxy's own audit log records the call by name"
 tok=$(printf '%s\n' "$(cat "$ST/audit/$a")" | grep -o '[0-9a-f]\{64\}' | head -1)
 is "$tok" "" "no token in the audit log"
-is "$(ls "$ST" | grep -c '^attempt-')" 0 "the attempt directory (token, config) is gone"
+is "$(ls "$ST" | grep -c '^a[0-9a-f]\{10\}$')" 0 "the attempt directory (token, config) is gone"
 is "$(pgrep -f "mcp-proxy-fake $TMP/record" | wc -l | tr -d ' ')" 0 "no proxy or upstream outlives the run"
 
 # ports-only network: the proxies' ports are added for the agent

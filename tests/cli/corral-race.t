@@ -46,7 +46,7 @@ suite() {	# suite WHO
 	k=0
 	while [ ! -s "$WA/at" ] && [ $k -lt 300 ]; do sleep 0.1; k=$((k + 1)); done
 	AT=$(cat "$WA/at")
-	like "$AT" "^$H/.local/state/corral/attempt-" "$who: A's agent works in its attempt directory"
+	like "$AT" "^$H/.local/state/corral/a[0-9a-f]{10}/" "$who: A's agent works in its attempt directory"
 	printf '{"read": ["%s/sub"]}\n' "$AT" > "$CFG/b.json"
 	[ "$who" = nobody ] && chown nobody:nogroup "$CFG/b.json"
 	# B: a read grant of A's sub, or -w A's w (a workspace in the store,

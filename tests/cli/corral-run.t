@@ -77,9 +77,9 @@ suite() {	# suite WHO: everything, as WHO (root or nobody)
 	# writes: workspace and attempt home only; the attempt dir gone afterwards
 	run R -- sh -c "echo \$HOME > home-was; touch \$HOME/h \$TMPDIR/t ./w && echo ok-writes; touch /tmp/corral-outside-$who 2>/dev/null || echo no-tmp; touch '$H/planted' 2>/dev/null || echo no-home; touch '$ST/planted' 2>/dev/null || echo no-store; mkdir \$XDG_CONFIG_HOME/x && echo ok-config"
 	is "$rc:$(echo $out)" "0:ok-writes no-tmp no-home no-store ok-config" "$who: writes land in the workspace and the attempt's home, config, tmp only"
-	like "$(cat "$W/home-was")" "^$ST/attempt-[0-9a-f]{32}-none-[0-9a-f]+/home$" "$who: HOME was the attempt's private home"
+	like "$(cat "$W/home-was")" "^$ST/a[0-9a-f]{10}/home$" "$who: HOME was the attempt's private home"
 	status_ok "$([ -e "$W/w" ] && [ ! -e /tmp/corral-outside-$who ] && [ ! -e "$H/planted" ] && [ ! -e "$ST/planted" ]; echo $?)" "$who: nothing landed outside"
-	is "$(ls "$ST" | grep -c '^attempt-')" 0 "$who: the attempt directory is gone afterwards"
+	is "$(ls "$ST" | grep -c '^a[0-9a-f]\{10\}$')" 0 "$who: the attempt directory is gone afterwards"
 	is "$(ls -A "$H" | tr '\n' ' ')" ".aws .gitconfig .local .ssh " "$who: the real home holds nothing new but the store"
 
 	# the audit log: one JSON line per step, names not values (probe is
@@ -126,15 +126,15 @@ print("ok")' "$ST/audit/$a"
 	cpid=$!
 	wait_for "$W/ready"
 	apid=$(cat "$W/pid")
-	is "$(ls "$ST" | grep -c '^attempt-')" 1 "$who: a running attempt has its directory"
+	is "$(ls "$ST" | grep -c '^a[0-9a-f]\{10\}$')" 1 "$who: a running attempt has its directory"
 	kill -KILL $cpid
 	wait $cpid 2>/dev/null
 	i=0; while kill -0 "$apid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 	status_ok "$(kill -0 "$apid" 2>/dev/null; [ $? -ne 0 ]; echo $?)" "$who: the agent died with corral (SIGKILL)"
-	is "$(ls "$ST" | grep -c '^attempt-')" 1 "$who: the killed run left its directory"
+	is "$(ls "$ST" | grep -c '^a[0-9a-f]\{10\}$')" 1 "$who: the killed run left its directory"
 	run R -- true
 	is "$rc" 0 "$who: the next run succeeds"
-	is "$(ls "$ST" | grep -c '^attempt-')" 0 "$who: ... and reaped the leftovers"
+	is "$(ls "$ST" | grep -c '^a[0-9a-f]\{10\}$')" 0 "$who: ... and reaped the leftovers"
 
 	# no proof, no run: probe runs beside session-store begin and
 	# home-stage create, and is collected before anything else starts
@@ -148,7 +148,7 @@ print("ok")' "$ST/audit/$a"
 	like "$($AS $E "$CORRAL_BIN/session-store" --store "$ST" show "$a" 2>&1)" "status 125
 platform -
 tier -" "$who: ... is closed as refused, with no tier"
-	is "$(ls "$ST" | grep -c '^attempt-')" 0 "$who: ... and its directory is gone"
+	is "$(ls "$ST" | grep -c '^a[0-9a-f]\{10\}$')" 0 "$who: ... and its directory is gone"
 	is "$(ls "$ST/audit" | grep -c "^$a")" 1 "$who: its audit log ..."
 	unlike "$(cat "$ST/audit/$a"*)" '"(env-filter|confine|exec|mcp-proxy|egress-proxy|wait)"' "$who: ... names no step of the agent"
 	# control: the same run with the proof

@@ -76,7 +76,7 @@ corral: signin: nothing else of the login's home was kept" "$who: honest: it say
 	is "$(stat -c %a "$ST/creds/claude")" 600 "$who: honest: stored 0600"
 	is "$(grep -c "\"token\": \"tokA-$who\"" "$PV_DIR/log")" 1 "$who: honest: the provider was asked once, with its token"
 	grep -rq JUNK-MARK "$ST" "$B/ws" "$B/tmp"; status_ok $((! $?)) "$who: nothing else of the login's home, nor its workspace, was kept"
-	ls -d "$ST"/attempt-* "$B"/tmp/corral-signin-* >/dev/null 2>&1; status_ok $((! $?)) "$who: the attempt's tree and the login's workspace are gone"
+	{ ls "$ST" | grep -q '^a[0-9a-f]\{10\}$' || ls -d "$B"/tmp/corral-signin-* >/dev/null 2>&1; }; status_ok $((! $?)) "$who: the attempt's tree and the login's workspace are gone"
 	cp "$ST/creds/claude" "$B/good"
 
 	# the sign-in is what the next run stages

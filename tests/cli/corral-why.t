@@ -76,7 +76,7 @@ for who in root nobody; do
 	run Yw "$W/outside.sock"
 	is "$rc:$out" "1:$W/outside.sock: none: a unix socket made outside the attempt: the agent connects only to the sockets it bound itself (in its home, tmp, workspace or a \"write\" grant)
   nothing a policy says can grant it" "$who: a socket made outside, in the workspace: never"
-	A=$TMP/st-$who/corral/attempt-0123-codex-abcd/home/.codex/app-server-control
+	A=$TMP/st-$who/corral/a0123456789/home/.codex/app-server-control
 	run Yw "$A/app-server-control.sock"
 	is "$rc:$out" "0:$A/app-server-control.sock: read-write: an attempt's private home, config, tmp or checkout: read-write to that attempt's agent only, removed afterwards (the sockets it binds there are its own)" \
 	    "$who: codex's socket in an attempt's home: that agent's own"

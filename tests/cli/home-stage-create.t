@@ -38,7 +38,8 @@ cd "$ws"
 run H create --state "$st" --attempt "$id" --agent claude
 status_ok $rc "create exits 0"
 d=$out
-like "$d" "^$st/attempt-$id-claude-[0-9a-f]{16}\$" "prints only the attempt directory"
+like "$d" "^$st/a[0-9a-f]{10}\$" "prints only the attempt directory"
+is "$(cat "$d/id")" "$id" "its id file names the attempt"
 is "$err" "" "nothing on stderr"
 is "$(stat -c %a "$d" "$d/home" "$d/config" "$d/tmp" | tr '\n' ' ')" "700 700 700 700 " "attempt dir, home, config, tmp are 0700"
 is "$(stat -c %a "$d/home/.claude/.credentials.json")" 600 "sign-in 0600"
@@ -53,7 +54,7 @@ run H create --state "$st" --attempt "$id" --agent claude
 is $rc 1 "second create for the attempt: the release is refused, exit 1"
 like "$err" "already released for attempt $id" "second create: the store's reason"
 like "$err" "^home-stage: fatal: sign-in claude not released|home-stage: fatal: sign-in claude not released" "second create: home-stage's line"
-is "$(ls "$st" | grep -c "attempt-$id")" 1 "second create left no tree behind"
+is "$(ls "$st" | grep -c '^a[0-9a-f]\{10\}$')" 1 "second create left no tree behind"
 
 # XDG git config is read first, ~/.gitconfig wins
 mkdir -p "$home/.config/git"
@@ -126,7 +127,7 @@ run H create --state "$st" --attempt "$idy" --agent claude
 is $rc 1 "an ended attempt: exit 1"
 run H create --state "$st" --attempt "$id6" --agent claude --signin nothere
 is $rc 1 "a sign-in the store lacks: exit 1"
-is "$(ls "$st" | grep -c "attempt-$id6")" 0 "no tree left behind"
+is "$(grep -l "$id6" "$st"/a*/id 2>/dev/null | wc -l)" 0 "no tree left behind"
 
 # A pre-created or symlinked attempt directory: planted at the very moment
 # home-stage makes it (ptrace stops it at mkdirat), never followed.
@@ -134,8 +135,8 @@ mkdir -p "$TMP/outside"; echo precious >"$TMP/outside/f"
 id7=$(S begin --agent claude --pid $$)
 run env -i HOME="$home" "$TR" -o "$TMP/pl" plant symlink "$TMP/outside" -- "$HS" create --state "$st" --attempt "$id7" --agent claude
 is $rc 1 "symlink planted at the attempt path: create refuses"
-like "$(cat "$TMP/pl")" "^planted $st/attempt-$id7-claude-[0-9a-f]{16}\$" "the helper planted exactly that path"
-like "$err" "^home-stage: fatal: unable to create $st/attempt-$id7-claude-[0-9a-f]{16}: File exists" "planted symlink: message"
+like "$(cat "$TMP/pl")" "^planted $st/a[0-9a-f]{10}\$" "the helper planted exactly that path"
+like "$err" "^home-stage: fatal: unable to create $st/a[0-9a-f]{10}: File exists" "planted symlink: message"
 is "$(ls -A "$TMP/outside")" "f" "nothing created through the symlink"
 [ ! -e "$st/released/$id7.claude" ]; status_ok $? "nothing released for it"
 run env -i HOME="$home" "$TR" -o "$TMP/pl" plant dir - -- "$HS" create --state "$st" --attempt "$id7" --agent claude

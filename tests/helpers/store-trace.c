@@ -10,7 +10,7 @@
  *                                               of every tracee for FILE's text
  *   store-trace -o OUT rss -- PROG ARG...       peak RSS (KiB) of PROG
  *   store-trace -o OUT plant dir|symlink TARGET -- PROG ARG...
- *                      at PROG's first mkdirat of an "attempt-*" name, create
+ *                      at PROG's first mkdirat of an attempt tree's name (aNONCE), create
  *                      that very path first (a directory, or a symlink to
  *                      TARGET): the race a pre-creating attacker would run
  *   store-trace -o OUT plant fill NAME -- PROG ARG...
@@ -42,6 +42,8 @@
 #endif
 #define OPT (PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
 	PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
+
+#include "store.h"
 
 static pid_t pids[256];
 static int npids;
@@ -95,7 +97,7 @@ plant(pid_t p, const unsigned char *info)
 	if (n <= 0)
 		return;
 	name[n] = '\0';
-	if (fill ? strcmp(name, plant_target) != 0 : strncmp(name, "attempt-", 8) != 0)
+	if (fill ? strcmp(name, plant_target) != 0 : !store_tree_name_ok(name, strlen(name)))
 		return;
 	snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)p, (int)a0);
 	n = readlink(link, dir, sizeof dir - 1);

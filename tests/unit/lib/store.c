@@ -15,23 +15,25 @@ main(void)
 {
 	struct attempt a, b;
 	struct credhdr h, h2;
-	char buf[4096], id[40], agent[40], tmpl[] = "/tmp/corral-unit-XXXXXX", p[512];
+	char buf[4096], id[40], tmpl[] = "/tmp/corral-unit-XXXXXX", p[512];
 	size_t off;
-	int n, fd, i;
+	int n, fd, i, r;
 
 	ok(store_id_ok("0123456789abcdef0123456789abcdef"), "id ok");
 	ok(!store_id_ok("0123456789ABCDEF0123456789abcdef"), "uppercase id refused");
 	ok(!store_id_ok("0123456789abcdef0123456789abcde"), "short id refused");
 	ok(store_label_ok("landlock-7") && !store_label_ok("a b") && !store_label_ok(""), "labels");
 
-	ok(store_attempt_name("attempt-0123456789abcdef0123456789abcdef-claude-code-0123456789abcdef", id, agent) == 0,
-	    "attempt name parses");
-	is_str(id, "0123456789abcdef0123456789abcdef", "id from the name");
-	is_str(agent, "claude-code", "agent with a dash from the name");
-	ok(store_attempt_name("attempt-0123456789abcdef0123456789abcdef--0123456789abcdef", id, agent) < 0, "empty agent refused");
-	ok(store_attempt_name("attempt-0123456789abcdef0123456789abcdef-claude-0123456789abcdeg", id, agent) < 0, "bad nonce refused");
-	ok(store_attempt_name("attempt-x", id, agent) < 0, "short name refused");
-	ok(store_attempt_name("attempt-0123456789abcdef0123456789abcdef-Cl/x-0123456789abcdef", id, agent) < 0, "bad agent refused");
+	ok(store_tree_name_ok("a0123456789", 11), "tree name: 'a' and 10 hex digits");
+	ok(store_tree_name_ok("a0123456789/home", 11), "tree name: the length given, not the string's");
+	ok(!store_tree_name_ok("a012345678", 10), "tree name: 9 digits refused");
+	ok(!store_tree_name_ok("a01234567890", 12), "tree name: 11 digits refused");
+	ok(!store_tree_name_ok("a012345678A", 11) && !store_tree_name_ok("b0123456789", 11), "tree name: uppercase, other prefix refused");
+	ok(!store_tree_name_ok("attempts", 8) && !store_tree_name_ok("a012345678/", 11), "tree name: the store's attempts/, a slash refused");
+	/* 1 + 10 + /home + codex's 50: the store may be 40 bytes */
+	ok(STORE_PATH_SOCKET_MAX + 1 + 1 + STORE_TREE_NONCE_LEN + 5 +
+	    (int)strlen("/.codex/app-server-control/app-server-control.sock") == 107,
+	    "a 40-byte store leaves codex's socket path 107 bytes");
 
 	memset(&a, 0, sizeof a);
 	strcpy(a.id, "0123456789abcdef0123456789abcdef");
@@ -99,7 +101,31 @@ main(void)
 	}
 	ok(i > 200, "deep tree built (%d levels)", i);
 	ok(rmtree_at(fd, "deep") == 0, "deep tree removed");
-	ok(rmtree_at(fd, "out") == 0, "cleanup");
+	/* a tree's id: read through no symbolic link, exactly 32 hex and a newline */
+	mkdirat(fd, "a0123456789", 0700);
+	mkdirat(fd, "out/a0123456789", 0700);
+	{
+		static const struct { const char *body; int good; } ids[] = {
+			{ "0123456789abcdef0123456789abcdef\n", 1 },
+			{ "0123456789abcdef0123456789abcdef", 0 },
+			{ "0123456789abcdef0123456789abcdeF\n", 0 },
+			{ "0123456789abcdef0123456789abcdef\nx", 0 },
+		};
+		for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+			int f = openat(fd, "a0123456789/id", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+			ok(f >= 0 && write(f, ids[k].body, strlen(ids[k].body)) == (ssize_t)strlen(ids[k].body), "id %zu written", k);
+			close(f);
+			memset(id, 0, sizeof id);
+			r = store_tree_id(fd, "a0123456789", id);
+			ok(ids[k].good ? r == 0 && strcmp(id, "0123456789abcdef0123456789abcdef") == 0 : r < 0,
+			    "id %zu %s", k, ids[k].good ? "read" : "refused");
+		}
+	}
+	ok(renameat(fd, "a0123456789/id", fd, "out/a0123456789/id") == 0 && rmtree_at(fd, "a0123456789") == 0 &&
+	    symlinkat("out/a0123456789", fd, "a0123456789") == 0, "a link in a tree's place, to a tree with an id");
+	ok(store_tree_id(fd, "a0123456789", id) < 0 && (errno == ELOOP || errno == ENOTDIR), "a tree's id is never read through a link");
+	ok(store_tree_id(fd, "out", id) < 0 && errno == EINVAL, "a name that is not a tree's is refused");
+	ok(rmtree_at(fd, "a0123456789") == 0 && rmtree_at(fd, "out") == 0, "cleanup");
 	close(fd);
 	rmdir(tmpl);
 	return done_testing();

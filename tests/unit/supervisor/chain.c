@@ -73,18 +73,18 @@ main(void)
 	av_push(&pl.ex, "/etc");
 	pl.cmd = cmd;
 	pl.attempt = "0123abcd";
-	pl.attempt_dir = "/home/u/.local/state/corral/attempt-0123abcd-claude-ff";
+	pl.attempt_dir = "/home/u/.local/state/corral/a0123456789";
 
 	is_int(step_chain(&pl, &a, &ci, &xi), 0, "chain builds");
 	is_str(a.v[0], "/opt/corral/libexec/corral/env-filter", "env-filter by absolute path");
 	is_str(join(&a, 0, ci),
 	    "/opt/corral/libexec/corral/env-filter --baseline -s PATH=/usr/bin:/bin"
-	    " -p HOME=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/home"
-	    " -p TMPDIR=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/tmp"
-	    " -p XDG_CONFIG_HOME=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/config"
-	    " -p XDG_CACHE_HOME=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/home/.cache"
-	    " -p XDG_DATA_HOME=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/home/.local/share"
-	    " -p XDG_STATE_HOME=/home/u/.local/state/corral/attempt-0123abcd-claude-ff/home/.local/state"
+	    " -p HOME=/home/u/.local/state/corral/a0123456789/home"
+	    " -p TMPDIR=/home/u/.local/state/corral/a0123456789/tmp"
+	    " -p XDG_CONFIG_HOME=/home/u/.local/state/corral/a0123456789/config"
+	    " -p XDG_CACHE_HOME=/home/u/.local/state/corral/a0123456789/home/.cache"
+	    " -p XDG_DATA_HOME=/home/u/.local/state/corral/a0123456789/home/.local/share"
+	    " -p XDG_STATE_HOME=/home/u/.local/state/corral/a0123456789/home/.local/state"
 	    " -p PWD=/home/u/.local/state/corral/git/co/00c0ffee00c0ffee.0/proj --",
 	    "env-filter layers: baseline, PATH, pins");
 	is_str(a.v[ci], "/opt/corral/libexec/corral/confine", "confine by absolute path");
@@ -101,7 +101,7 @@ main(void)
 		ok(strstr(c, " --own-shm ") != NULL, "its own shm objects (the broker)");
 		ok(strstr(c, " -W /home/u/.local/state/corral/git/co/00c0ffee00c0ffee.0/proj -r /home/u/.local/state/corral/git/0123abcd/base -r /src/proj/.git/objects ") != NULL &&
 		    strstr(c, " -W /src/proj ") == NULL, "git worktree: the attempt's checkout, the base's and the real objects read-only, not the workspace");
-		ok(strstr(c, " -W /home/u/.local/state/corral/attempt-0123abcd-claude-ff/home ") != NULL, "attempt home writable");
+		ok(strstr(c, " -W /home/u/.local/state/corral/a0123456789/home ") != NULL, "attempt home writable");
 		ok(strstr(c, "/tmp ") != NULL && strstr(c, "/config ") != NULL, "attempt tmp and config writable");
 		ok(strstr(c, "--no-network") == NULL && strstr(c, "--no-scope") == NULL, "network open, scoping on");
 		ok(strstr(c, "/home/u ") == NULL, "the real home is not granted");
@@ -164,7 +164,7 @@ main(void)
 	}
 	av_free(&a);
 	step_finish(&pl, &a);
-	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/home-stage finish --session-store /opt/corral/libexec/corral/session-store /home/u/.local/state/corral/attempt-0123abcd-claude-ff", "finish");
+	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/home-stage finish --session-store /opt/corral/libexec/corral/session-store /home/u/.local/state/corral/a0123456789", "finish");
 	av_free(&a);
 	step_end(&pl, "3", "linux", "full", &a);
 	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/session-store --store /home/u/.local/state/corral end 0123abcd"

@@ -21,8 +21,8 @@ static const char usage_text[] =
 "               [--connect PORT] [--bind PORT] [--no-network] [--no-scope]\n"
 "               [--filter-ip] [--loopback PORT] [--deny-private] [--no-remote]\n"
 "               [--listeners FD] [--loopback-from FILE]\n"
-"               [--unix PATH] [--keep-fd N] [--refusals FD] [--mount[-ro] SRC:DST]\n"
-"               [--userns] [--no-symlinks]\n"
+"               [--unix PATH] [--unix-bind PATH] [--keep-fd N] [--refusals FD]\n"
+"               [--mount[-ro] SRC:DST] [--userns] [--no-symlinks]\n"
 "               [--] PROG [ARG...]\n"
 "       confine -h | --help | --version\n"
 "\n"
@@ -51,6 +51,8 @@ static const char usage_text[] =
 "      --loopback-from FILE  loopback addresses recorded in FILE (another\n"
 "                        confine's --listeners) count as its own\n"
 "      --unix PATH       allow connect() to this pathname unix socket\n"
+"      --unix-bind PATH  a bind() to exactly PATH is made by the broker, in the\n"
+"                        directory as it was at the start (implies --own-unix)\n"
 "      --keep-fd N       keep inherited descriptor N open\n"
 "      --refusals FD     write a line to FD for each refusal of the broker\n"
 "                        (the program never holds FD)\n"
@@ -65,7 +67,7 @@ static const char usage_text[] =
 "Exit status: 125 confine failed or refused, 126 PROG not executable,\n"
 "127 PROG not found, otherwise PROG's.\n";
 
-enum { O_DEV = 256, O_TTY, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_KEEPFD, O_VERSION,
+enum { O_DEV = 256, O_TTY, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_UNIXBIND, O_KEEPFD, O_VERSION,
 	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS, O_MOUNT, O_MOUNTRO, O_REFUSALS,
 	O_OWNPTY, O_OWNUNIX, O_OWNSHM, O_NOLINKS, O_LISTENERS, O_LOOPFROM };
 
@@ -110,6 +112,7 @@ main(int argc, char *argv[], char *envp[])
 		{ "no-network", no_argument, NULL, O_NONET },
 		{ "no-scope", no_argument, NULL, O_NOSCOPE },
 		{ "unix", required_argument, NULL, O_UNIX },
+		{ "unix-bind", required_argument, NULL, O_UNIXBIND },
 		{ "keep-fd", required_argument, NULL, O_KEEPFD },
 		{ "refusals", required_argument, NULL, O_REFUSALS },
 		{ "listeners", required_argument, NULL, O_LISTENERS },
@@ -160,6 +163,7 @@ main(int argc, char *argv[], char *envp[])
 		case O_NONET: word = "no-network"; break;
 		case O_NOSCOPE: word = "no-scope"; break;
 		case O_UNIX: word = "unix"; arg = optarg; break;
+		case O_UNIXBIND: word = "unix-bind"; arg = optarg; break;
 		case O_KEEPFD: word = "keep-fd"; arg = optarg; break;
 		case O_REFUSALS: word = "refusals"; arg = optarg; break;
 		case O_LISTENERS: word = "listeners"; arg = optarg; break;

@@ -12,7 +12,7 @@ known(const char *w)
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
 		"keep-fd", "refusals", "mount", "mount-ro", "dev", "no-network", "no-scope",
 		"filter-ip", "loopback", "deny-private", "no-remote", "userns", "tty", "own-pty", "own-unix",
-		"own-shm", "no-symlinks", "listeners", "loopback-from", NULL };
+		"own-shm", "no-symlinks", "listeners", "loopback-from", "unix-bind", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
@@ -26,7 +26,7 @@ takes_arg(const char *w)
 {
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
 		"keep-fd", "refusals", "mount", "mount-ro", "loopback", "tty", "listeners",
-		"loopback-from", NULL };
+		"loopback-from", "unix-bind", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
@@ -210,7 +210,8 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 		p->tty = arg;
 		return 0;
 	}
-	if (strcmp(word, "unix") == 0) {
+	if (strcmp(word, "unix") == 0 || strcmp(word, "unix-bind") == 0) {
+		int bind = word[4] == '-';
 		if (arg[0] != '/') {
 			*why = "unix socket path must be absolute";
 			return -1;
@@ -219,11 +220,17 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 			*why = "unix socket path too long";
 			return -1;
 		}
-		if (p->nunix >= SB_MAX_UNIX) {
+		if ((bind ? p->nunix_bind : p->nunix) >= SB_MAX_UNIX) {
 			*why = "too many unix rules";
 			return -1;
 		}
-		p->unix_path[p->nunix++] = arg;
+		if (bind) {
+			/* the broker makes it, and knows it for its own */
+			p->unix_bind[p->nunix_bind++] = arg;
+			p->own |= SB_OWN_UNIX;
+		} else {
+			p->unix_path[p->nunix++] = arg;
+		}
 		return 0;
 	}
 	if (strcmp(word, "keep-fd") == 0 || strcmp(word, "refusals") == 0 ||

@@ -166,6 +166,13 @@ struct sb_policy {
 					   sb_apply; a broker process outside serves
 					   every connect() (lib/sandbox_broker.c) */
 	size_t nunix;
+	const char *unix_bind[SB_MAX_UNIX];	/* with SB_OWN_UNIX: a bind() to exactly
+					   this absolute path the broker makes
+					   itself, in the directory it opened at
+					   the start (outside the write grants;
+					   codex's /tmp/codex-daemon-UID/HASH):
+					   its own socket, no other name there */
+	size_t nunix_bind;
 	int keep_fd[SB_MAX_KEEPFD];	/* descriptors >= 3 left open */
 	size_t nkeep;
 	int dev;			/* 1: grant the usable devices (null, zero, full,

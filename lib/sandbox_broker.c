@@ -62,6 +62,8 @@ struct broker {
 	int pin[SB_MAX_UNIX];		/* O_PATH fds of the allowlisted sockets */
 	const char *path[SB_MAX_UNIX];
 	size_t n;
+	int bdir[SB_MAX_UNIX];		/* the opened directory of each unix_bind */
+	size_t nb;
 	int scope;
 	enum sb_net net;
 	struct sb_ipb ip;		/* the IP side (lib/sandbox_ip.c) */
@@ -159,6 +161,41 @@ unix_connect(const struct broker *b, int pid, int sock, const struct sockaddr_st
 	return connect(sock, (struct sockaddr *)&su, sizeof su) == 0 ? 0 : -errno;
 }
 
+/* bind() of the caller's unix socket sock to one of unix_bind, made by
+ * the broker in the directory it opened: 0 or -errno; 1 not one of them
+ * (Landlock decides). */
+static int
+unix_bind(const struct broker *b, int pid, int sock, socklen_t len, uint64_t src)
+{
+	struct sockaddr_un su, via;
+	size_t i, plen;
+	const char *base;
+
+	if (b->nb == 0 || len <= offsetof(struct sockaddr_un, sun_path) || len > sizeof su)
+		return 1;
+	memset(&su, 0, sizeof su);
+	if (sb_peek(pid, src, &su, len) != 0)
+		return -EFAULT;
+	plen = len - offsetof(struct sockaddr_un, sun_path);
+	if (su.sun_family != AF_UNIX || su.sun_path[0] == '\0' || plen >= sizeof su.sun_path)
+		return 1;
+	su.sun_path[plen] = '\0';
+	for (i = 0; i < b->nb; i++)
+		if (strcmp(su.sun_path, b->p->unix_bind[i]) == 0)
+			break;
+	if (i == b->nb)
+		return 1;
+	base = strrchr(b->p->unix_bind[i], '/') + 1;
+	memset(&via, 0, sizeof via);
+	via.sun_family = AF_UNIX;
+	if ((size_t)snprintf(via.sun_path, sizeof via.sun_path, "/proc/self/fd/%d/%s", b->bdir[i], base) >=
+	    sizeof via.sun_path)
+		return -ENAMETOOLONG;
+	if (bind(sock, (struct sockaddr *)&via, sizeof via) != 0)
+		return -errno;
+	return sb_unix_bound(sock);
+}
+
 /* One notification: 0 answered in resp, 1 to continue unchanged. */
 static int
 serve(struct broker *b, const struct seccomp_notif *req, struct seccomp_notif_resp *resp)
@@ -187,10 +224,14 @@ serve(struct broker *b, const struct seccomp_notif *req, struct seccomp_notif_re
 	}
 	r = 0;
 	if (req->data.nr == __NR_bind && (dom == AF_UNIX || !b->p->ipfilter)) {
-		/* noted when its own (lib/sandbox_unix.c), then Landlock decides */
-		r = dom == AF_UNIX && (b->p->own & SB_OWN_UNIX) ? sb_unix_bound(sock) : 0;
+		/* one of unix_bind: made here; else noted when its own
+		 * (lib/sandbox_unix.c), then Landlock decides */
+		r = dom == AF_UNIX && (b->p->own & SB_OWN_UNIX) ?
+		    unix_bind(b, (int)req->pid, sock, len, req->data.args[1]) : 1;
+		if (r == 1 && dom == AF_UNIX && (b->p->own & SB_OWN_UNIX) && (r = sb_unix_bound(sock)) == 0)
+			r = 1;
 		close(sock);
-		if (r < 0)
+		if (r != 1)
 			return resp->error = r, 0;
 		return 1;
 	}
@@ -394,7 +435,7 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 	struct broker b;
 	struct stat st;
 	sigset_t saved;
-	int sv[2], keep[SB_MAX_UNIX + 3], err;
+	int sv[2], keep[2 * SB_MAX_UNIX + 3], err;
 	pid_t pid;
 	size_t i;
 
@@ -419,6 +460,30 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 		}
 		b.n++;
 	}
+	for (i = 0; i < p->nunix_bind; i++) {
+		/* the directory, opened now and used by descriptor: a name put
+		 * in its place later is never followed */
+		char dir[sizeof ((struct sockaddr_un *)0)->sun_path];
+		const char *sl = strrchr(p->unix_bind[i], '/');
+		size_t dl = sl ? (size_t)(sl - p->unix_bind[i]) : 0;
+		if (p->unix_bind[i][0] != '/' || dl >= sizeof dir || sl[1] == '\0') {
+			err = EINVAL;
+		} else {
+			memcpy(dir, p->unix_bind[i], dl);
+			dir[dl] = '\0';
+			b.bdir[i] = open(dl ? dir : "/", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			err = b.bdir[i] < 0 ? errno : 0;
+		}
+		if (err) {
+			while (i-- > 0)
+				close(b.bdir[i]);
+			for (i = 0; i < b.n; i++)
+				close(b.pin[i]);
+			return sb_fail(e, SB_E_PATH, err, "name an absolute path in an existing directory",
+			    "--unix-bind %s: %s", p->unix_bind[b.nb], strerror(err));
+		}
+		b.nb++;
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
 		err = errno;
 		goto fail;
@@ -429,6 +494,8 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 		close(sv[1]);
 		for (i = 0; i < b.n; i++)
 			close(b.pin[i]);
+		for (i = 0; i < b.nb; i++)
+			close(b.bdir[i]);
 		return -1;
 	}
 	if (pid > 0) {
@@ -438,19 +505,25 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 		b.sock = sv[0];
 		for (i = 0; i < b.n; i++)
 			keep[i] = b.pin[i];
-		keep[b.n] = sv[0];
-		keep[b.n + 1] = p->refusals_fd;	/* lib/sandbox_refusal.c */
+		for (i = 0; i < b.nb; i++)
+			keep[b.n + i] = b.bdir[i];
+		keep[b.n + b.nb] = sv[0];
+		keep[b.n + b.nb + 1] = p->refusals_fd;	/* lib/sandbox_refusal.c */
 		sb_refusal_init(p->refusals_fd >= 3 ? p->refusals_fd : -1);
-		keep[b.n + 2] = p->listeners_fd;	/* lib/sandbox_ip.c */
-		sb_parent_run(pid, keep, b.n + 3, broker_serve, &b);
+		keep[b.n + b.nb + 2] = p->listeners_fd;	/* lib/sandbox_ip.c */
+		sb_parent_run(pid, keep, b.n + b.nb + 3, broker_serve, &b);
 	}
 	close(sv[0]);
 	for (i = 0; i < b.n; i++)
 		close(b.pin[i]);
+	for (i = 0; i < b.nb; i++)
+		close(b.bdir[i]);
 	return sv[1];
 fail:
 	for (i = 0; i < b.n; i++)
 		close(b.pin[i]);
+	for (i = 0; i < b.nb; i++)
+		close(b.bdir[i]);
 	return sb_fail(e, SB_E_SYS, err, NULL, "unable to start the seccomp broker: %s",
 	    strerror(err));
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agentsock.h"
 #include "cli.h"
 #include "gitstep.h"
 #include "browser.h"
@@ -87,6 +88,14 @@ explain_print(FILE *f, const struct plan *pl0)
 	    line(f, "ATTEMPT_DIR=$(", &a, ") || exit 125\n") < 0))
 		r = -1;
 	av_free(&a);
+	if (r == 0) {
+		/* the socket its own rule puts outside the grants (agentsock.c) */
+		char sk[512];
+		if (agentsock_explain(pl.agent, sk, sizeof sk) == 1) {
+			fputs(sk, f);
+			pl.agent_sock = SHVAR("AGENT_SOCK");
+		}
+	}
 	for (size_t i = 0; r == 0 && i < pl.pol->nmcp; i++) {
 		/* an MCP server: a per-attempt token, the proxy (its URL on its
 		 * stdout), then $CORRAL_MCP_CONFIG, which corral run writes */

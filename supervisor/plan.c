@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agentsock.h"
 #include "gitstep.h"
 #include "browser.h"
 #include "plan.h"
@@ -239,6 +240,13 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 	}
 	/* a pathname socket it binds (in its write grants) is its own */
 	av_push(a, "--own-unix");
+	if (pl->agent_sock) {
+		/* and the one its own rule puts outside them (agentsock.c) */
+		av_push(a, "--unix-bind");
+		av_push(a, pl->agent_sock);
+		av_push(a, "-w");
+		av_pushf(a, "%s%s", pl->agent_sock, AGENTSOCK_LOCK);
+	}
 	/* and so is a POSIX shm object or semaphore it creates */
 	av_push(a, "--own-shm");
 	grants(a, "-w", &pl->wr);

@@ -40,6 +40,8 @@ struct plan {
 					   (browser.c), 0: none */
 	const char *attempt;		/* attempt id (SHVAR in explain) */
 	const char *attempt_dir;	/* its directory (SHVAR in explain) */
+	const char *agent_sock;		/* the socket confine's broker binds for it
+					   (agentsock.c), or NULL (SHVAR in explain) */
 	/* tool (installtree.c, homepath.c): the command's install tree and the
 	 * toolchains in the home */
 	struct argv notes;		/* "granted: ..." / "left out: ..." for explain and doctor */

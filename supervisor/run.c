@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "agentsock.h"
 #include "audit.h"
 #include "runfiles.h"
 #include "browser.h"
@@ -117,6 +118,7 @@ struct runstate {
 	char platform[32], tier[32];
 	char attempt[80];
 	char attempt_dir[PATH_MAX];
+	char agent_sock[108];		/* agentsock.c, "" none */
 	int have_attempt, have_dir;
 	struct spawned begin;		/* session-store begin (run_open) */
 	struct spawned probe;		/* probe, beside begin and create (prove_start) */
@@ -421,6 +423,17 @@ run_stage(struct runstate *s)
 		msg_fatal_sys("unable to link the full-setup folders into %s/home", s->attempt_dir);
 		return -1;
 	}
+	{	/* a socket its own rule puts outside the grants (agentsock.c):
+		 * without it the agent fails as it would without the directory */
+		char why[PATH_MAX + 64];
+		if (agentsock_path(s->pl.agent, s->attempt_dir, (unsigned)geteuid(), s->agent_sock,
+		    sizeof s->agent_sock) == 1) {
+			if (agentsock_prepare(s->agent_sock, why, sizeof why) == 0)
+				s->pl.agent_sock = s->agent_sock;
+			else
+				msg_warn("%s: its socket %s is not made for it: %s", s->pl.agent, s->agent_sock, why);
+		}
+	}
 	audit_start(&s->au, "home-stage create");
 	audit_str(&s->au, "dir", s->attempt_dir);
 	audit_int(&s->au, "signin", s->pl.signin);
@@ -510,6 +523,8 @@ run_chain(struct runstate *s, const struct runopts *o, char *const envp[], struc
 	}
 	/* the keeper has reaped every process of the attempt */
 	cg_remove(&s->cg);
+	if (s->pl.agent_sock)
+		agentsock_remove(s->pl.agent_sock);
 	mcp_stop(&s->mcp);
 	egress_stop(&s->eg);
 	if (s->pol.browser.on)

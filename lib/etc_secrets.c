@@ -1,6 +1,8 @@
 /* etc_secrets: see etc_secrets.h. */
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "etc_secrets.h"
@@ -85,33 +87,111 @@ matches(const char *path, const char *e)
 	return fnmatch(e + comp, name, 0) == 0;
 }
 
+/* The table by its first component under /etc/ ("ssh" for the host keys),
+ * sorted, built once: a path is matched only against the entries that
+ * share its first component (confine asks for every entry of /etc, and
+ * most share none), plus any whose first component is itself a glob. */
+enum { NSECRETS = sizeof etc_secrets / sizeof etc_secrets[0] - 1 };
+static struct first {
+	const char *comp;	/* in the entry, after "/etc/" */
+	size_t len;
+	size_t i;		/* the entry */
+} firsts[NSECRETS], globs[NSECRETS];
+static size_t nfirsts, nglobs;
+static pthread_once_t firsts_once = PTHREAD_ONCE_INIT;
+
+static int
+first_cmp(const void *x, const void *y)
+{
+	const struct first *a = x, *b = y;
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = memcmp(a->comp, b->comp, n);
+
+	if (c != 0)
+		return c;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;	/* the table's order within */
+}
+
+static void
+firsts_build(void)
+{
+	for (size_t i = 0; etc_secrets[i].path != NULL; i++) {
+		const char *c = etc_secrets[i].path + 5;
+		struct first f = { c, strcspn(c, "/"), i };
+		if (memchr(c, '*', f.len) != NULL)
+			globs[nglobs++] = f;
+		else
+			firsts[nfirsts++] = f;
+	}
+	qsort(firsts, nfirsts, sizeof firsts[0], first_cmp);
+}
+
+/* The first of firsts[] whose component is comp[0..len), and how many. */
+static const struct first *
+firsts_find(const char *comp, size_t len, size_t *n)
+{
+	struct first key = { comp, len, 0 };
+	size_t lo = 0, hi;
+
+	pthread_once(&firsts_once, firsts_build);
+	hi = nfirsts;
+	while (lo < hi) {	/* the lower bound: index 0 sorts first */
+		size_t mid = lo + (hi - lo) / 2;
+		if (first_cmp(&firsts[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (*n = 0; lo + *n < nfirsts && firsts[lo + *n].len == len &&
+	    memcmp(firsts[lo + *n].comp, comp, len) == 0; (*n)++)
+		;
+	return &firsts[lo];
+}
+
 const char *
 etc_secret_why(const char *path)
 {
-	size_t i;
+	const struct first *f;
+	size_t n, best = NSECRETS;
 
 	/* every entry is under /etc/ */
 	if (path == NULL || strncmp(path, "/etc/", 5) != 0)
 		return NULL;
-	for (i = 0; etc_secrets[i].path != NULL; i++)
-		if (matches(path, etc_secrets[i].path))
-			return etc_secrets[i].why;
-	return NULL;
+	f = firsts_find(path + 5, strcspn(path + 5, "/"), &n);
+	/* the table's first match, as a scan of it in order would find */
+	for (size_t k = 0; k < n; k++)
+		if (matches(path, etc_secrets[f[k].i].path)) {
+			best = f[k].i;
+			break;
+		}
+	for (size_t k = 0; k < nglobs; k++)
+		if (globs[k].i < best && matches(path, etc_secrets[globs[k].i].path))
+			best = globs[k].i;
+	return best < NSECRETS ? etc_secrets[best].why : NULL;
 }
 
 int
 etc_secret_inside(const char *dir)
 {
-	size_t i, n;
-	const char *e;
+	const struct first *f;
+	size_t k, n;
 
 	if (dir == NULL || dir[0] != '/')
 		return 0;
-	n = strcmp(dir, "/") == 0 ? 0 : strlen(dir);
-	/* strictly inside: a glob entry too, whose directory is dir or lies
-	 * inside it */
-	for (i = 0; (e = etc_secrets[i].path) != NULL; i++)
-		if (strncmp(e, dir, n) == 0 && e[n] == '/')
+	/* every entry lies strictly inside / and /etc */
+	if (strcmp(dir, "/") == 0 || strcmp(dir, "/etc") == 0)
+		return NSECRETS > 0;
+	if (strncmp(dir, "/etc/", 5) != 0)
+		return 0;
+	/* strictly inside: an entry (a glob entry too, whose directory is dir
+	 * or lies inside it) shares dir's first component; a glob in the
+	 * first component is the last, so nothing of it lies inside a dir */
+	n = strlen(dir);
+	f = firsts_find(dir + 5, strcspn(dir + 5, "/"), &k);
+	while (k-- > 0)
+		if (strncmp(f[k].comp - 5, dir, n) == 0 && f[k].comp[n - 5] == '/')
 			return 1;
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* etc_secrets: the table and its lookup. */
 #include <fnmatch.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,52 @@ ref_why(const char *path)
 	return NULL;
 }
 
+/* the linear scan as first written: the index by first component must
+ * agree with it on every directory */
+static int
+ref_inside(const char *dir)
+{
+	size_t n;
+
+	if (dir == NULL || dir[0] != '/')
+		return 0;
+	n = strcmp(dir, "/") == 0 ? 0 : strlen(dir);
+	for (size_t i = 0; etc_secrets[i].path != NULL; i++)
+		if (strncmp(etc_secrets[i].path, dir, n) == 0 && etc_secrets[i].path[n] == '/')
+			return 1;
+	return 0;
+}
+
+static size_t walked, walk_bad;
+
+static int
+same_both(const char *p)
+{
+	int same = etc_secret_why(p) == ref_why(p) && etc_secret_inside(p) == ref_inside(p);
+
+	if (!same)
+		diag("differs on %s", p);
+	return same;
+}
+
+static int
+walk_one(const char *p, const struct stat *st, int type, struct FTW *ftw)
+{
+	char q[4200];
+
+	(void)st, (void)type, (void)ftw;
+	walked++;
+	walk_bad += !same_both(p);
+	/* and beside it: a name one longer, one shorter, a child */
+	snprintf(q, sizeof q, "%s-", p);
+	walk_bad += !same_both(q);
+	snprintf(q, sizeof q, "%.*s", (int)strlen(p) - 1, p);
+	walk_bad += !same_both(q);
+	snprintf(q, sizeof q, "%s/x", p);
+	walk_bad += !same_both(q);
+	return 0;
+}
+
 /* every entry, cut short, lengthened, with a child, with its last
  * character changed, and its glob filled in, against the reference */
 static int
@@ -56,17 +103,13 @@ agrees(size_t *tried)
 					*star = 'k';
 				snprintf(p, sizeof p, "%s%s", head, tails[t]);
 				(*tried)++;
-				if (etc_secret_why(p) != ref_why(p)) {
-					diag("differs on %s", p);
+				if (!same_both(p))
 					same = 0;
-				}
 				if (cut == n && n > 1) {
 					snprintf(p, sizeof p, "%.*s%c%s", (int)(n - 1), head, head[n - 1] == 'z' ? 'y' : 'z', tails[t]);
 					(*tried)++;
-					if (etc_secret_why(p) != ref_why(p)) {
-						diag("differs on %s", p);
+					if (!same_both(p))
 						same = 0;
-					}
 				}
 			}
 	}
@@ -132,7 +175,17 @@ main(void)
 	{
 		size_t tried = 0;
 		int same = agrees(&tried);
-		ok(same && tried > 1000, "the one-pass matcher agrees with the first one on %zu paths", tried);
+		ok(same && tried > 1000, "the index by first component agrees with the first matcher and scan on %zu paths", tried);
+	}
+	{
+		/* this machine's /etc (and a planted tree of every entry's
+		 * names would be no more than the list above): every path,
+		 * and one beside each */
+		static const char *const fixed[] = { "/", "/etc", "/etc/", "/et", "/etcx", "/etc/x/..", "/usr", NULL };
+		for (i = 0; fixed[i]; i++)
+			walk_bad += !same_both(fixed[i]);
+		nftw("/etc", walk_one, 16, FTW_PHYS);
+		ok(walk_bad == 0 && walked > 100, "... and on this machine's /etc: %zu paths, each with 3 beside it", walked);
 	}
 	return done_testing();
 }

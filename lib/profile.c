@@ -471,13 +471,29 @@ bad:
 	return -1;
 }
 
+const struct profiles *
+profiles_embedded(void)
+{
+	/* parsed once a process (corral asks in several places); a copy is
+	 * far cheaper than a parse */
+	static struct profiles ps;
+	static int state;	/* 0 not yet, 1 parsed, -1 does not parse */
+	char err[128];
+
+	if (state == 0)
+		state = profiles_parse(defaults_json, sizeof defaults_json - 1, &ps, err, sizeof err) < 0 ? -1 : 1;
+	return state > 0 ? &ps : NULL;
+}
+
 int
 profiles_defaults(struct profiles *out)
 {
-	char err[128];
+	const struct profiles *ps = profiles_embedded();
 
-	out->n = 0;
-	return profiles_parse(defaults_json, sizeof defaults_json - 1, out, err, sizeof err);
+	if (ps == NULL)
+		return errno = EINVAL, -1;
+	*out = *ps;
+	return 0;
 }
 
 const struct profile *

@@ -71,8 +71,11 @@ struct profiles {
 	int n;
 };
 
-/* The embedded defaults (claude, codex, gemini). */
+/* The embedded defaults (claude, codex, gemini), into *out. */
 int profiles_defaults(struct profiles *out);
+/* The same, parsed once a process and shared (not thread-safe on the first
+ * call); NULL when they do not parse. */
+const struct profiles *profiles_embedded(void);
 /* Merge a profiles document into *ps: each member replaces the profile of
  * that name or adds one. On error returns -1 and writes a reason into err
  * (errn bytes); *ps is then unchanged. */

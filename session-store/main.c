@@ -13,15 +13,18 @@
 #include "store.h"
 #include "version.h"
 
+/* prof: the command reads the profiles (the embedded ones are parsed only
+ * for those; a --profiles file is always read, so a bad one always fails) */
 static const struct {
 	const char *name;
 	int (*fn)(struct ss *, int, char **);
+	int prof;
 } cmds[] = {
-	{ "begin", ss_begin }, { "end", ss_end }, { "list", ss_list }, { "show", ss_show },
-	{ "put", ss_put }, { "release", ss_release }, { "renew", ss_renew }, { "reap", ss_reap },
-	{ "restore", ss_restore }, { "signins", ss_signins }, { "remove", ss_remove },
-	{ "env-set", ss_env_set }, { "env-list", ss_env_list }, { "env-rm", ss_env_rm },
-	{ "env-release", ss_env_release },
+	{ "begin", ss_begin, 0 }, { "end", ss_end, 0 }, { "list", ss_list, 0 }, { "show", ss_show, 0 },
+	{ "put", ss_put, 1 }, { "release", ss_release, 0 }, { "renew", ss_renew, 1 }, { "reap", ss_reap, 0 },
+	{ "restore", ss_restore, 1 }, { "signins", ss_signins, 1 }, { "remove", ss_remove, 0 },
+	{ "env-set", ss_env_set, 0 }, { "env-list", ss_env_list, 0 }, { "env-rm", ss_env_rm, 0 },
+	{ "env-release", ss_env_release, 0 },
 };
 
 int
@@ -68,7 +71,7 @@ main(int argc, char **argv, char **envp)
 		ss_usage(2);
 		return EXIT_USAGE;
 	}
-	if (profiles_load(profiles, &s.prof, err, sizeof err) < 0) {
+	if ((cmds[i].prof || profiles) && profiles_load(profiles, &s.prof, err, sizeof err) < 0) {
 		msg_fatal("%s", err);
 		return EXIT_USAGE;
 	}

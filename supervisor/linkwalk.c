@@ -23,8 +23,7 @@ boundary_writable(const struct plan *pl, const char *p, char *where, size_t n)
 	size_t sl = strlen(pl->store);
 	/* the embedded defaults never change: parse them once (tool: resolving
 	 * an install tree asks here for every link it meets) */
-	static struct profiles ps;
-	static int loaded;
+	const struct profiles *ps;
 
 	if (pl->workspace[0] && path_within(p, pl->workspace))
 		return snprintf(where, n, "the workspace %s", pl->workspace), 1;
@@ -42,15 +41,13 @@ boundary_writable(const struct plan *pl, const char *p, char *where, size_t n)
 	if (sl && strncmp(p, pl->store, sl) == 0 && strncmp(p + sl, "/git/", 5) == 0)
 		return snprintf(where, n, "an attempt repository of %s", pl->store), 1;
 	/* an agent's own folders, which any --full-setup run could write */
-	if (!loaded && profiles_defaults(&ps) == 0)
-		loaded = 1;
-	if (pl->home[0] && loaded)
-		for (int i = 0; i < ps.n; i++)
-			for (int j = 0; j < ps.p[i].nfull; j++) {
+	if (pl->home[0] && (ps = profiles_embedded()) != NULL)
+		for (int i = 0; i < ps->n; i++)
+			for (int j = 0; j < ps->p[i].nfull; j++) {
 				char f[PATH_MAX];
-				if ((size_t)snprintf(f, sizeof f, "%s/%s", pl->home, ps.p[i].full[j]) < sizeof f &&
+				if ((size_t)snprintf(f, sizeof f, "%s/%s", pl->home, ps->p[i].full[j]) < sizeof f &&
 				    path_within(p, f))
-					return snprintf(where, n, "%s's full-setup folder %s", ps.p[i].name, f), 1;
+					return snprintf(where, n, "%s's full-setup folder %s", ps->p[i].name, f), 1;
 			}
 	return 0;
 }

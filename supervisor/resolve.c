@@ -263,12 +263,9 @@ workspace_resolve(struct plan *pl, const struct policy *pol, char *why, size_t w
 static int
 agent_known(const char *name)
 {
-	static struct profiles ps;
-	static int loaded;
+	const struct profiles *ps = profiles_embedded();
 
-	if (!loaded && profiles_defaults(&ps) == 0)
-		loaded = 1;
-	return loaded && prof_name_ok(name) && profiles_find(&ps, name) != NULL;
+	return ps && prof_name_ok(name) && profiles_find(ps, name) != NULL;
 }
 
 /* The policy's own "env.set" PATH, or NULL. */

@@ -57,6 +57,15 @@ main(void)
 	g = profiles_find(&ps, "gemini");
 	ok(c && x && g, "claude, codex, gemini present");
 	ok(profiles_find(&ps, "nope") == NULL, "unknown agent absent");
+	{
+		/* parsed once a process: the same table each time, and the
+		 * copies are that table; a copy changed leaves it alone */
+		const struct profiles *e1 = profiles_embedded(), *e2 = profiles_embedded();
+		struct profiles cp;
+		ok(e1 != NULL && e1 == e2, "the embedded profiles: one table a process");
+		ok(e1 && memcmp(e1, &ps, sizeof ps) == 0, "profiles_defaults copies it");
+		ok(profiles_defaults(&cp) == 0 && (cp.n = 0, profiles_embedded()->n == 3), "a copy changed leaves it whole");
+	}
 	is_str(c->signin, ".claude/.credentials.json", "claude sign-in path");
 	is_str(x->signin, ".codex/auth.json", "codex sign-in path");
 	is_str(g->signin, ".gemini/oauth_creds.json", "gemini sign-in path");

@@ -213,6 +213,33 @@ browser_listeners(const struct plan *pl)
 }
 
 void
+browser_report(FILE *f, const char *pre, const struct plan *pl)
+{
+	const char *need[3];
+	char pkg[PATH_MAX], cli[PATH_MAX + 8];
+	size_t i;
+
+	if (!pl->pol->browser.on) {
+		fprintf(f, "%s%-22s off (no \"browser\" in the policy: nothing of it starts)\n", pre, "browser");
+		return;
+	}
+	browser_package(pl, pkg, sizeof pkg);
+	snprintf(cli, sizeof cli, "%s/cli.js", pkg);
+	need[0] = BROWSER_CHROMIUM;
+	need[1] = BROWSER_NODE;
+	need[2] = cli;
+	for (i = 0; i < 3 && access(need[i], i < 2 ? X_OK : R_OK) == 0; i++)
+		;
+	if (i < 3)
+		fprintf(f, "%s%-22s refused here: %s is not there (mk/deps --browser, mk/npm, or "
+		    "\"browser\": {\"package\": ...})\n", pre, "browser", need[i]);
+	else
+		fprintf(f, "%s%-22s %s driven by %s, outside the boundary in a confine of its own "
+		    "(system trees, its package, ATTEMPT/browser); loopback: its own and the agent's "
+		    "servers only\n", pre, "browser", BROWSER_CHROMIUM, pkg);
+}
+
+void
 browser_end(void)
 {
 	/* corral is a subreaper: what escaped mcp-proxy's launcher (which

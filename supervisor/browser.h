@@ -3,6 +3,8 @@
  * boundary, inside a confine of its own (see corral(1), BROWSER). */
 #ifndef CORRAL_BROWSER_H
 #define CORRAL_BROWSER_H
+#include <stdio.h>
+
 #include "plan.h"
 
 #define BROWSER_CHROMIUM "/usr/bin/chromium"
@@ -32,6 +34,9 @@ int browser_prepare(const struct plan *pl);
  * network without the address broker: "none", "unfiltered"), -1 with
  * errno. */
 int browser_listeners(const struct plan *pl);
+/* corral doctor: one line on the browser (off, refused here and why, or
+ * what runs). */
+void browser_report(FILE *f, const char *pre, const struct plan *pl);
 /* After the proxies and egress-proxy have ended: kill and reap every child
  * left to corral (the browser's re-parented processes). */
 void browser_end(void);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "browser.h"
 #include "cli.h"
 #include "gitstep.h"
 #include "execenv.h"
@@ -142,6 +143,7 @@ doctor_text(const struct runopts *o, int code, const struct policy *p, struct pl
 	    p->scope ? "on" : "off");
 	if (p->net == NET_UNFILTERED)
 		printf("  warning: \"network\": \"open-unfiltered\": the agent reaches cloud metadata and every loopback service\n");
+	browser_report(stdout, "  ", pl);
 	printf("  %-22s %s\n", "user namespaces", p->userns ? "allowed" : "refused");
 	if (p->userns)
 		printf("  warning: %s\n", POLICY_USERNS_WARNING);

@@ -69,6 +69,13 @@ like "$out" "mcp-proxy --name=browser -a browser_navigate .* --web-urls -- $CORR
 	"explain: the browser's proxy, its own confine (system trees, the package, its directory)"
 unlike "$(printf '%s\n' "$out" | grep 'mcp-proxy --name=browser')" " -[rxwW] ($H|$W)( |\$)" "... nothing of the home or the workspace"
 like "$out" "/usr/bin/node $PKG/cli.js --headless --no-sandbox --executable-path /usr/bin/chromium --user-data-dir" "explain: Playwright MCP drives Debian's chromium"
+run sh -c "cd '$W' && $E '$C' doctor -p '$TMP/br.json'"
+like "$out" "  browser  +/usr/bin/chromium driven by $PKG, outside the boundary in a confine of its own" "doctor: the browser step"
+run sh -c "cd '$W' && $E '$C' doctor"
+like "$out" '  browser  +off \(no "browser" in the policy: nothing of it starts\)' "doctor: no \"browser\": off"
+pol bn "{\"browser\": {\"package\": \"$TMP/nowhere\"}}"
+run sh -c "cd '$W' && $E '$C' doctor -p '$TMP/bn.json'"
+like "$out" "  browser  +refused here: $TMP/nowhere/cli.js is not there" "doctor: a browser that cannot start here, named"
 
 # --- the namespace: a remote host, metadata, an outside loopback service
 ip link set lo up

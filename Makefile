@@ -129,6 +129,14 @@ install: all
 		case $$p in */corral) install -m 0755 $$p $(DESTDIR)$(PREFIX)/bin/ ;; \
 		*) install -m 0755 $$p $(DESTDIR)$(PREFIX)/libexec/corral/ ;; esac; done
 	for m in $(wildcard */*.1); do install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done
+	@# the browser's Playwright MCP (mk/npm browser), where corral looks for
+	@# it: beside its steps; Debian's chromium comes from mk/deps --browser
+	if [ -f $(B)/npm/browser/node_modules/@playwright/mcp/cli.js ]; then \
+		rm -rf $(DESTDIR)$(PREFIX)/libexec/corral/browser && \
+		install -d $(DESTDIR)$(PREFIX)/libexec/corral/browser && \
+		cp -RL $(B)/npm/browser/node_modules $(DESTDIR)$(PREFIX)/libexec/corral/browser/ && \
+		chmod -R a+rX,go-w $(DESTDIR)$(PREFIX)/libexec/corral/browser; \
+	else echo "make install: no browser (\"browser\" in a policy needs mk/deps --browser and mk/npm browser @playwright/mcp@0.0.83 first)"; fi
 
 clean:
 	rm -rf bin $(B)/musl $(B)/san

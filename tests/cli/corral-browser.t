@@ -76,6 +76,12 @@ like "$out" '  browser  +off \(no "browser" in the policy: nothing of it starts\
 pol bn "{\"browser\": {\"package\": \"$TMP/nowhere\"}}"
 run sh -c "cd '$W' && $E '$C' doctor -p '$TMP/bn.json'"
 like "$out" "  browser  +refused here: $TMP/nowhere/cli.js is not there" "doctor: a browser that cannot start here, named"
+run make -s -C "$CORRAL_TOP" -o all install PREFIX="$TMP/prefix"
+is "$rc" 0 "make install PREFIX=..."
+run sh -c "cd '$W' && $E '$TMP/prefix/bin/corral' doctor -p '$TMP/b5.json'"
+like "$out" "  browser  +/usr/bin/chromium driven by $TMP/prefix/libexec/corral/browser/node_modules/@playwright/mcp," \
+	"... installs Playwright MCP beside the steps, where an installed corral finds it (\"browser\": true)"
+is "$(find "$TMP/prefix/libexec/corral/browser" -type l | wc -l):$(find "$TMP/prefix/libexec/corral/browser" -perm /022 | wc -l)" 0:0 "... no symbolic link into the build, nothing writable by others"
 
 # --- the namespace: a remote host, metadata, an outside loopback service
 ip link set lo up

@@ -12,6 +12,7 @@
 #include "ckpt.h"
 #include "fdio.h"
 #include "json.h"
+#include "private.h"
 #include "rmtree.h"
 #include "rnd.h"
 #include "sess.h"
@@ -136,6 +137,7 @@ clean_stage(struct sess *ss)
 int
 sess_open(struct sbx *s, const char *id, struct sess *ss, char *err, size_t errn)
 {
+	char why[128];
 	struct stat st;
 	int sd;
 
@@ -151,9 +153,9 @@ sess_open(struct sbx *s, const char *id, struct sess *ss, char *err, size_t errn
 		return sbx_err(err, errn, "no session %s", id);
 	}
 	close(sd);
-	if (fstat(ss->dirfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+	if (fstat(ss->dirfd, &st) < 0 || private_dir_check(&st, why, sizeof why) < 0) {
 		sess_release(ss);
-		return sbx_err(err, errn, "session %s: its directory is not ours or not mode 0700", id);
+		return sbx_err(err, errn, "session %s: its directory is not private: %s", id, why);
 	}
 	if ((ss->wsfd = openat(ss->dirfd, "workspace", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 	    read_meta(ss) < 0) {

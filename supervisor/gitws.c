@@ -20,6 +20,7 @@
 #include "gitws.h"
 #include "parentdir.h"
 #include "path.h"
+#include "private.h"
 #include "rmtree.h"
 
 #define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -821,7 +822,7 @@ gitws_release(struct gitws *g, int keep)
 int
 gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, size_t whyn)
 {
-	char alt[PATH_MAX * 4], headref[GITREF_NAME_MAX + 1];
+	char alt[PATH_MAX * 4], headref[GITREF_NAME_MAX + 1], pwhy[128];
 	struct stat st;
 	int sfd = -1, gfd = -1, afd = -1, rfd = -1, wfd = -1, bfd = -1, r = -1;
 	char *stat_out = NULL;
@@ -835,9 +836,9 @@ gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, 
 		return msg_say(why, whyn, "unable to open %s/git: %s", store, strerror(errno)),
 		    sfd >= 0 ? close(sfd) : 0, -1;
 	close(sfd);
-	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+	if (private_dir_check(&st, pwhy, sizeof pwhy) < 0) {
 		close(gfd);
-		return msg_say(why, whyn, "%s/git is not a private directory of ours", store);
+		return msg_say(why, whyn, "%s/git is not a private directory of ours: %s", store, pwhy);
 	}
 	if (mkdirat(gfd, attempt, 0700) < 0 || (afd = openat(gfd, attempt, OPEN_DIR)) < 0) {
 		msg_say(why, whyn, "unable to make %s: %s", g->dir, strerror(errno));

@@ -19,6 +19,7 @@
 #include "path.h"
 #include "profile.h"
 #include "gitstep.h"
+#include "private.h"
 #include "resolve.h"
 
 
@@ -214,14 +215,8 @@ envfile_check(const char *path, char *why, size_t n)
 		return msg_say(why, n, "%s", errno == ELOOP ? "a symbolic link" : strerror(errno));
 	if (fstat(fd, &st) < 0)
 		msg_say(why, n, "%s", strerror(errno));
-	else if (!S_ISREG(st.st_mode))
-		msg_say(why, n, "not a regular file");
-	else if (st.st_uid != geteuid())
-		msg_say(why, n, "owned by uid %u, not by you (uid %u)", (unsigned)st.st_uid, (unsigned)geteuid());
-	else if (st.st_mode & 077)
-		msg_say(why, n, "mode %03o: readable or writable by others", (unsigned)(st.st_mode & 0777));
 	else
-		r = 0;
+		r = private_check(&st, why, n);	/* as env-filter, which reads it, checks it */
 	close(fd);
 	return r;
 }

@@ -149,10 +149,10 @@ corral: hint: pick another name; corral env list web shows what the project has"
 	like "$out" " -f $H/.config/corral/keys.env " "$who: ~ in env.files: explain names the home's path"
 	chmod 0644 "$K"
 	run $AS $E "$C" policy check "$H/.config/corral/t.json"
-	is "$rc:$err" "1:corral: fatal: policy $H/.config/corral/t.json: \"env.files\": ~/.config/corral/keys.env: mode 644: readable or writable by others
+	is "$rc:$err" "1:corral: fatal: policy $H/.config/corral/t.json: \"env.files\": ~/.config/corral/keys.env: readable by group or others (mode 0644)
 corral: hint: an env file is a regular file you own, mode 0600 (chmod 600 $K)" "$who: an env file others can read: policy check refuses it (1)"
 	run R -p "$H/.config/corral/t.json" -- sh -c 'echo AGENT-RAN'
-	is "$rc:$out:$err" "125::corral: fatal: policy \"env.files\": ~/.config/corral/keys.env: mode 644: readable or writable by others
+	is "$rc:$out:$err" "125::corral: fatal: policy \"env.files\": ~/.config/corral/keys.env: readable by group or others (mode 0644)
 corral: hint: an env file is a regular file you own, mode 0600 (chmod 600 $K)" "$who: ... and the run refuses it the same way, before anything starts"
 	rm -f "$K"
 	run $AS $E "$C" policy check "$H/.config/corral/t.json"

@@ -548,10 +548,37 @@ get_mcp(struct pctx *c, int k, struct policy *p)
 	return 0;
 }
 
-static const char *const top_keys[] = {
-	"version", "workspace", "git_protect", "read", "exec", "write", "path_exec",
-	"devices", "proc", "network", "scope", "env", "agent", "full_setup",
-	"minimum_tier", "mcp", "userns", "git", "limits", "git_deps", "browser", NULL
+/* The policy's top-level keys: the table walk() matches and top_member's
+ * switch, by name (a key added in one place and not the other fails to build
+ * or is caught by -Wswitch). */
+enum top_key {
+	TK_VERSION, TK_WORKSPACE, TK_GIT_PROTECT, TK_READ, TK_EXEC, TK_WRITE, TK_PATH_EXEC,
+	TK_DEVICES, TK_PROC, TK_NETWORK, TK_SCOPE, TK_ENV, TK_AGENT, TK_FULL_SETUP,
+	TK_MINIMUM_TIER, TK_MCP, TK_USERNS, TK_GIT, TK_LIMITS, TK_GIT_DEPS, TK_BROWSER, TK_COUNT
+};
+
+static const char *const top_keys[TK_COUNT + 1] = {
+	[TK_VERSION] = "version",
+	[TK_WORKSPACE] = "workspace",
+	[TK_GIT_PROTECT] = "git_protect",
+	[TK_READ] = "read",
+	[TK_EXEC] = "exec",
+	[TK_WRITE] = "write",
+	[TK_PATH_EXEC] = "path_exec",
+	[TK_DEVICES] = "devices",
+	[TK_PROC] = "proc",
+	[TK_NETWORK] = "network",
+	[TK_SCOPE] = "scope",
+	[TK_ENV] = "env",
+	[TK_AGENT] = "agent",
+	[TK_FULL_SETUP] = "full_setup",
+	[TK_MINIMUM_TIER] = "minimum_tier",
+	[TK_MCP] = "mcp",
+	[TK_USERNS] = "userns",
+	[TK_GIT] = "git",
+	[TK_LIMITS] = "limits",
+	[TK_GIT_DEPS] = "git_deps",
+	[TK_BROWSER] = "browser",
 };
 
 static const char *const browser_keys[] = { "tools", "package", NULL };
@@ -675,20 +702,21 @@ static int
 top_member(struct pctx *c, int w, int v, void *arg)
 {
 	struct policy *p = arg;
+	enum top_key tk = (enum top_key)w;
 	const char *key = top_keys[w];
 	int64_t ver;
 	char *s;
 
-	if (w >= 3 && w <= 5 && named(c, v, key, p) < 0)	/* read, exec, write */
+	if ((tk == TK_READ || tk == TK_EXEC || tk == TK_WRITE) && named(c, v, key, p) < 0)
 		return -1;
-	switch (w) {
-	case 0:
+	switch (tk) {
+	case TK_VERSION:
 		if (c->t[v].type != JSMN_PRIMITIVE || json_int(c->js, &c->t[v], &ver) < 0)
 			return fail(c, v, "\"version\" must be an integer, not %s", json_type_name(&c->t[v], c->js));
 		if (ver != 1)
 			return fail(c, v, "policy version %lld is not supported (this corral reads version 1)", (long long)ver);
 		return 0;
-	case 1:
+	case TK_WORKSPACE:
 		if (get_str(c, v, key, PATH_MAX - 1, &s) < 0)
 			return -1;
 		if (*s == '\0') {
@@ -698,7 +726,7 @@ top_member(struct pctx *c, int w, int v, void *arg)
 		free(p->workspace);
 		p->workspace = s;
 		return 0;
-	case 2: {
+	case TK_GIT_PROTECT: {
 		int on = 1;
 		if (get_bool(c, v, key, &on) < 0)
 			return -1;
@@ -706,16 +734,16 @@ top_member(struct pctx *c, int w, int v, void *arg)
 			p->git = GIT_OFF;	/* the old key: false handed over the real .git */
 		return 0;
 	}
-	case 3: return merge_list(c, v, key, IT_PATH, &p->read);
-	case 4: return merge_list(c, v, key, IT_PATH, &p->exec);
-	case 5: return merge_list(c, v, key, IT_PATH, &p->write);
-	case 6: return get_bool(c, v, key, &p->path_exec);
-	case 7: return get_bool(c, v, key, &p->devices);
-	case 8: return get_bool(c, v, key, &p->proc);
-	case 9: return get_network(c, v, p);
-	case 10: return get_bool(c, v, key, &p->scope);
-	case 11: return walk(c, v, "\"env\"", env_keys, env_member, p);
-	case 12:
+	case TK_READ: return merge_list(c, v, key, IT_PATH, &p->read);
+	case TK_EXEC: return merge_list(c, v, key, IT_PATH, &p->exec);
+	case TK_WRITE: return merge_list(c, v, key, IT_PATH, &p->write);
+	case TK_PATH_EXEC: return get_bool(c, v, key, &p->path_exec);
+	case TK_DEVICES: return get_bool(c, v, key, &p->devices);
+	case TK_PROC: return get_bool(c, v, key, &p->proc);
+	case TK_NETWORK: return get_network(c, v, p);
+	case TK_SCOPE: return get_bool(c, v, key, &p->scope);
+	case TK_ENV: return walk(c, v, "\"env\"", env_keys, env_member, p);
+	case TK_AGENT:
 		if (c->t[v].type == JSMN_PRIMITIVE && c->js[c->t[v].start] == 'n') {
 			free(p->agent);
 			p->agent = NULL;
@@ -731,8 +759,8 @@ top_member(struct pctx *c, int w, int v, void *arg)
 		free(p->agent);
 		p->agent = s;
 		return 0;
-	case 13: return get_bool(c, v, key, &p->full_setup);
-	case 14:
+	case TK_FULL_SETUP: return get_bool(c, v, key, &p->full_setup);
+	case TK_MINIMUM_TIER:
 		if (get_str(c, v, key, 16, &s) < 0)
 			return -1;
 		if (policy_tier_rank(s) < 0) {
@@ -743,9 +771,9 @@ top_member(struct pctx *c, int w, int v, void *arg)
 		free(p->min_tier);
 		p->min_tier = s;
 		return 0;
-	case 15: return get_mcp(c, v, p);
-	case 16: return get_bool(c, v, key, &p->userns);
-	case 17:
+	case TK_MCP: return get_mcp(c, v, p);
+	case TK_USERNS: return get_bool(c, v, key, &p->userns);
+	case TK_GIT:
 		if (get_str(c, v, key, 16, &s) < 0)
 			return -1;
 		if (strcmp(s, "worktree") == 0)
@@ -760,9 +788,10 @@ top_member(struct pctx *c, int w, int v, void *arg)
 		}
 		free(s);
 		return 0;
-	case 18: return walk(c, v, "\"limits\"", limits_keys, limits_member, &p->limits);
-	case 19: return merge_list(c, v, key, IT_REL, &p->git_deps);
-	case 20: return get_browser(c, v, p);
+	case TK_LIMITS: return walk(c, v, "\"limits\"", limits_keys, limits_member, &p->limits);
+	case TK_GIT_DEPS: return merge_list(c, v, key, IT_REL, &p->git_deps);
+	case TK_BROWSER: return get_browser(c, v, p);
+	case TK_COUNT: break;
 	}
 	return 0;
 }

@@ -1,7 +1,9 @@
 /* corral policy: check a policy file, approve one (trustpol.c), print the default. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -43,6 +45,30 @@ files_check(const char *file, const struct policy *p, char **envp)
 	return 0;
 }
 
+/* corral policy approve FILE: a policy that parses, its hash recorded. */
+static int
+approve(const char *path, char *const envp[])
+{
+	char real[PATH_MAX];
+	struct policy p;
+	struct json_err pe;
+	struct polsrc src;
+	int r;
+
+	memset(&src, 0, sizeof src);
+	if (policy_default(&p, &pe) < 0)
+		return msg_fatal("embedded policy: %s", pe.msg), EXIT_USAGE;
+	r = policy_load_src(path, &p, &src);
+	policy_free(&p);
+	if (r == -1)
+		return msg_hint("fix it first: corral policy check %s", path), EXIT_NO;
+	if (r == -2)
+		return EXIT_USAGE;
+	if (realpath(path, real) == NULL)
+		return msg_fatal_sys("policy %s", path), EXIT_USAGE;
+	return trustpol_record(real, &src, envp);
+}
+
 int
 cmd_policy(int argc, char **argv, char **envp)
 {
@@ -64,7 +90,7 @@ cmd_policy(int argc, char **argv, char **envp)
 		return EXIT_USAGE;
 	}
 	if (argc == 3 && strcmp(argv[1], "approve") == 0)
-		return trustpol_approve(argv[2], envp);
+		return approve(argv[2], envp);
 	if (argc != 3 || strcmp(argv[1], "check") != 0) {
 		msg_usage("corral policy check FILE | corral policy approve FILE | corral policy default");
 		return EXIT_USAGE;

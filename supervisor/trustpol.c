@@ -18,7 +18,6 @@
 
 #include <bearssl_hash.h>
 
-#include "cli.h"
 #include "fdio.h"
 #include "json.h"
 #include "linkwalk.h"
@@ -178,26 +177,12 @@ trustpol_extra(const char *path, const char *what, const struct plan *pl, char *
 }
 
 int
-trustpol_approve(const char *path, char *const envp[])
+trustpol_record(const char *real, const struct polsrc *src, char *const envp[])
 {
-	char store[PATH_MAX], real[PATH_MAX], err[256], name[2 * TRUSTPOL_HASH + 1], sha[2 * TRUSTPOL_HASH + 1];
+	char store[PATH_MAX], err[256], name[2 * TRUSTPOL_HASH + 1], sha[2 * TRUSTPOL_HASH + 1];
 	char q[PATH_MAX * 6 + 3], *rec;
-	struct policy p;
-	struct json_err pe;
-	struct polsrc src;
 	int sfd, afd, r, n;
 
-	memset(&src, 0, sizeof src);
-	if (policy_default(&p, &pe) < 0)
-		return msg_fatal("embedded policy: %s", pe.msg), EXIT_USAGE;
-	r = policy_load_src(path, &p, &src);
-	policy_free(&p);
-	if (r == -1)
-		return msg_hint("fix it first: corral policy check %s", path), EXIT_NO;
-	if (r == -2)
-		return EXIT_USAGE;
-	if (realpath(path, real) == NULL)
-		return msg_fatal_sys("policy %s", path), EXIT_USAGE;
 	if (store_default_path(envp, store, sizeof store) < 0) {
 		msg_fatal("no state directory: HOME and XDG_STATE_HOME are unset");
 		return EXIT_USAGE;
@@ -213,7 +198,7 @@ trustpol_approve(const char *path, char *const envp[])
 		return EXIT_USAGE;
 	}
 	record_name(real, name);
-	hex(src.sha, TRUSTPOL_HASH, sha);
+	hex(src->sha, TRUSTPOL_HASH, sha);
 	if (json_quote(real, strlen(real), q, sizeof q) < 0 || (rec = malloc(sizeof q + 128)) == NULL) {
 		close(afd);
 		return msg_fatal("out of memory"), EXIT_USAGE;

@@ -25,7 +25,8 @@ int trustpol_check(const struct polsrc *src, const struct plan *pl);
  * by the same rules, no approval; its real path into real (PATH_MAX).
  * path NULL: nothing, 0. -1: refused, reported. */
 int trustpol_extra(const char *path, const char *what, const struct plan *pl, char *real);
-/* corral policy approve FILE: record its hash in STORE/approved/. */
-int trustpol_approve(const char *path, char *const envp[]);
+/* corral policy approve: record src's hash for the policy at real (its
+ * real path) in STORE/approved/ and say so. The exit status. */
+int trustpol_record(const char *real, const struct polsrc *src, char *const envp[]);
 
 #endif

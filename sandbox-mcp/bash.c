@@ -7,6 +7,7 @@
 #include "bash.h"
 #include "ckpt.h"
 #include "run.h"
+#include "wsscan.h"
 #include "../supervisor/reslimit.h"
 
 void
@@ -45,7 +46,7 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	struct sess ss;
 	size_t cmdn;
 	int64_t usage, max = s->cfg.max_workspace_mb << 20;
-	uint64_t fp1 = SESS_FP_INIT;
+	uint64_t fp1 = WS_FP_INIT;
 	int made, rc = -1;
 
 	if (arg_blob(a, "command", 1, BASH_CMD_MAX, &cmd, &cmdn, err, errn) < 0 ||
@@ -88,7 +89,7 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	out_stream(out, "stderr", &r.err, r.err_bytes);
 	run_res_free(&r);
 	/* a workspace grown over its bound goes back to the last checkpoint */
-	usage = sess_scan(ss.wsfd, &fp1);
+	usage = ws_scan(ss.wsfd, &fp1);
 	if (usage >= 0 && ckpt_fp_same(&ss, fp1) && ckpt_head_fast(&ss, id) == 0) {
 		/* nothing changed (same names, inodes, sizes and times): no git */
 		jw_key(out, "checkpoint_id");

@@ -11,6 +11,7 @@
 #include "git.h"
 #include "tree.h"
 #include "wspath.h"
+#include "wsscan.h"
 
 static int head(struct sbx *s, struct sess *ss, char *id, char *err, size_t errn);
 static void fp_record(struct sess *ss);
@@ -198,10 +199,10 @@ ckpt_resolve(struct sbx *s, struct sess *ss, const char *id, const char *label, 
 static void
 fp_record(struct sess *ss)
 {
-	uint64_t fp = SESS_FP_INIT;
+	uint64_t fp = WS_FP_INIT;
 	char b[32];
 
-	if (sess_scan(ss->wsfd, &fp) < 0) {
+	if (ws_scan(ss->wsfd, &fp) < 0) {
 		unlinkat(ss->dirfd, "fp", 0);
 		return;
 	}

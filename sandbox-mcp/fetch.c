@@ -18,6 +18,7 @@
 #include "ipaddr.h"
 #include "sess.h"
 #include "wspath.h"
+#include "wsscan.h"
 
 tool_fn tool_session_fetch;
 
@@ -304,7 +305,7 @@ tool_session_fetch(struct sbx *s, const struct targs *a, struct jw *out, char *e
 	jw_key(out, "bytes");
 	jw_int(out, (int64_t)x.body.len);
 	if (save[0]) {
-		int64_t usage = sess_usage(ss.wsfd);
+		int64_t usage = ws_usage(ss.wsfd);
 		if (usage + (int64_t)x.body.len > (s->cfg.max_workspace_mb << 20)) {
 			sbx_err(err, errn, "save_to %s would take the workspace over max_workspace_mb: not saved", save);
 			goto out;

@@ -15,6 +15,7 @@
 #include "rnd.h"
 #include "sess.h"
 #include "wspath.h"
+#include "wsscan.h"
 
 /* Read a workspace file whole (bounded). */
 static int
@@ -284,7 +285,7 @@ tool_session_write_files(struct sbx *s, const struct targs *a, struct jw *out, c
 		/* the unescaped length is at most the raw one */
 		delta += (a->t[c].end - a->t[c].start) - cur;
 	}
-	usage = sess_usage(ss.wsfd);
+	usage = ws_usage(ss.wsfd);
 	max = s->cfg.max_workspace_mb << 20;
 	if (usage < 0 || usage + delta > max) {
 		/* the raw length overestimates escapes: measure exactly */

@@ -16,6 +16,7 @@
 #include "path.h"
 #include "pkgspec.h"
 #include "stepdir.h"
+#include "wsscan.h"
 
 /* 1 when real lies within one of the mount_allowlist entries (resolved). */
 int mount_allowed(const struct sbx *s, const char *real);
@@ -183,7 +184,7 @@ tool_session_mount(struct sbx *s, const struct targs *a, struct jw *out, char *e
 		o.files = 0;
 	} else {
 		snprintf(dir, sizeof dir, "%.*s", (int)(base - real - 1 > 0 ? base - real - 1 : 1), real);
-		usage = sess_usage(ss.wsfd);
+		usage = ws_usage(ss.wsfd);
 		o.budget = (s->cfg.max_workspace_mb << 20) - (usage > 0 ? usage : 0);
 		if ((pfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 			sbx_err(err, errn, "%s: %s", dir, strerror(errno));

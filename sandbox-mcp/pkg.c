@@ -28,6 +28,7 @@
 #include "rmtree.h"
 #include "rnd.h"
 #include "run.h"
+#include "wsscan.h"
 
 enum { PKG_OUT_MAX = 256 << 10 };	/* bytes of installer stdout (and stderr) returned */
 
@@ -201,12 +202,12 @@ static int
 merge(struct sbx *s, struct sess *ss, int stagefd, enum pkg_mgr m, const char *before,
     struct copy_opt *o, char *err, size_t errn)
 {
-	int64_t usage = sess_usage(ss->wsfd), need;
+	int64_t usage = ws_usage(ss->wsfd), need;
 	int outfd, pfd, e;
 
 	if ((outfd = openat(stagefd, "out", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return sbx_err(err, errn, "the installer left no output directory");
-	need = sess_usage(outfd);
+	need = ws_usage(outfd);
 	close(outfd);
 	if (usage < 0 || need < 0)
 		return sbx_err(err, errn, "unable to measure the workspace or the install");

@@ -12,6 +12,7 @@
 #include "store.h"
 #include "tools.h"
 #include "version.h"
+#include "snap.h"
 
 #define SERVER_INFO "{\"name\":\"sandbox-mcp\",\"version\":\"" CORRAL_VERSION "\"}"
 
@@ -21,7 +22,7 @@ serve_prepare(struct sbx *s, char *err, size_t errn)
 	config_free(&s->cfg);
 	if (config_load(s->cfgpath, s->home[0] ? s->home : NULL, &s->cfg, err, errn) < 0)
 		return -1;
-	sess_reap(s);
+	snap_reap_idle(s);
 	return 0;
 }
 

@@ -16,7 +16,6 @@
 #include "rmtree.h"
 #include "rnd.h"
 #include "sess.h"
-#include "snap.h"
 
 int
 sess_id_ok(const char *s)
@@ -360,94 +359,3 @@ fail:
 	}
 }
 
-static void
-fnv(uint64_t *h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		*h = (*h ^ c[i]) * 0x100000001b3ULL;
-}
-
-int64_t
-sess_scan(int wsfd, uint64_t *fp)
-{
-	int fd = openat(wsfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct dirent *de;
-	int64_t total = 0;
-	DIR *d;
-
-	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		struct stat st;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (fp) {
-			/* any write changes ctime; any entry made or removed, its directory's */
-			fnv(fp, de->d_name, strlen(de->d_name) + 1);
-			fnv(fp, &st.st_ino, sizeof st.st_ino);
-			fnv(fp, &st.st_mode, sizeof st.st_mode);
-			fnv(fp, &st.st_size, sizeof st.st_size);
-			fnv(fp, &st.st_mtim, sizeof st.st_mtim);
-			fnv(fp, &st.st_ctim, sizeof st.st_ctim);
-		}
-		if (S_ISREG(st.st_mode)) {
-			total += st.st_size;
-		} else if (S_ISDIR(st.st_mode)) {
-			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			int64_t u = sub >= 0 ? sess_scan(sub, fp) : 0;
-			if (sub >= 0)
-				close(sub);
-			if (u > 0)
-				total += u;
-		}
-	}
-	closedir(d);
-	return total;
-}
-
-int64_t
-sess_usage(int wsfd)
-{
-	return sess_scan(wsfd, NULL);
-}
-
-int
-sess_reap(struct sbx *s)
-{
-	char (*ids)[SBX_ID_LEN + 1];
-	int n, closed = 0;
-	time_t now = time(NULL);
-	char err[SBX_ERR_MAX];
-
-	if (s->cfg.session_idle_timeout_secs == 0)
-		return 0;	/* 0: sessions never idle out */
-	if ((ids = malloc(4096 * sizeof *ids)) == NULL)
-		return 0;
-	n = sess_ids(s, ids, 4096);
-	for (int i = 0; i < n; i++) {
-		struct sess ss;
-		if (sess_open(s, ids[i], &ss, err, sizeof err) < 0)
-			continue;
-		if (now - ss.used > s->cfg.session_idle_timeout_secs) {
-			if (s->cfg.snapshot_on_close && snap_take(s, &ss, NULL, 0, err, sizeof err) < 0) {
-				fprintf(stderr, "sandbox-mcp: warning: session %s idle, not closed: %s\n", ss.id, err);
-				sess_release(&ss);
-				continue;
-			}
-			sess_release(&ss);
-			if (sess_remove(s, ids[i], err, sizeof err) == 0)
-				closed++;
-			continue;
-		}
-		sess_release(&ss);
-	}
-	free(ids);
-	return closed;
-}

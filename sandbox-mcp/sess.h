@@ -40,17 +40,6 @@ int sess_current(struct sbx *s, char *id);
 int sess_set_current(struct sbx *s, const char *id);
 /* The ids in the store, sorted by creation; returns how many (at most max). */
 int sess_ids(struct sbx *s, char (*ids)[SBX_ID_LEN + 1], int max);
-/* Close what has been idle past session_idle_timeout_secs (snapshotting
- * first when snapshot_on_close). Returns how many were closed. */
-int sess_reap(struct sbx *s);
-/* Bytes the workspace takes (regular files' sizes), walking by descriptor
- * without following symlinks; -1 on error. */
-int64_t sess_usage(int wsfd);
-/* The same, folding every entry's name, inode, mode, size, mtime and ctime
- * into *fp (FNV-1a, start it at SESS_FP_INIT): equal to the one recorded
- * at the last checkpoint when nothing changed since, so no git is needed. */
-#define SESS_FP_INIT 14695981039346656037ULL
-int64_t sess_scan(int wsfd, uint64_t *fp);
 
 /* session tools */
 tool_fn tool_create_session, tool_session_switch, tool_session_list, tool_session_close,

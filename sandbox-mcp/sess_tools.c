@@ -10,6 +10,7 @@
 #include "git.h"
 #include "sess.h"
 #include "snap.h"
+#include "wsscan.h"
 
 static void
 describe(struct sbx *s, struct sess *ss, struct jw *out, int full)
@@ -33,7 +34,7 @@ describe(struct sbx *s, struct sess *ss, struct jw *out, int full)
 	if (!full)
 		return;
 	jw_key(out, "workspace_bytes");
-	jw_int(out, sess_usage(ss->wsfd));
+	jw_int(out, ws_usage(ss->wsfd));
 	jw_key(out, "max_workspace_bytes");
 	jw_int(out, s->cfg.max_workspace_mb << 20);
 	jw_key(out, "checkpoints");

@@ -191,3 +191,37 @@ tool_session_restore(struct sbx *s, const struct targs *a, struct jw *out, char 
 	sess_release(&ss);
 	return rc;
 }
+
+int
+snap_reap_idle(struct sbx *s)
+{
+	char (*ids)[SBX_ID_LEN + 1];
+	int n, closed = 0;
+	time_t now = time(NULL);
+	char err[SBX_ERR_MAX];
+
+	if (s->cfg.session_idle_timeout_secs == 0)
+		return 0;	/* 0: sessions never idle out */
+	if ((ids = malloc(4096 * sizeof *ids)) == NULL)
+		return 0;
+	n = sess_ids(s, ids, 4096);
+	for (int i = 0; i < n; i++) {
+		struct sess ss;
+		if (sess_open(s, ids[i], &ss, err, sizeof err) < 0)
+			continue;
+		if (now - ss.used > s->cfg.session_idle_timeout_secs) {
+			if (s->cfg.snapshot_on_close && snap_take(s, &ss, NULL, 0, err, sizeof err) < 0) {
+				fprintf(stderr, "sandbox-mcp: warning: session %s idle, not closed: %s\n", ss.id, err);
+				sess_release(&ss);
+				continue;
+			}
+			sess_release(&ss);
+			if (sess_remove(s, ids[i], err, sizeof err) == 0)
+				closed++;
+			continue;
+		}
+		sess_release(&ss);
+	}
+	free(ids);
+	return closed;
+}

@@ -14,4 +14,8 @@ int snap_take(struct sbx *s, struct sess *ss, char *name, size_t n, char *err, s
 
 tool_fn tool_session_snapshot, tool_list_snapshots, tool_session_restore;
 
+/* Close what has been idle past session_idle_timeout_secs (snapshotting
+ * first when snapshot_on_close). Returns how many were closed. */
+int snap_reap_idle(struct sbx *s);
+
 #endif

@@ -17,6 +17,7 @@
 #include "listen.h"
 #include "msg.h"
 #include "num.h"
+#include "selfnarrow.h"
 #include "serve.h"
 #include "status.h"
 #include "version.h"
@@ -37,12 +38,37 @@ static const char usage_text[] =
 "  -h, --help            this text\n"
 "      --version         print the version\n"
 "\n"
-"Prints http://127.0.0.1:PORT once it listens, then serves until SIGTERM.\n"
-"Refusals are HTTP 403 with a one-line reason. Exit: 0 after --help,\n"
-"--version or SIGTERM (each connection ends and is audited first); 2 on\n"
-"usage or system error.\n";
+"Prints http://127.0.0.1:PORT once it listens and has narrowed itself (no\n"
+"file but the resolver's, no exec, no capability), then serves until\n"
+"SIGTERM. Refusals are HTTP 403 with a one-line reason.\n"
+"\n"
+"Exit status:\n"
+"  0  after --help or --version, or on SIGTERM (each connection ends and\n"
+"     is audited first)\n"
+"  2  a usage error, or a system error: it could not listen, open the\n"
+"     audit log or narrow itself\n";
 
 enum { O_DENYPRIV = 256, O_AUDIT, O_PORT, O_VERSION };
+
+/* Once listening, with the audit log open: what it parses next is the
+ * agent's (lib/selfnarrow). It reads only what the resolver reads, and
+ * connects where an allowed name resolves (any TCP port: the allowlist is
+ * by host). */
+static int
+narrow(char *why, size_t cap)
+{
+	static const char *const resolver[] = { "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf",
+		"/etc/host.conf", "/etc/gai.conf", NULL };
+	static struct sb_policy pol;
+
+	sb_policy_init(&pol);
+	for (size_t i = 0; resolver[i]; i++)
+		if (sb_policy_add_path(&pol, resolver[i], SB_R, SB_OPTIONAL) < 0) {
+			snprintf(why, cap, "%s: %s", resolver[i], strerror(errno));
+			return -1;
+		}
+	return selfnarrow(&pol, why, cap);
+}
 
 static void
 on_term(int sig)
@@ -135,6 +161,7 @@ main(int argc, char **argv)
 	static struct egress g;
 	static pid_t kids[MAX_CLIENTS];
 	struct sigaction sa;
+	char why[256];
 	int port = 0, bound, l, c, r, i, nkids = 0;
 	struct pollfd pf;
 	pid_t pid;
@@ -149,6 +176,10 @@ main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	if ((l = listen_loopback(port, &bound)) < 0) {
 		msg_fatal_sys("unable to listen on 127.0.0.1:%d", port);
+		return EXIT_USAGE;
+	}
+	if (narrow(why, sizeof why) < 0) {
+		msg_fatal("unable to narrow itself after set-up: %s", why);
 		return EXIT_USAGE;
 	}
 	printf("http://127.0.0.1:%d\n", bound);

@@ -12,6 +12,7 @@
  *   - signals and ptrace beyond its own domain (Landlock scoping);
  *   - system calls: lib/sandbox's filter, and no execve or execveat at all.
  * Every descriptor it holds then stays open; none is added by a path.
+ * (lib/selfnarrow applies it, as for egress-proxy.)
  */
 #ifndef MCP_NARROW_H
 #define MCP_NARROW_H

@@ -102,10 +102,18 @@ chmod 0600 "$TMP/audit.jsonl"
 "$P" --audit "$TMP/audit.jsonl" --allow allowed.test --allow Registry.test --allow pypi.test \
     --allow meta.test --allow lo.test --allow rebind.test --allow '*.wild.test' \
     --allow 'bücher.test' --allow 198.51.100.10 >"$TMP/url" &
-bg $!
+EPID=$!
+bg $EPID
 until grep -q http "$TMP/url" 2>/dev/null; do sleep 0.05; done
 PP=$(sed 's|^http://127.0.0.1:||' "$TMP/url")
 like "$(cat "$TMP/url")" '^http://127\.0\.0\.1:[0-9]+$' "egress-proxy prints its URL"
+# it narrowed itself before printing it (lib/selfnarrow, as mcp-proxy does);
+# the control is this shell, root with every capability and no filter
+st() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+is "$(st $EPID NoNewPrivs):$(st $EPID Seccomp):$(st $EPID CapEff)" "1:2:0000000000000000" \
+    "egress-proxy runs with no_new_privs, a seccomp filter and no capability"
+is "$(st $$ NoNewPrivs):$(st $$ Seccomp)" "0:0" "control: the test's shell has neither"
+unlike "$(st $$ CapEff)" '^0+$' "control: ... and holds capabilities"
 
 UNDICI=$CORRAL_EG_UNDICI
 G="-x /usr -x /lib -o -x /lib64 -x /bin -r /etc -r /proc --dev -x $CORRAL_TOP/tests/helpers -r $UNDICI"

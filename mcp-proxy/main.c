@@ -64,7 +64,12 @@ static const char usage[] =
 "      --listen-idle DURATION    close an HTTP connection that has not sent a whole\n"
 "                         request this long after opening or after its last answer (default 30s)\n"
 "  -h, --help             this help\n"
-"      --version          print the version\n";
+"      --version          print the version\n"
+"\n"
+"Exit status:\n"
+"  0  the agent closed its side, or a terminating signal arrived\n"
+"  2  a usage or system error (a bad option, an unreadable or too widely\n"
+"     readable token file, a socket that cannot be bound, no narrowing)\n";
 
 enum { OPT_NAME = 249, OPT_ALLOW_RESOURCE = 250, OPT_ALLOW_PROMPT, OPT_AUDIT = 256, OPT_AUDIT_FD, OPT_VERSION, OPT_TOKEN_FILE, OPT_TOKEN_FD, OPT_CACERT, OPT_PROTOCOL, OPT_LIDLE,
 	OPT_LUNIX, OPT_LHTTP, OPT_LTOKEN_FILE, OPT_LTOKEN_FD, OPT_WEB_URLS };

@@ -48,8 +48,10 @@ usage(FILE *f)
 	    "      --listen-token-fd FD      the same, from a descriptor\n"
 	    "  -h, --help         this text\n"
 	    "      --version      print the version\n\n"
-	    "Exit: 0 at the end of input (or on SIGTERM with --listen), 2 usage or system\n"
-	    "error. See sandbox-mcp(1).\n", f);
+	    "Exit status:\n"
+	    "  0  the end of input (or SIGTERM with --listen)\n"
+	    "  2  a usage or system error\n"
+	    "See sandbox-mcp(1).\n", f);
 }
 
 static int

@@ -66,6 +66,14 @@ for p in env-filter confine probe home-stage session-store mcp-proxy sandbox-mcp
 	"$B/$p" --help > "$TMP/o" 2>&1
 	is "$?" 0 "control: $p --help to a file: 0"
 done
+# the agent-facing programs (README's checklist) end --help with an exit
+# table: "Exit status:" and one "  N  meaning" line a status, at least 0 and 2
+for p in mcp-proxy egress-proxy sandbox-mcp; do
+	t=$("$B/$p" --help | sed -n '/^Exit status:$/,$p' | grep -E '^  [0-9]+  ' | awk '{print $1}' | tr '\n' ' ')
+	is "$t" "0 2 " "$p --help: an exit table (0, 2)"
+done
+t=$("$B/probe" --help | sed -n '/^Exit status:$/,$p' | grep -cE '^  [0-9]+  ')
+is "$t" 0 "control: a program without one (probe) shows none"
 for sub in run explain doctor; do
 	want=2; [ $sub = run ] && want=125
 	"$B/corral" $sub --help > /dev/full 2>/dev/null

@@ -15,7 +15,17 @@
 #include "stepdir.h"
 
 /* The system directories every command can read and run from; optional
- * ones may be absent on a machine. */
+ * ones may be absent on a machine.
+ *
+ * corral grants the system differently, on purpose: its grants are the
+ * policy's "exec" and "read" lists (the default: /usr, /bin, /lib*, /sbin
+ * and /etc executable), each path resolved and checked by linkwalk.c and
+ * handed to confine with --no-symlinks, because the user may name any
+ * path there. sandbox-mcp has no such list in its configuration: this
+ * fixed table is all it grants of the system, /etc only readable (nothing
+ * a session runs lives there), and its PATH grants leave out what holds
+ * the home or the store (exposes()). The two agree on /usr, the bin and
+ * lib trees and a readable /proc; neither grants /dev/pts. */
 static const struct { const char *path; const char *flag; int optional; } SYSTEM[] = {
 	{ "/usr", "-x", 0 }, { "/bin", "-x", 1 }, { "/sbin", "-x", 1 }, { "/lib", "-x", 1 },
 	{ "/lib64", "-x", 1 }, { "/lib32", "-x", 1 }, { "/libx32", "-x", 1 }, { "/etc", "-r", 0 },

@@ -5,6 +5,7 @@
  * command). */
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,49 @@ rule_match(const char *pat, const char *rel)
 		return fnmatch(pat, rel, FNM_PATHNAME) == 0;
 	for (const char *p = rel; p; p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL)
 		if (fnmatch(pat + 3, p, FNM_PATHNAME) == 0)
+			return 1;
+	return 0;
+}
+
+/* What a name alone can tell (runrules_name_may, runrules_dir_may): the
+ * last components of the patterns, and the directories of those whose last
+ * component is "*". Built once; the table is fixed. */
+static const char *names[NRULES], *stardirs[NRULES];
+static size_t nnames, nstardirs;
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static void
+names_build(void)
+{
+	for (size_t i = 0; i < NRULES; i++) {
+		const char *b, *pp;
+		size_t ppn;
+		if (!rules[i].pat[0])
+			continue;
+		b = base(rules[i].pat, &pp, &ppn);
+		if (strcmp(b, "*") != 0)
+			names[nnames++] = b;
+		else
+			stardirs[nstardirs++] = pp;	/* "workflows" of .github/workflows, and so on */
+	}
+}
+
+int
+runrules_name_may(const char *name)
+{
+	pthread_once(&names_once, names_build);
+	for (size_t i = 0; i < nnames; i++)
+		if (names[i][0] == name[0] && strcmp(names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+int
+runrules_dir_may(const char *dir, size_t n)
+{
+	pthread_once(&names_once, names_build);
+	for (size_t i = 0; i < nstardirs; i++)
+		if (strncmp(stardirs[i], dir, n) == 0 && stardirs[i][n] == '/')
 			return 1;
 	return 0;
 }

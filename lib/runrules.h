@@ -10,6 +10,13 @@
 /* The rule rel (a relative path) matches, anchored at its root as the
  * table says: its index, or -1. */
 int runrules_match(const char *rel);
+/* What decides before a path is built (a walk of a large tree): 0 when no
+ * rule can match an entry called name, whatever its directory, unless
+ * runrules_dir_may says its directory may hold one: a rule for every name in
+ * a directory whose last component is dir[0..n) (".github/workflows",
+ * ".husky"); runrules_match still decides. */
+int runrules_name_may(const char *name);
+int runrules_dir_may(const char *dir, size_t n);
 /* The same at any depth: rel or any trailing part of it (a/b/.envrc
  * matches ".envrc"). For a tree about to land anywhere in the user's. */
 int runrules_match_deep(const char *rel);

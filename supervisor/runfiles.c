@@ -147,7 +147,7 @@ walk_dir(struct walk *w, const char *rel, int in)
 	struct stat st;
 	DIR *dp;
 	char *sub;
-	int fd, r = 0, rule;
+	int fd, r = 0, rule, dir_may;
 
 	fd = rel[0] ? (int)syscall(SYS_openat2, w->rootfd, rel, &how, sizeof how) : dup(w->rootfd);
 	if (fd < 0 || (dp = fdopendir(fd)) == NULL) {
@@ -159,6 +159,10 @@ walk_dir(struct walk *w, const char *rel, int in)
 		closedir(dp);
 		return -1;
 	}
+	{	/* may a rule for every name in a directory (or core.hooksPath) match here? */
+		const char *last = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+		dir_may = runrules_dir_may(last, strlen(last)) || (w->rf->hooks[0] && strcmp(rel, w->rf->hooks) == 0);
+	}
 	while (r == 0 && (de = readdir(dp)) != NULL) {
 		const char *n = de->d_name;
 		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
@@ -168,6 +172,10 @@ walk_dir(struct walk *w, const char *rel, int in)
 			break;
 		}
 		if ((in == IN_GIT || in == IN_BARE) && strcmp(n, "hooks") != 0 && strcmp(n, "config") != 0)
+			continue;
+		/* most entries of a tree: decided by name, before any path */
+		if (in == IN_TREE && de->d_type != DT_DIR && de->d_type != DT_UNKNOWN && !dir_may &&
+		    !runrules_name_may(n))
 			continue;
 		if ((size_t)snprintf(sub, PATH_MAX, "%s%s%s", rel, *rel ? "/" : "", n) >= PATH_MAX) {
 			w->truncated = 1;

@@ -12,6 +12,7 @@
 #include "execenv.h"
 #include "fdio.h"
 #include "installtree.h"
+#include "pathmemo.h"
 #include "json.h"
 #include "linkwalk.h"
 #include "resolve.h"
@@ -197,7 +198,7 @@ walk(const struct plan *pl, const char *path, struct walk *w)
 		if ((size_t)snprintf(next, sizeof next, "%s%s%.*s", w->real,
 		    strcmp(w->real, "/") ? "/" : "", (int)cl, p) >= sizeof next)
 			return errno = ENAMETOOLONG, -1;
-		if (lstat(next, &st) < 0)
+		if (memo_lstat(next, &st) < 0)
 			return -1;
 		p += cl;
 		if (!S_ISLNK(st.st_mode)) {
@@ -210,7 +211,7 @@ walk(const struct plan *pl, const char *path, struct walk *w)
 			snprintf(w->link, sizeof w->link, "%s", next);
 			return 1;
 		}
-		if ((tl = readlink(next, tgt, sizeof tgt - 1)) < 0)
+		if ((tl = memo_readlink(next, tgt, sizeof tgt - 1)) < 0)
 			return -1;
 		tgt[tl] = '\0';
 		if (tgt[0] == '/')

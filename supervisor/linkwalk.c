@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "linkwalk.h"
+#include "pathmemo.h"
 #include "profile.h"
 #include "resolve.h"
 #include "store.h"
@@ -101,7 +102,7 @@ link_walk(const struct plan *pl, const char *path, char *real, char *link, size_
 		if ((size_t)snprintf(next, sizeof next, "%s%s%.*s", real, strcmp(real, "/") ? "/" : "",
 		    (int)cl, p) >= sizeof next)
 			return errno = ENAMETOOLONG, -1;
-		if (lstat(next, &st) < 0)
+		if (memo_lstat(next, &st) < 0)
 			return -1;
 		p += cl;
 		if (!S_ISLNK(st.st_mode)) {
@@ -116,7 +117,7 @@ link_walk(const struct plan *pl, const char *path, char *real, char *link, size_
 			snprintf(link, linkn, "%s", next);
 			return 1;
 		}
-		if ((tl = readlink(next, tgt, sizeof tgt - 1)) < 0)
+		if ((tl = memo_readlink(next, tgt, sizeof tgt - 1)) < 0)
 			return -1;
 		tgt[tl] = '\0';
 		if ((size_t)snprintf(tmp, sizeof tmp, "%s%s", tgt, p) >= sizeof rest)

@@ -17,7 +17,7 @@
 
 static const char usage_text[] =
 "usage: confine [-r PATH] [-x PATH] [-w PATH] [-W PATH] [-o] [-f FILE] [--dev]\n"
-"               [--tty PATH] [--own-pty] [--own-unix] [--own-shm]\n"
+"               [--tty PATH | --ctty] [--own-pty] [--own-unix] [--own-shm]\n"
 "               [--connect PORT] [--bind PORT] [--no-network] [--no-scope]\n"
 "               [--filter-ip] [--loopback PORT] [--deny-private] [--no-remote]\n"
 "               [--listeners FD] [--loopback-from FILE]\n"
@@ -34,6 +34,8 @@ static const char usage_text[] =
 "  -f, --file FILE       read rules from FILE, one per line (see confine(1))\n"
 "      --dev             /dev/null, zero, full, random, urandom, tty, ptmx\n"
 "      --tty PATH        this one terminal (and /dev/tty), no other pts\n"
+"      --ctty            the same for the controlling terminal, a pts (keeper\n"
+"                        --pty's), if there is one\n"
 "      --own-pty         the slave of a pty it opened (through the broker)\n"
 "      --own-unix        connect() to a pathname socket it bound (the broker)\n"
 "      --own-shm         the objects of /dev/shm it created (the broker)\n"
@@ -67,7 +69,7 @@ static const char usage_text[] =
 "Exit status: 125 confine failed or refused, 126 PROG not executable,\n"
 "127 PROG not found, otherwise PROG's.\n";
 
-enum { O_DEV = 256, O_TTY, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_UNIXBIND, O_KEEPFD, O_VERSION,
+enum { O_DEV = 256, O_TTY, O_CTTY, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_UNIXBIND, O_KEEPFD, O_VERSION,
 	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS, O_MOUNT, O_MOUNTRO, O_REFUSALS,
 	O_OWNPTY, O_OWNUNIX, O_OWNSHM, O_NOLINKS, O_LISTENERS, O_LOOPFROM };
 
@@ -104,6 +106,7 @@ main(int argc, char *argv[], char *envp[])
 		{ "file", required_argument, NULL, 'f' },
 		{ "dev", no_argument, NULL, O_DEV },
 		{ "tty", required_argument, NULL, O_TTY },
+		{ "ctty", no_argument, NULL, O_CTTY },
 		{ "own-pty", no_argument, NULL, O_OWNPTY },
 		{ "own-unix", no_argument, NULL, O_OWNUNIX },
 		{ "own-shm", no_argument, NULL, O_OWNSHM },
@@ -155,6 +158,7 @@ main(int argc, char *argv[], char *envp[])
 			continue;
 		case O_DEV: word = "dev"; break;
 		case O_TTY: word = "tty"; arg = optarg; break;
+		case O_CTTY: word = "ctty"; break;
 		case O_OWNPTY: word = "own-pty"; break;
 		case O_OWNUNIX: word = "own-unix"; break;
 		case O_OWNSHM: word = "own-shm"; break;

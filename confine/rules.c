@@ -12,7 +12,7 @@ known(const char *w)
 	static const char *const a[] = { "r", "x", "w", "W", "connect", "bind", "unix",
 		"keep-fd", "refusals", "mount", "mount-ro", "dev", "no-network", "no-scope",
 		"filter-ip", "loopback", "deny-private", "no-remote", "userns", "tty", "own-pty", "own-unix",
-		"own-shm", "no-symlinks", "listeners", "loopback-from", "unix-bind", NULL };
+		"own-shm", "no-symlinks", "listeners", "loopback-from", "unix-bind", "ctty", NULL };
 	size_t i;
 
 	for (i = 0; a[i]; i++)
@@ -203,11 +203,19 @@ rules_word(struct sb_policy *p, const char *word, const char *arg, int optional,
 			*why = "terminal path must be absolute";
 			return -1;
 		}
-		if (p->tty != NULL) {
+		if (p->tty != NULL || p->ctty) {
 			*why = "only one tty rule";
 			return -1;
 		}
 		p->tty = arg;
+		return 0;
+	}
+	if (strcmp(word, "ctty") == 0) {
+		if (p->tty != NULL) {
+			*why = "only one tty rule";
+			return -1;
+		}
+		p->ctty = 1;
 		return 0;
 	}
 	if (strcmp(word, "unix") == 0 || strcmp(word, "unix-bind") == 0) {

@@ -433,6 +433,8 @@ build_ruleset(const struct sb_policy *p, const struct sb_extra *x, int abi, stru
 	 * user (sandbox_tty.c) */
 	if (p->tty && sb_tty_rules(rfd, p->tty, abi, e) != 0)
 		goto fail;
+	if (p->ctty && sb_ctty_rules(rfd, abi, e) != 0)
+		goto fail;
 	if (p->net == SB_NET_PORTS) {
 		if (add_port_rules(rfd, p->connect, p->nconnect,
 		    LANDLOCK_ACCESS_NET_CONNECT_TCP, e) != 0 ||

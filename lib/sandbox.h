@@ -180,6 +180,9 @@ struct sb_policy {
 					   node of /dev/pts (other terminals) */
 	const char *tty;		/* the one terminal granted (read, write,
 					   ioctl), and /dev/tty; NULL: none */
+	int ctty;			/* 1: that terminal is the controlling
+					   terminal it runs on (a pts), if any
+					   (keeper --pty made it) */
 	/* IP destinations decided by the broker (lib/sandbox_ip.c): metadata
 	 * and link-local never; loopback (and this machine's own addresses)
 	 * only to ports the boundary's own processes listen on or bound, to

@@ -152,5 +152,7 @@ int sb_unix_own_connect(int pid, int sock, const char *path);
 
 /* The agent's own terminal (path) and /dev/tty: read, write, ioctl. */
 int sb_tty_rules(int rfd, const char *path, int abi, struct sb_error *e);
+/* The same for the controlling terminal, when it is a pts (none: nothing). */
+int sb_ctty_rules(int rfd, int abi, struct sb_error *e);
 
 #endif

@@ -13,8 +13,11 @@
  * confine(1); tests/cli/corral-ptyopen.t). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "landlock.h"
@@ -66,4 +69,36 @@ sb_tty_rules(int rfd, const char *path, int abi, struct sb_error *e)
 	r = grant(rfd, fd, access, "/dev/tty", e);
 	close(fd);
 	return r;
+}
+
+#ifndef TIOCGDEV
+#define TIOCGDEV _IOR('T', 0x32, unsigned int)
+#endif
+
+/* The controlling terminal's own node: /dev/tty names it only by that
+ * alias, so the pts is found by its device number (TIOCGDEV) and checked
+ * to be that node. No controlling terminal: nothing granted. */
+int
+sb_ctty_rules(int rfd, int abi, struct sb_error *e)
+{
+	char path[64];
+	unsigned int dev;
+	struct stat st;
+	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return 0;	/* ENXIO: no controlling terminal, nothing to grant */
+	r = ioctl(fd, TIOCGDEV, &dev);
+	close(fd);
+	if (r < 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL, "--ctty: unable to tell the controlling terminal: %s",
+		    strerror(errno));
+	/* Unix98 pts: majors 136 to 143, 256 minors each */
+	if (major(dev) < 136 || major(dev) > 143)
+		return sb_fail(e, SB_E_PATH, ENOTTY, "name the terminal with --tty PATH",
+		    "--ctty: the controlling terminal is not a pts (device %u:%u)", major(dev), minor(dev));
+	snprintf(path, sizeof path, "/dev/pts/%u", (major(dev) - 136) * 256 + minor(dev));
+	if (stat(path, &st) != 0 || !S_ISCHR(st.st_mode) || st.st_rdev != makedev(major(dev), minor(dev)))
+		return sb_fail(e, SB_E_PATH, ENOENT, NULL, "--ctty: %s is not the controlling terminal", path);
+	return sb_tty_rules(rfd, path, abi, e);
 }

@@ -14,27 +14,37 @@
 #include "proctree.h"
 
 int
+proc_kill_listed(int fd)
+{
+	char buf[8192], *p, *e;
+	int n = 0;
+	ssize_t r;
+
+	while ((r = read(fd, buf, sizeof buf - 1)) > 0) {
+		buf[r] = '\0';
+		for (p = buf; *p; p = e) {
+			long pid = strtol(p, &e, 10);
+			if (e == p)
+				break;
+			if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
+				n++;
+		}
+	}
+	return n;
+}
+
+int
 proc_kill_children(void)
 {
-	char path[64], buf[4096];
+	char path[64];
 	int fd, n = 0;
 	ssize_t len;
 
 	snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)syscall(SYS_gettid));
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		len = read(fd, buf, sizeof buf - 1);
+		n = proc_kill_listed(fd);
 		close(fd);
-		if (len >= 0) {
-			buf[len] = '\0';
-			for (char *p = buf, *e; *p; p = e) {
-				long pid = strtol(p, &e, 10);
-				if (e == p)
-					break;
-				if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
-					n++;
-			}
-			return n;
-		}
+		return n;
 	}
 	DIR *d = opendir("/proc");
 	struct dirent *de;

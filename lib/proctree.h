@@ -3,11 +3,15 @@
  * The caller is a child subreaper (PR_SET_CHILD_SUBREAPER), so whatever
  * its descendants started comes back to it as their parents end: a
  * setsid, a double fork, a browser that re-parents its helpers. Used by
+ * keeper (the attempt's tree), corral (what a killed keeper left),
  * mcp-proxy's launcher (the upstream's tree, a browser's included) and
- * sandbox-mcp (a session's commands). */
+ * sandbox-mcp (what a killed keeper left). */
 #ifndef CORRAL_PROCTREE_H
 #define CORRAL_PROCTREE_H
 
+/* SIGKILL every pid listed (whitespace-separated) in what fd reads: a
+ * children file, a cgroup.procs. How many were killed. */
+int proc_kill_listed(int fd);
 /* SIGKILL every child of this process (/proc/self/task/TID/children when
  * the kernel has it, else a scan of /proc). How many were killed. */
 int proc_kill_children(void);

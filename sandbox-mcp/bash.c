@@ -8,7 +8,7 @@
 #include "ckpt.h"
 #include "run.h"
 #include "wsscan.h"
-#include "../supervisor/reslimit.h"
+#include "reslimit.h"
 
 void
 out_stream(struct jw *out, const char *name, const struct buf *b, uint64_t total)
@@ -68,8 +68,7 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	o.cwd = ss.ws;
 	o.timeout_ms = s->cfg.bash_timeout_ms;
 	o.max_out = BASH_OUT_MAX;
-	o.group = 1;
-	o.cgroup = 1;
+	o.keeper = s->keeper;
 	o.fsize = (uint64_t)max;
 	o.lim = sbx_limits(s, &lim);
 	if (run_prog(av.v, env.v ? env.v : noenv, &o, &r) < 0) {

@@ -38,7 +38,7 @@ chain_prove(struct sbx *s, char *err, size_t errn)
 	static char *const envp[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", NULL };
 	char probe[PATH_MAX + 8];
 	char *argv[] = { probe, "--quiet", "--require", "full", NULL };
-	struct run_opt o = { .max_out = 4096, .timeout_ms = 60000, .group = 0 };
+	struct run_opt o = { .max_out = 4096, .timeout_ms = 60000 };
 	struct run_res r;
 
 	if (s->proven)

@@ -234,6 +234,7 @@ main(int argc, char **argv)
 		return EXIT_USAGE;
 	if (resolve_stepdir(s.stepdir, sizeof s.stepdir) < 0)
 		return msg_fatal_sys("cannot find the step programs (/proc/self/exe)"), EXIT_USAGE;
+	snprintf(s.keeper, sizeof s.keeper, "%s/keeper", s.stepdir);
 	if (git_find(s.git, sizeof s.git) < 0)
 		return msg_fatal("git not found in /usr/local/bin, /usr/bin or /bin"),
 		    msg_hint("install git: it keeps the checkpoints"), EXIT_USAGE;

@@ -19,7 +19,7 @@
 
 #include "args.h"
 #include "bash.h"
-#include "../supervisor/reslimit.h"
+#include "reslimit.h"
 #include "ckpt.h"
 #include "copy.h"
 #include "fdio.h"
@@ -178,8 +178,7 @@ install(struct sbx *s, enum pkg_mgr m, const char *stage, char specs[][PKG_SPEC_
 	o.cwd = stage;
 	o.timeout_ms = s->cfg.package_install_timeout_ms;
 	o.max_out = PKG_OUT_MAX;
-	o.group = 1;
-	o.cgroup = 1;
+	o.keeper = s->keeper;
 	o.fsize = (uint64_t)s->cfg.max_workspace_mb << 20;
 	o.lim = sbx_limits(s, &lim);
 	if (run_prog(av.v, env.v ? env.v : noenv, &o, r) < 0) {

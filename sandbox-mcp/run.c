@@ -13,12 +13,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "argv.h"
+#include "cgroup.h"
 #include "clock.h"
 #include "proctree.h"
+#include "reslimit.h"
 #include "run.h"
-#include "../supervisor/cgroup.h"
-#include "../supervisor/reslimit.h"
-#include "../supervisor/sweep.h"
+
+/* can keeper make a cgroup here (any hierarchy)? Probed once */
+static int cgroup_here = -1;
 
 int
 run_init(void)
@@ -27,6 +30,18 @@ run_init(void)
 	signal(SIGXFSZ, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+static int
+cgroup_ok(void)
+{
+	struct cg_caps c;
+
+	if (cgroup_here < 0) {
+		cg_caps_probe(&c);
+		cgroup_here = c.ok[CG_V2] || c.ok[CG_MEM1] || c.ok[CG_PIDS1];
+	}
+	return cgroup_here;
 }
 
 int
@@ -44,12 +59,6 @@ run_res_free(struct run_res *r)
 {
 	buf_free(&r->out);
 	buf_free(&r->err);
-}
-
-void
-run_sweep(void)
-{
-	proc_sweep();
 }
 
 static void
@@ -75,8 +84,7 @@ spawn(char *const argv[], char *const envp[], const struct run_opt *o, int in, i
 	sigaddset(&def, SIGPIPE);
 	sigaddset(&def, SIGXFSZ);
 	posix_spawnattr_setsigdefault(&at, &def);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | (o->group ? POSIX_SPAWN_SETPGROUP : 0));
-	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
 	posix_spawn_file_actions_adddup2(&fa, in, 0);
 	posix_spawn_file_actions_adddup2(&fa, out, 1);
 	posix_spawn_file_actions_adddup2(&fa, err, 2);
@@ -88,46 +96,23 @@ spawn(char *const argv[], char *const envp[], const struct run_opt *o, int in, i
 	return r;
 }
 
-/* fork and exec, joining cg's cgroups before the exec (posix_spawn has
- * no such step); only async-signal-safe calls in the child */
+/* keeper's command line: the limits, the wall clock, then argv */
 static int
-spawn_cg(char *const argv[], char *const envp[], const struct run_opt *o, const struct cg *cg,
-    const struct keeper_args *ka, int in, int out, int err, pid_t *pid)
+keeper_argv(char *const argv[], const struct run_opt *o, struct argv *k)
 {
-	sigset_t none;
-	pid_t p = fork();
+	struct limits l = { { 0 } };
 
-	if (p < 0)
-		return errno;
-	if (p == 0) {
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGXFSZ, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (setpgid(0, 0) < 0 || (cg && cg_enter(cg, 0) < 0) || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
-		    dup2(err, 2) < 0 || (o->cwd && chdir(o->cwd) < 0))
-			_exit(125);
-		for (int i = 0; i < ka->nrl; i++)
-			if (setrlimit(ka->rl_res[i], &ka->rl[i]) < 0)
-				_exit(125);
-		execve(argv[0], argv, envp);
-		_exit(127);
+	if (o->lim)
+		l = *o->lim;
+	av_push(k, o->keeper);
+	limits_argv(&l, k);
+	if (o->timeout_ms) {
+		av_push(k, "--wall-seconds");
+		av_pushf(k, "%lld.%03lld", (long long)(o->timeout_ms / 1000), (long long)(o->timeout_ms % 1000));
 	}
-	setpgid(p, p);	/* whichever of the two comes first */
-	*pid = p;
-	return 0;
-}
-
-/* the end of the tree: the cgroup whole, the group, then the sweep */
-static void
-end_tree(const struct run_opt *o, const struct cg *cg, int ncg, pid_t pid)
-{
-	if (ncg > 0)
-		cg_kill(cg);
-	if (o->group) {
-		kill(-pid, SIGKILL);
-		run_sweep();
-	}
+	av_push(k, "--");
+	av_pushv(k, argv);
+	return k->err ? (errno = k->err, -1) : 0;
 }
 
 int
@@ -135,30 +120,33 @@ run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct
 {
 	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 }, pfd = -1, e;
 	struct rlimit old, lim;
-	int64_t deadline = o->timeout_ms ? clock_ms(CLOCK_MONOTONIC) + o->timeout_ms : 0;
+	int64_t start = clock_ms(CLOCK_MONOTONIC), deadline = 0;
 	size_t inoff = 0;
 	pid_t pid;
-	int done = 0, ws = 0, nul, ncg = 0;
+	int done = 0, ws = 0, nul;
 	char chunk[65536];
-	struct cg cg;
-	struct keeper_args ka;
+	struct argv ka = { 0 };
+	struct lim_how hw[LIM_N];
 
 	memset(r, 0, sizeof *r);
-	memset(&ka, 0, sizeof ka);
-	cg_init(&cg);
-	if (o->group && o->cgroup && o->lim) {
+	if (o->keeper) {
 		/* corral's own decision: cgroup controllers where they can be
 		 * made, else RLIMIT_AS and RLIMIT_NPROC; root with no pids
-		 * cgroup is refused (said on stderr) */
-		if (limits_apply(o->lim, &cg, &ka) < 0) {
+		 * cgroup is refused (keeper would refuse it too) */
+		if (o->lim && limits_decide(o->lim, hw) > 0) {
+			fprintf(stderr, "sandbox-mcp: fatal: max_processes cannot be enforced on this machine: %s\n",
+			    hw[LIM_PROCS].what);
 			r->limits_refused = 1;
 			return errno = EPERM, -1;
 		}
-		ncg = ka.cg ? 1 : 0;
-	} else if (o->group && o->cgroup && (ncg = cg_create(&cg, 0, 0)) < 0) {
-		/* no cgroup to be had here (as an ordinary user, most often):
-		 * the process group and the subreaper's sweep alone */
-		ncg = 0;
+		if (keeper_argv(argv, o, &ka) < 0)
+			return -1;
+		argv = ka.v;
+		/* keeper ends it on time; this is the backstop for keeper itself */
+		if (o->timeout_ms)
+			deadline = start + o->timeout_ms + 10000;
+	} else if (o->timeout_ms) {
+		deadline = start + o->timeout_ms;
 	}
 	if ((o->outfd > 0 ? (po[1] = fcntl(o->outfd, F_DUPFD_CLOEXEC, 3)) : pipe2(po, O_CLOEXEC)) < 0 ||
 	    pipe2(pe, O_CLOEXEC) < 0 || (o->input && pipe2(pi, O_CLOEXEC) < 0))
@@ -173,8 +161,7 @@ run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct
 		lim.rlim_cur = o->fsize < old.rlim_max ? o->fsize : old.rlim_max;
 		setrlimit(RLIMIT_FSIZE, &lim);
 	}
-	e = ncg > 0 || ka.nrl ? spawn_cg(argv, envp, o, ncg > 0 ? &cg : NULL, &ka, nul, po[1], pe[1], &pid) :
-	    spawn(argv, envp, o, nul, po[1], pe[1], &pid);
+	e = spawn(argv, envp, o, nul, po[1], pe[1], &pid);
 	if (o->fsize)
 		setrlimit(RLIMIT_FSIZE, &old);
 	close(nul);
@@ -233,17 +220,19 @@ run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct
 			}
 		}
 		if (!done && waitpid(pid, &ws, WNOHANG) == pid) {
+			/* keeper has ended what the program left behind */
 			done = 1;
-			/* what it left behind in its group or beyond ends with it */
-			end_tree(o, &cg, ncg, pid);
+			if (o->keeper && o->timeout_ms && WIFEXITED(ws) && WEXITSTATUS(ws) == 124 &&
+			    clock_ms(CLOCK_MONOTONIC) - start >= o->timeout_ms)
+				r->timed_out = 1;
 		} else if (!done && deadline && clock_ms(CLOCK_MONOTONIC) >= deadline) {
 			r->timed_out = 1;
-			if (ncg > 0)
-				cg_kill(&cg);
-			kill(o->group ? -pid : pid, SIGKILL);
+			kill(pid, SIGKILL);
 			waitpid(pid, &ws, 0);
 			done = 1;
-			end_tree(o, &cg, ncg, pid);
+			/* keeper (or the program) killed: what it left comes here */
+			if (o->keeper)
+				proc_sweep();
 		}
 	}
 	if (!done)
@@ -253,13 +242,12 @@ run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct
 	if (pi[1] >= 0)
 		close(pi[1]);
 	r->status = ws;
-	r->cgroup = ncg > 0;
-	cg_remove(&cg);
+	r->cgroup = o->keeper && cgroup_ok();
+	av_free(&ka);
 	return 0;
 fail:
 	e = errno;
-	if (ncg > 0)
-		cg_remove(&cg);
+	av_free(&ka);
 	for (int *f = po; f < po + 2; f++) if (*f >= 0) close(*f);
 	for (int *f = pe; f < pe + 2; f++) if (*f >= 0) close(*f);
 	for (int *f = pi; f < pi + 2; f++) if (*f >= 0) close(*f);

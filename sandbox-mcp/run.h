@@ -13,14 +13,15 @@ struct run_opt {
 	const char *cwd;		/* NULL: the server's */
 	int64_t timeout_ms;		/* 0: none */
 	size_t max_out;			/* bytes kept of stdout and of stderr each */
-	int group;			/* own process group; killed, then swept, at the end */
-	int cgroup;			/* with group: a cgroup of its own where one can be
-					   made here (supervisor/cgroup.c), killed whole */
+	const char *keeper;		/* keeper(1)'s path: it runs the program, in a
+					   cgroup of its own where one can be made
+					   here, and ends its whole tree; NULL: a
+					   plain child, waited for */
 	uint64_t fsize;			/* RLIMIT_FSIZE for the child, 0: unchanged */
-	const struct limits *lim;	/* with group and cgroup: memory and processes
-					   bounded as corral bounds an attempt
-					   (supervisor/reslimit.c: the tree's cgroup
-					   controllers, else rlimits); NULL: none */
+	const struct limits *lim;	/* with keeper: memory and processes bounded
+					   as corral bounds an attempt (lib/reslimit.c:
+					   the tree's cgroup controllers, else
+					   rlimits); NULL: none */
 	const char *input;		/* stdin bytes (NULL: /dev/null) */
 	size_t inputn;
 	int infd, outfd;		/* > 0: stdin from, stdout into this descriptor instead */
@@ -40,10 +41,8 @@ struct run_res {
 int run_prog(char *const argv[], char *const envp[], const struct run_opt *o, struct run_res *r);
 void run_res_free(struct run_res *r);
 /* Make this process the subreaper of everything it starts, so the sweep
- * finds what left the process group (setsid) when its parent died. */
+ * finds what a killed keeper left. */
 int run_init(void);
-/* Kill and reap every child of this process (what the sweep found). */
-void run_sweep(void);
 /* The exit code a wait status stands for (128+N for signal N). */
 int run_code(int ws);
 

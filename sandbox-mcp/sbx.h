@@ -32,6 +32,7 @@ struct sbx {
 	char cfgpath[PATH_MAX];
 	char home[PATH_MAX];		/* the caller's home, "" if none */
 	char stepdir[PATH_MAX];		/* env-filter, confine, probe live here */
+	char keeper[PATH_MAX + 8];	/* STEPDIR/keeper: runs each command, ends its tree */
 	char *const *envp;		/* the server's environment (never passed whole) */
 	char git[PATH_MAX];		/* the git that keeps the checkpoints */
 	struct config cfg;		/* read fresh for every call */

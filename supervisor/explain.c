@@ -8,7 +8,6 @@
 #include "gitstep.h"
 #include "browser.h"
 #include "mcp.h"
-#include "reslimit.h"
 #include "msg.h"
 
 /* Print a[from..to) quoted, space-separated (SHVAR expansions when vars). */
@@ -53,7 +52,7 @@ explain_print(FILE *f, const struct plan *pl0)
 {
 	struct plan pl = *pl0;
 	struct argv a = { 0 };
-	size_t ci, xi;
+	size_t ei, ci, xi;
 	int r = 0;
 
 	pl.attempt = SHVAR("ATTEMPT");
@@ -64,7 +63,6 @@ explain_print(FILE *f, const struct plan *pl0)
 	if (pl.pol->userns)
 		fprintf(f, "# warning: %s\n", POLICY_USERNS_WARNING);
 	notes_print(f, "# ", &pl);	/* tool: install trees and toolchains granted, PATH left out */
-	limits_report(f, "# ", &pl.pol->limits);
 	if (step_probe(&pl, &a) < 0 || line(f, "eval \"$(", &a, ")\" || exit 125\n") < 0)
 		r = -1;
 	av_free(&a);
@@ -169,9 +167,12 @@ explain_print(FILE *f, const struct plan *pl0)
 			fprintf(f, "exec %d<<CORRAL_ENV_END\n$CORRAL_ENV\nCORRAL_ENV_END\nunset CORRAL_ENV\n", pl.env_fd);
 		av_free(&a);
 	}
-	if (r == 0 && step_chain(&pl, &a, &ci, &xi) == 0) {
+	if (r == 0 && step_chain(&pl, &a, &ei, &ci, &xi) == 0) {
 		/* one step per line; each "--" ends the step before it */
-		if (put(f, &a, 0, ci - 1, 1) < 0)
+		if (put(f, &a, 0, ei - 1, 1) < 0)
+			r = -1;
+		fputs(" \\\n  -- ", f);
+		if (r == 0 && put(f, &a, ei, ci - 1, 1) < 0)
 			r = -1;
 		fputs(" \\\n  -- ", f);
 		if (r == 0 && put(f, &a, ci, xi - 1, 1) < 0)

@@ -8,6 +8,7 @@
 #include "gitstep.h"
 #include "browser.h"
 #include "plan.h"
+#include "reslimit.h"
 
 const struct pin plan_pins[] = {
 	{ "HOME", "/home" },
@@ -166,13 +167,34 @@ grants(struct argv *a, const char *flag, const struct argv *paths)
 }
 
 int
-step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cmd_at)
+step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confine_at, size_t *cmd_at)
 {
 	const struct policy *p = pl->pol;
 	size_t i;
 
+	/* keeper: the attempt's cgroup and limits, a terminal of its own when
+	 * corral has one (confine --ctty grants it), the end of every process */
+	step(pl, a, "keeper");
+	limits_argv(&p->limits, a);
+	av_push(a, "--pty");
+	for (i = 0; i < (size_t)pl->nallow_osc; i++) {
+		av_push(a, "--allow-osc");
+		av_pushf(a, "%d", pl->allow_osc[i]);
+	}
+	if (pl->agent_ws[0]) {
+		/* the agent's own checkout (gitstep.c) */
+		av_push(a, "--chdir");
+		av_push(a, pl->agent_ws);
+	}
+	if (pl->pid_fd > 2) {
+		av_push(a, "--pid-fd");
+		av_pushf(a, "%d", pl->pid_fd);
+	}
+	av_push(a, "--");
+
 	/* env-filter: the caller's baseline, then the policy's layers, then
 	 * the pins (a pin wins whatever the order) */
+	*envf_at = a->n;
 	step(pl, a, "env-filter");
 	av_push(a, "--baseline");
 	if (pl->path[0]) {
@@ -233,11 +255,8 @@ step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cm
 		 * slave of a master it holds, no other pts */
 		av_push(a, "--own-pty");
 	}
-	if (pl->tty) {
-		/* its own terminal, no other node of /dev/pts */
-		av_push(a, "--tty");
-		av_push(a, pl->tty);
-	}
+	/* its own terminal (keeper's pty), no other node of /dev/pts */
+	av_push(a, "--ctty");
 	/* a pathname socket it binds (in its write grants) is its own */
 	av_push(a, "--own-unix");
 	if (pl->agent_sock) {

@@ -1,5 +1,6 @@
 /* plan: one run, resolved (paths, steps, agent), and the argv of every step.
- * The step builders are pure: run executes what explain prints. */
+ * The step builders are pure: run executes what explain prints (but for
+ * the descriptors only corral run has: confine --refusals, keeper --pid-fd). */
 #ifndef CORRAL_PLAN_H
 #define CORRAL_PLAN_H
 #include <limits.h>
@@ -34,10 +35,12 @@ struct plan {
 	char mcp_port[POLICY_MAX_MCP][32]; /* each proxy's loopback port (SHVAR in explain) */
 	char egress_port[32];		/* NET_ALLOW: egress-proxy's loopback port (SHVAR in explain) */
 	char *const *cmd;		/* the program and its arguments */
-	const char *tty;		/* the agent's own pts (pty.c), or NULL */
+	const int *allow_osc;		/* --allow-osc: keeper's relay lets these through */
+	int nallow_osc;
 	int refusals_fd;		/* corral run: confine --refusals (refusals.c), 0: none */
 	int listeners_fd;		/* corral run with a browser: confine --listeners
 					   (browser.c), 0: none */
+	int pid_fd;			/* corral run: keeper --pid-fd (denials.c), 0: none */
 	const char *attempt;		/* attempt id (SHVAR in explain) */
 	const char *attempt_dir;	/* its directory (SHVAR in explain) */
 	const char *agent_sock;		/* the socket confine's broker binds for it
@@ -74,9 +77,10 @@ int step_create(const struct plan *pl, struct argv *a);
 int step_envrel(const struct plan *pl, struct argv *a);
 /* The override profile document for pl->agent (into out, n bytes). */
 int plan_nosignin_json(const struct plan *pl, char *out, size_t n);
-/* env-filter <layers> -- confine <rules> -- CMD; *confine_at and *cmd_at get
- * the index where each later step begins (for explain's line breaks). */
-int step_chain(const struct plan *pl, struct argv *a, size_t *confine_at, size_t *cmd_at);
+/* keeper <cgroup, limits, pty> -- env-filter <layers> -- confine <rules> --
+ * CMD; *envf_at, *confine_at and *cmd_at get the index where each later
+ * step begins (for explain's line breaks and the audit log). */
+int step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confine_at, size_t *cmd_at);
 int step_finish(const struct plan *pl, struct argv *a);
 /* mcp-proxy for the policy's server i: a loopback endpoint with the
  * attempt's token file, the tool allowlist, the upstream. */

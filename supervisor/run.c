@@ -29,7 +29,6 @@
 #include "parentdir.h"
 #include "private.h"
 #include "projenv.h"
-#include "pty.h"
 #include "reslimit.h"
 #include "rnd.h"
 #include "spawn.h"
@@ -123,8 +122,6 @@ struct runstate {
 	struct spawned begin;		/* session-store begin (run_open) */
 	struct spawned probe;		/* probe, beside begin and create (prove_start) */
 	struct runfiles rf;		/* files that run code, before the chain (runfiles.c) */
-	struct pty tty;			/* the agent's own terminal (pty.c) */
-	struct cg cg;			/* the attempt's cgroups (cgroup.c) */
 };
 
 static int
@@ -272,7 +269,7 @@ link_fullsetup(const struct plan *pl, const char *dir)
 	return r;
 }
 
-static const char *const steps_needed[] = { "probe", "session-store", "home-stage", "env-filter", "confine", NULL };
+static const char *const steps_needed[] = { "probe", "session-store", "home-stage", "keeper", "env-filter", "confine", NULL };
 
 static int
 check_steps(const struct plan *pl)
@@ -361,7 +358,7 @@ run_open(struct runstate *s)
 		return msg_fatal_sys("unable to run session-store begin"), -1;
 	}
 	av_free(&a);
-	/* what a corral that was killed left running ends, while they run */
+	/* what a keeper that was killed left running ends, while they run */
 	(void)cg_reap_stale();
 	ws = spawn_collect(&s->begin, out, sizeof out);
 	s->begin.pid = -1;
@@ -444,10 +441,13 @@ run_stage(struct runstate *s)
 
 /* What the chain will be given: names, never values. */
 static void
-audit_chain(struct runstate *s, const struct argv *a, size_t ci, size_t xi)
+audit_chain(struct runstate *s, const struct argv *a, size_t ei, size_t ci, size_t xi)
 {
 	struct argv names = { 0 };
 
+	audit_start(&s->au, "keeper");
+	audit_strs(&s->au, "options", a->v + 1, ei - 2);
+	audit_end(&s->au);
 	audit_start(&s->au, "env-filter");
 	audit_str(&s->au, "layers", "baseline");
 	audit_strs(&s->au, "keep", s->pol.env_keep.v, s->pol.env_keep.n);
@@ -472,57 +472,69 @@ audit_chain(struct runstate *s, const struct argv *a, size_t ci, size_t xi)
 	audit_end(&s->au);
 }
 
-/* 5, 6. the chain: env-filter -> confine -> CMD, started by the keeper
- * (sweep.c) in the attempt's cgroup (cgroup.c), on a terminal of its own
- * when corral has one (pty.c); wait (wait.c), and every process of the
- * attempt has ended when this returns. 1: it ran (*res), 0: interrupted
- * before it started, -1 reported. */
+/* "processes" a root without a pids cgroup cannot have: refused before
+ * anything starts (keeper would refuse it too, later) */
 static int
-run_chain(struct runstate *s, const struct runopts *o, char *const envp[], struct keeper_result *res)
+limits_check(const struct policy *p)
 {
-	struct keeper_args ka;
-	struct argv a = { 0 };
-	size_t ci, xi;
-	int r;
+	struct lim_how hw[LIM_N];
 
+	if (limits_decide(&p->limits, hw) == 0)
+		return 0;
+	msg_fatal("policy limit \"processes\" cannot be enforced on this machine: %s", hw[LIM_PROCS].what);
+	msg_hint("run corral as a user other than root, or where a pids cgroup can be made (cgroup v1 pids, or a delegated cgroup v2 subtree with the pids controller)");
+	return -1;
+}
+
+/* 5, 6. the chain: keeper -> env-filter -> confine -> CMD; keeper makes
+ * the attempt's cgroup, applies the limits, gives the agent a terminal of
+ * its own when corral has one and relays it; wait (wait.c): every process
+ * of the attempt has ended when this returns. 1: it ran (*res), 0:
+ * interrupted before it started, -1 reported. */
+static int
+run_chain(struct runstate *s, char *const envp[], struct keeper_result *res)
+{
+	struct argv a = { 0 };
+	size_t ei, ci, xi;
+	int r, pp[2];
+
+	if (limits_check(&s->pol) < 0)
+		return -1;
 	/* the project's values (envcmd.c): made last, so that no other
 	 * step inherits the pipe */
 	if (s->pl.env_project && projenv_open(&s->pl, s->senv, &s->au) < 0)
 		return -1;
-	if (pty_open(&s->tty) < 0)
-		return msg_fatal_sys("unable to make a terminal for the agent"), -1;
-	/* --allow-osc: what the relay lets through beyond its own list */
-	memcpy(s->tty.esc.allow, o->allow_osc, sizeof s->tty.esc.allow);
-	s->tty.esc.nallow = o->nallow_osc;
-	s->pl.tty = s->tty.master >= 0 ? s->tty.slave : NULL;
 	s->pl.refusals_fd = refusals_open(&s->ref) > 2 ? s->ref.wr : 0;
 	if ((s->pl.listeners_fd = browser_listeners(&s->pl)) < 0)
-		return pty_close(&s->tty), msg_fatal_sys("unable to make %s/" BROWSER_LISTENERS, s->attempt_dir), -1;
-	if (step_chain(&s->pl, &a, &ci, &xi) < 0)
-		return pty_close(&s->tty), msg_fatal_sys("unable to build the chain"), -1;
-	audit_chain(s, &a, ci, xi);
-	memset(&ka, 0, sizeof ka);
-	ka.argv = a.v;
-	ka.envp = envp;
-	ka.dir = s->pl.agent_ws;
-	if (pending_sig || attempt_limits(&s->pol, &s->cg, &ka) < 0) {
+		return msg_fatal_sys("unable to make %s/" BROWSER_LISTENERS, s->attempt_dir), -1;
+	/* keeper names the chain's pid (the boundary's refusals are its) */
+	if (pipe2(pp, O_NONBLOCK) < 0)
+		return msg_fatal_sys("unable to make a pipe"), -1;
+	fcntl(pp[0], F_SETFD, FD_CLOEXEC);
+	s->pl.pid_fd = pp[1];
+	if (step_chain(&s->pl, &a, &ei, &ci, &xi) < 0) {
+		close(pp[0]);
+		close(pp[1]);
+		return msg_fatal_sys("unable to build the chain"), -1;
+	}
+	audit_chain(s, &a, ei, ci, xi);
+	if (pending_sig) {
 		av_free(&a);
-		pty_close(&s->tty);
-		return pending_sig ? 0 : -1;
+		close(pp[0]);
+		close(pp[1]);
+		return 0;
 	}
 	(void)denials_open(&s->den);	/* where audit can be read */
-	r = wait_attempt(&ka, &s->tty, res);
+	r = wait_keeper(a.v, envp, pp[0], pp[1], res);
+	close(pp[0]);
 	av_free(&a);
 	if (s->pl.env_fd > 2 && s->pl.env_project)
 		close(s->pl.env_fd);
 	if (s->pl.listeners_fd > 2)
 		close(s->pl.listeners_fd);
-	if (r < 0 && res->ws == 0) {
-		cg_remove(&s->cg);
+	if (r < 0)
 		return msg_fatal_sys("unable to start the chain"), -1;
-	}
-	/* the keeper has reaped every process of the attempt */
-	cg_remove(&s->cg);
+	/* keeper has ended every process of the attempt */
 	if (s->pl.agent_sock)
 		agentsock_remove(s->pl.agent_sock);
 	mcp_stop(&s->mcp);
@@ -533,8 +545,6 @@ run_chain(struct runstate *s, const struct runopts *o, char *const envp[], struc
 	audit_int(&s->au, "status", wait_code(res->ws));
 	if (WIFSIGNALED(res->ws))
 		audit_int(&s->au, "signal", WTERMSIG(res->ws));
-	if (res->timed_out)
-		audit_int(&s->au, "timeout", 1);
 	audit_end(&s->au);
 	return 1;
 }
@@ -604,7 +614,6 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 		return msg_fatal("out of memory"), EXIT_CHAIN_FAIL;
 	/* orphans of a keeper that was killed come back to us (wait.c) */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	cg_init(&s.cg);
 
 	if (prove_start(&s) < 0)
 		return EXIT_CHAIN_FAIL;
@@ -625,12 +634,12 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	/* trust (runfiles.c): the directory the agent writes, noted before */
 	if (runfiles_snapshot(&s.rf, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace, s.pl.workspace, s.pl.home) < 0)
 		msg_warn_sys("unable to look for files that run code in %s", s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
-	if ((r = run_chain(&s, o, envp, &res)) < 0)
+	if ((r = run_chain(&s, envp, &res)) < 0)
 		return fail_run(&s);
 	if (r == 0)
 		return interrupted(&s);
-	/* a wall-clock limit has a status of its own, as timeout(1) */
-	code = res.timed_out ? EXIT_TIMEOUT : wait_code(res.ws);
+	/* keeper's status is the agent's (124: the wall-clock limit) */
+	code = wait_code(res.ws);
 	run_denials(&s, res.chain, code);
 	runfiles_report(&s.rf, &s.au, o->quiet);
 	runfiles_free(&s.rf);

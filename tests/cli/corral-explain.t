@@ -25,7 +25,8 @@ like "$out" "^ATTEMPT=\\\$\\(od -An -N16 -tx1 /dev/urandom \\| tr -d ' \\\\n'\\)
 like "$out" "^$CORRAL_BIN/session-store --store $TMP/state/corral begin --agent none --id \"\\\$ATTEMPT\" --reap >/dev/null \\|\\| exit 125$" "begin records it and reaps the leftovers"
 like "$out" "ATTEMPT_DIR=\\\$\\($CORRAL_BIN/home-stage create --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" --agent none --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --full-setup --profiles $TMP/state/corral/nosignin-none.json\\)" "create: no sign-in, the override profile"
 like "$out" "^\\(umask 077 && printf '%s' '\\{\"none\": \\{\"signin\": \".corral-no-signin\", .*\"full_setup\": \\[\\]\\}\\}' > $TMP/state/corral/nosignin-none.json\\)$" "the override profile is written by hand too"
-like "$out" "^$CORRAL_BIN/env-filter --baseline " "env-filter starts a line, by absolute path"
+like "$out" "^$CORRAL_BIN/keeper --pty \\\\$" "keeper starts the chain, by absolute path, with its terminal"
+like "$out" "^  -- $CORRAL_BIN/env-filter --baseline " "env-filter starts the next line, by absolute path"
 like "$out" "^  -- $CORRAL_BIN/confine " "confine on its own line"
 like "$out" "-p 'HOME='\"\\\$ATTEMPT_DIR\"'/home'" "HOME pinned to the attempt home"
 like "$out" "-W \"\\\$ATTEMPT_DIR\"'/tmp'" "attempt tmp granted"
@@ -37,7 +38,7 @@ like "$out" "end \"\\\$ATTEMPT\" --status \"\\\$STATUS\" --platform \"\\\$platfo
 # the chain lines run by hand give the command exactly its arguments
 A=$TMP/state/a0123456789
 mkdir -p "$A/home" "$A/config" "$A/tmp"
-sed -n '/env-filter/,/^STATUS/p' "$TMP/x.sh" | sed '$d' > "$TMP/chain.sh"
+sed -n '/keeper --pty/,/^STATUS/p' "$TMP/x.sh" | sed '$d' > "$TMP/chain.sh"
 run env -i HOME=$H PATH=/usr/bin:/bin ATTEMPT_DIR=$A sh "$TMP/chain.sh"
 is "$rc:$out" "0:it's|a b|\$HOME||x\"y|" "the chain, run by hand, passes every argument untouched"
 

@@ -85,8 +85,14 @@ suite() {
 	run cr true
 	is "$rc" 0 "$who: the next run runs"
 	if [ "$who" = root ]; then
-		n=$(find /sys/fs/cgroup/unified /sys/fs/cgroup/pids -maxdepth 1 -name "corral-$cpid-*" 2>/dev/null | wc -l)
-		is "$n" 0 "$who: ... and the killed corral's cgroups are gone"
+		# named after their maker, keeper (corral's child): none of a
+		# process that is gone is left
+		n=0
+		for d in $(find /sys/fs/cgroup/unified /sys/fs/cgroup/pids -maxdepth 1 -name 'corral-[0-9]*-[0-9]*' 2>/dev/null); do
+			p=${d##*/corral-}
+			[ -d "/proc/${p%%-*}" ] || n=$((n + 1))
+		done
+		is "$n" 0 "$who: ... and no cgroup of a keeper that is gone is left"
 	fi
 }
 

@@ -72,13 +72,15 @@ print("forked=%d" % n)'
 	run cr -p "$B/files.json" -- sh -c 'head -c 8192 /dev/zero > big; echo $?; wc -c < big'
 	like "$(echo $out)" "^[0-9]+ 4096$" "$who: ... a file stops at 4 KiB"
 
-	run $AS $E "$C" explain -p "$B/procs.json" -- true
+	run $AS $E "$C" doctor -p "$B/procs.json"
 	if [ "$who" = root ]; then
-		like "$out" "limit processes +$lim: cgroup v1 pids.max" "$who: explain says processes go through the cgroup v1 pids controller"
+		like "$out" "limit processes +$lim: cgroup v1 pids.max" "$who: doctor says processes go through the cgroup v1 pids controller"
 	else
-		like "$out" "limit processes +$lim: RLIMIT_NPROC" "$who: explain says processes go through RLIMIT_NPROC"
+		like "$out" "limit processes +$lim: RLIMIT_NPROC" "$who: doctor says processes go through RLIMIT_NPROC"
 	fi
 	like "$out" "limit wall_seconds +60: the keeper's timer" "$who: ... and the wall clock through the keeper's timer"
+	run $AS $E "$C" explain -p "$B/procs.json" -- true
+	like "$out" "/keeper --processes $lim --wall-seconds 60 --pty " "$who: explain prints the limits as keeper's options, the step that applies them"
 }
 
 suite root

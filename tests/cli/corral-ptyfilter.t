@@ -1,5 +1,5 @@
 #!/bin/sh
-# The pty relay filters what the agent prints (supervisor/escfilter.c):
+# The pty relay filters what the agent prints (keeper/escfilter.c):
 # OSC 52 (the clipboard), DECRQSS, tmux passthrough and title reports never
 # reach the user's terminal; colours, cursor movement and the title do;
 # corral run --allow-osc 52 lets the clipboard through. On a real pty (a

@@ -92,7 +92,7 @@ suite() {	# suite WHO: everything, as WHO (root or nobody)
 	run python3 -c '
 import json, sys
 steps = [json.loads(l)["step"] for l in open(sys.argv[1])]
-want = ["session-store begin", "home-stage create", "probe", "env-filter", "confine", "exec", "wait", "home-stage finish", "session-store end"]
+want = ["session-store begin", "home-stage create", "probe", "keeper", "env-filter", "confine", "exec", "wait", "home-stage finish", "session-store end"]
 assert steps == want, steps
 print("ok")' "$ST/audit/$a"
 	is "$out" ok "$who: the audit log has one JSON line per step, in order"

@@ -83,7 +83,7 @@ $S/tmp" "$who: runs in the workspace, HOME and TMPDIR the session tmp"
 	is "$(j .stdout)" alive "$who: control: the background process ran during the call"
 	status_ok $(gone "sleep 7${tag}[1-4]"; echo $?) "$who: background, setsid, nohup and orphaned processes ended with the call"
 	# the tree ends through a cgroup of its own where one can be made
-	# (supervisor/cgroup.c: as root here), else through the sweep
+	# (keeper, lib/cgroup.c: as root here), else through the sweep
 	sbx session_bash '{"command":"cat /proc/self/cgroup"}'
 	cgp=$(j .stdout | sed -n 's|^[0-9]*:[a-z,]*:\(/.*corral-[0-9]*-[0-9]*\)$|\1|p' | head -n1)
 	if [ "$who" = root ]; then

@@ -1,6 +1,6 @@
 #!/bin/sh
 # sandbox-mcp bounds every command's tree in processes and memory by
-# default, through corral's own limits code (supervisor/reslimit.c: the
+# default, through corral's own limits code (keeper and lib/reslimit.c: the
 # tree's cgroup controllers where they can be made, else RLIMIT_NPROC and
 # RLIMIT_AS): 40 background processes under max_processes 16 are refused
 # (control: under 1024 they all run); 300 MB under max_memory_mb 128 is

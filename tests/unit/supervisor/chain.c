@@ -38,7 +38,7 @@ main(void)
 	struct argv a = { 0 };
 	char *cmd[] = { "claude", "--print", "it's done", NULL };
 	char small[4];
-	size_t ci, xi;
+	size_t ei, ci, xi;
 
 	/* quoting */
 	is_str(q("/usr/bin/env", 0), "/usr/bin/env", "safe words stay bare");
@@ -75,9 +75,11 @@ main(void)
 	pl.attempt = "0123abcd";
 	pl.attempt_dir = "/home/u/.local/state/corral/a0123456789";
 
-	is_int(step_chain(&pl, &a, &ci, &xi), 0, "chain builds");
-	is_str(a.v[0], "/opt/corral/libexec/corral/env-filter", "env-filter by absolute path");
-	is_str(join(&a, 0, ci),
+	is_int(step_chain(&pl, &a, &ei, &ci, &xi), 0, "chain builds");
+	is_str(join(&a, 0, ei), "/opt/corral/libexec/corral/keeper --pty --",
+	    "keeper first, by absolute path: a terminal of its own, no limit set");
+	is_str(a.v[ei], "/opt/corral/libexec/corral/env-filter", "env-filter by absolute path");
+	is_str(join(&a, ei, ci),
 	    "/opt/corral/libexec/corral/env-filter --baseline -s PATH=/usr/bin:/bin"
 	    " -p HOME=/home/u/.local/state/corral/a0123456789/home"
 	    " -p TMPDIR=/home/u/.local/state/corral/a0123456789/tmp"
@@ -99,6 +101,7 @@ main(void)
 		ok(strstr(c, " --own-pty ") != NULL, "its own ptys (the broker)");
 		ok(strstr(c, " --own-unix ") != NULL, "its own unix sockets (the broker)");
 		ok(strstr(c, " --own-shm ") != NULL, "its own shm objects (the broker)");
+		ok(strstr(c, " --ctty ") != NULL && strstr(c, " --tty ") == NULL, "its own terminal: keeper's pty, no path");
 		ok(strstr(c, " -W /home/u/.local/state/corral/git/co/00c0ffee00c0ffee.0/proj -r /home/u/.local/state/corral/git/0123abcd/base -r /src/proj/.git/objects ") != NULL &&
 		    strstr(c, " -W /src/proj ") == NULL, "git worktree: the attempt's checkout, the base's and the real objects read-only, not the workspace");
 		ok(strstr(c, " -W /home/u/.local/state/corral/a0123456789/home ") != NULL, "attempt home writable");
@@ -112,7 +115,17 @@ main(void)
 	pol.net = NET_NONE;
 	pol.scope = 0;
 	pol.git = GIT_OFF;
-	is_int(step_chain(&pl, &a, &ci, &xi), 0, "chain builds (variant)");
+	pol.limits.v[LIM_PROCS] = 64;
+	pol.limits.v[LIM_MEMORY] = 512ULL << 20;
+	pol.limits.v[LIM_WALL] = 60;
+	pl.pid_fd = 7;
+	strcpy(pl.agent_ws, "/src/proj");
+	is_int(step_chain(&pl, &a, &ei, &ci, &xi), 0, "chain builds (variant)");
+	is_str(join(&a, 0, ei), "/opt/corral/libexec/corral/keeper --memory 536870912 --processes 64"
+	    " --wall-seconds 60 --pty --chdir /src/proj --pid-fd 7 --", "keeper: the limits, its terminal, the checkout, the pid");
+	pl.pid_fd = 0;
+	pl.agent_ws[0] = '\0';
+	memset(&pol.limits, 0, sizeof pol.limits);
 	{
 		char *c = join(&a, ci, xi);
 		ok(strstr(c, " --no-network ") != NULL, "--no-network");
@@ -125,7 +138,7 @@ main(void)
 	pol.connect.n = 1;
 	pol.bind.v[0] = 8080;
 	pol.bind.n = 1;
-	is_int(step_chain(&pl, &a, &ci, &xi), 0, "chain builds (ports)");
+	is_int(step_chain(&pl, &a, &ei, &ci, &xi), 0, "chain builds (ports)");
 	ok(strstr(join(&a, ci, xi), " --connect 443 --bind 8080 ") != NULL, "ports");
 	is_str(plan_tier(&pl), "full", "minimum tier stays full");
 	av_free(&a);
@@ -136,7 +149,7 @@ main(void)
 	is_str(plan_tier(&pl), "full", "scoping needs full");
 	pol.git = GIT_WORKTREE;
 	pl.git = 0;
-	is_int(step_chain(&pl, &a, &ci, &xi), 0, "chain builds (no repository)");
+	is_int(step_chain(&pl, &a, &ei, &ci, &xi), 0, "chain builds (no repository)");
 	ok(strstr(join(&a, ci, xi), " -W /src/proj ") != NULL, "a workspace without .git: a plain grant");
 	av_free(&a);
 

@@ -28,6 +28,7 @@ pty_open(struct pty *t)
 	escf_init(&t->esc);
 	t->master = t->sfd = t->term = t->in = t->out = -1;
 	t->ctty = -1;
+	t->fg = getpgrp();
 	for (i = 2; i >= 0; i--)
 		if ((t->on_slave[i] = isatty(i)))
 			t->term = i;
@@ -74,12 +75,21 @@ fail:
 	return errno = i, -1;
 }
 
+int
+pty_fg(const struct pty *t)
+{
+	pid_t p = tcgetpgrp(t->term);
+
+	/* -1: the terminal is gone (hung up): reading it says so */
+	return p < 0 || p == t->fg;
+}
+
 void
 pty_raw(struct pty *t)
 {
 	struct termios r;
 
-	if (t->master < 0 || t->raw || t->in < 0 || tcgetpgrp(t->term) != getpgrp())
+	if (t->master < 0 || t->raw || t->in < 0 || !pty_fg(t))
 		return;
 	if (tcgetattr(t->term, &t->saved) < 0)
 		return;

@@ -9,8 +9,7 @@
 #include "cgroup.h"
 #include "reslimit.h"
 #include "msg.h"
-#include "policy.h"
-#include "sweep.h"
+#include "num.h"
 
 const char *const limits_keys[LIM_N + 1] = {
 	"memory", "processes", "cpu_seconds", "wall_seconds", "open_files", "file_size", NULL
@@ -43,6 +42,37 @@ limits_size_parse(const char *s, uint64_t *out)
 		return errno = ERANGE, -1;
 	*out = v * mul;
 	return 0;
+}
+
+int
+limits_set(struct limits *l, enum lim w, const char *arg)
+{
+	uint64_t v;
+
+	if (w == LIM_MEMORY || w == LIM_FSIZE) {
+		if (limits_size_parse(arg, &v) < 0)
+			return -1;
+		if (v == 0)
+			return errno = ERANGE, -1;
+	} else if (num_parse_u64(arg, 1, w == LIM_PROCS ? LIMITS_MAX_PROCS : UINT64_MAX, &v) < 0) {
+		return -1;
+	}
+	l->v[w] = v;
+	return 0;
+}
+
+void
+limits_argv(const struct limits *l, struct argv *a)
+{
+	for (int i = 0; i < LIM_N; i++) {
+		if (!l->v[i])
+			continue;
+		av_pushf(a, "--%s", limits_keys[i]);
+		for (char *p = a->n ? a->v[a->n - 1] : NULL; p && *p; p++)
+			if (*p == '_')
+				*p = '-';
+		av_pushf(a, "%llu", (unsigned long long)l->v[i]);
+	}
 }
 
 static void __attribute__((format(printf, 3, 4)))
@@ -99,70 +129,88 @@ limits_decide(const struct limits *l, struct lim_how hw[LIM_N])
 }
 
 static int
-add_rlimit(struct keeper_args *ka, int res, uint64_t v)
+add_rlimit(struct limits_rl *rl, int res, uint64_t v)
 {
 	struct rlimit cur;
 
-	if (ka->nrl >= KEEPER_MAX_RLIM)
+	if (rl->n >= LIMITS_MAX_RLIM)
 		return errno = E2BIG, -1;
 	if (getrlimit(res, &cur) < 0)
 		return -1;
 	/* never above the hard limit already in force: that one is stricter */
 	if (cur.rlim_max != RLIM_INFINITY && (rlim_t)v > cur.rlim_max)
 		v = cur.rlim_max;
-	ka->rl_res[ka->nrl] = res;
-	ka->rl[ka->nrl].rlim_cur = ka->rl[ka->nrl].rlim_max = (rlim_t)v;
-	ka->nrl++;
+	rl->res[rl->n] = res;
+	rl->rl[rl->n].rlim_cur = rl->rl[rl->n].rlim_max = (rlim_t)v;
+	rl->n++;
+	return 0;
+}
+
+/* a given cgroup: memory and processes only through its own controllers */
+static int
+decide_taken(const struct limits *l, const struct cg *cg, struct lim_how hw[LIM_N])
+{
+	struct limits rest = *l;
+
+	rest.v[LIM_MEMORY] = rest.v[LIM_PROCS] = 0;
+	limits_decide(&rest, hw);
+	if (l->v[LIM_MEMORY] && !cg->v2mem)
+		return msg_fatal("limit \"memory\": the cgroup given has no memory controller"), -1;
+	if (l->v[LIM_PROCS] && !cg->v2pids)
+		return msg_fatal("limit \"processes\": the cgroup given has no pids controller"), -1;
+	if (l->v[LIM_MEMORY])
+		hw[LIM_MEMORY].m = LM_CG_V2;
+	if (l->v[LIM_PROCS])
+		hw[LIM_PROCS].m = LM_CG_V2;
 	return 0;
 }
 
 int
-attempt_limits(const struct policy *p, struct cg *cg, struct keeper_args *ka)
-{
-	return limits_apply(&p->limits, cg, ka);
-}
-
-int
-limits_apply(const struct limits *l, struct cg *cg, struct keeper_args *ka)
+limits_apply(const struct limits *l, struct cg *cg, int taken, int *have_cg, struct limits_rl *rl)
 {
 	struct lim_how hw[LIM_N];
-	int n;
+	int n = 1;
 
-	if (limits_decide(l, hw) > 0) {
-		msg_fatal("policy limit \"processes\" cannot be enforced on this machine: %s", hw[LIM_PROCS].what);
-		msg_hint("run corral as a user other than root, or where a pids cgroup can be made (cgroup v1 pids, or a delegated cgroup v2 subtree with the pids controller)");
+	memset(rl, 0, sizeof *rl);
+	*have_cg = 0;
+	if (taken) {
+		if (decide_taken(l, cg, hw) < 0)
+			return -1;
+	} else if (limits_decide(l, hw) > 0) {
+		msg_fatal("limit \"processes\" cannot be enforced on this machine: %s", hw[LIM_PROCS].what);
+		msg_hint("run as a user other than root, or where a pids cgroup can be made (cgroup v1 pids, or a delegated cgroup v2 subtree with the pids controller)");
 		return -1;
 	}
-	n = cg_create(cg, hw[LIM_MEMORY].m == LM_CG_V2 || hw[LIM_MEMORY].m == LM_CG_V1,
-	    hw[LIM_PROCS].m == LM_CG_V2 || hw[LIM_PROCS].m == LM_CG_V1);
+	if (!taken)
+		n = cg_create(cg, hw[LIM_MEMORY].m == LM_CG_V2 || hw[LIM_MEMORY].m == LM_CG_V1,
+		    hw[LIM_PROCS].m == LM_CG_V2 || hw[LIM_PROCS].m == LM_CG_V1);
 	if (n < 0) {
 		msg_fatal_sys("unable to make the attempt's cgroup");
 		return -1;
 	}
-	ka->cg = n > 0 ? cg : NULL;
+	*have_cg = n > 0;
 	if ((hw[LIM_MEMORY].m == LM_CG_V2 || hw[LIM_MEMORY].m == LM_CG_V1) &&
 	    cg_set_memory(cg, l->v[LIM_MEMORY]) < 0) {
-		msg_fatal_sys("policy limit \"memory\": unable to set it in the attempt's cgroup");
+		msg_fatal_sys("limit \"memory\": unable to set it in the attempt's cgroup");
 		goto fail;
 	}
 	if ((hw[LIM_PROCS].m == LM_CG_V2 || hw[LIM_PROCS].m == LM_CG_V1) &&
 	    cg_set_pids(cg, l->v[LIM_PROCS]) < 0) {
-		msg_fatal_sys("policy limit \"processes\": unable to set it in the attempt's cgroup");
+		msg_fatal_sys("limit \"processes\": unable to set it in the attempt's cgroup");
 		goto fail;
 	}
-	if ((hw[LIM_MEMORY].m == LM_RLIMIT && add_rlimit(ka, RLIMIT_AS, l->v[LIM_MEMORY]) < 0) ||
-	    (hw[LIM_PROCS].m == LM_RLIMIT && add_rlimit(ka, RLIMIT_NPROC, l->v[LIM_PROCS]) < 0) ||
-	    (l->v[LIM_CPU] && add_rlimit(ka, RLIMIT_CPU, l->v[LIM_CPU]) < 0) ||
-	    (l->v[LIM_NOFILE] && add_rlimit(ka, RLIMIT_NOFILE, l->v[LIM_NOFILE]) < 0) ||
-	    (l->v[LIM_FSIZE] && add_rlimit(ka, RLIMIT_FSIZE, l->v[LIM_FSIZE]) < 0)) {
-		msg_fatal_sys("unable to prepare the policy's resource limits");
+	if ((hw[LIM_MEMORY].m == LM_RLIMIT && add_rlimit(rl, RLIMIT_AS, l->v[LIM_MEMORY]) < 0) ||
+	    (hw[LIM_PROCS].m == LM_RLIMIT && add_rlimit(rl, RLIMIT_NPROC, l->v[LIM_PROCS]) < 0) ||
+	    (l->v[LIM_CPU] && add_rlimit(rl, RLIMIT_CPU, l->v[LIM_CPU]) < 0) ||
+	    (l->v[LIM_NOFILE] && add_rlimit(rl, RLIMIT_NOFILE, l->v[LIM_NOFILE]) < 0) ||
+	    (l->v[LIM_FSIZE] && add_rlimit(rl, RLIMIT_FSIZE, l->v[LIM_FSIZE]) < 0)) {
+		msg_fatal_sys("unable to prepare the resource limits");
 		goto fail;
 	}
-	ka->wall = l->v[LIM_WALL] > 0xffffffffULL ? 0xffffffffU : (unsigned)l->v[LIM_WALL];
 	return 0;
 fail:
 	cg_remove(cg);
-	ka->cg = NULL;
+	*have_cg = 0;
 	return -1;
 }
 

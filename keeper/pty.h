@@ -1,15 +1,16 @@
-/* pty: the agent's own terminal. When corral's standard input, output or
- * error is a terminal (or none is, but corral has a controlling terminal:
- * then nothing is relayed), corral keeps the user's terminal to itself,
- * makes a fresh pty pair, gives the agent the pts (confine grants that one node,
- * not /dev/pts), and relays: the user's keys to the agent's terminal, its
- * output back, the window size on SIGWINCH (TIOCSWINSZ). The user's
- * terminal is raw during the run, so ^C and ^Z reach the agent's
+/* pty: the agent's own terminal. When keeper's standard input, output or
+ * error is a terminal (or none is, but keeper has a controlling terminal:
+ * then nothing is relayed), keeper keeps the user's terminal to itself,
+ * makes a fresh pty pair, gives the program the pts (confine --ctty grants
+ * that one node, not /dev/pts), and relays: the user's keys to the agent's
+ * terminal, its output back, the window size on SIGWINCH (TIOCSWINSZ). The
+ * user's terminal is raw during the run, so ^C and ^Z reach the agent's
  * foreground process group through its own terminal's line discipline; it
- * is restored on every exit path corral lives through (and while corral is
+ * is restored on every exit path keeper lives through (and while keeper is
  * stopped). */
 #ifndef CORRAL_PTY_H
 #define CORRAL_PTY_H
+#include <sys/types.h>
 #include <termios.h>
 
 #include "escfilter.h"
@@ -25,6 +26,9 @@ struct pty {
 				   (term then; nothing relayed), else -1 */
 	int in, out;		/* relay from in, to out (-1: none) */
 	int raw;		/* the user's terminal is raw now */
+	pid_t fg;		/* keeper's process group when it started (its
+				   caller's job): the terminal is ours to read
+				   and make raw while that group is in front */
 	struct termios saved;	/* its modes before */
 	char buf[4096];		/* keys not yet taken by the agent's terminal */
 	size_t blen;
@@ -34,7 +38,9 @@ struct pty {
 
 /* 1: a pair was made (the user's terminal found), 0: no terminal, -1 error. */
 int pty_open(struct pty *t);
-/* Raw mode on the user's terminal when corral is in its foreground. */
+/* Is the job keeper started in the user's terminal's foreground? */
+int pty_fg(const struct pty *t);
+/* Raw mode on the user's terminal when keeper's job is in its foreground. */
 void pty_raw(struct pty *t);
 /* The user's modes back. */
 void pty_restore(struct pty *t);

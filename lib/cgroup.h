@@ -1,13 +1,14 @@
 /* cgroup: a control group per attempt, so that every process of it can be
  * ended at once however it detached, and so that memory and process limits
- * hold for the attempt as a whole.
+ * hold for the attempt as a whole (keeper makes it, or takes one it is
+ * given; corral ends what a killed keeper left).
  *
- * Where: cgroup v2 beneath corral's own cgroup (a delegated user subtree,
+ * Where: cgroup v2 beneath the caller's own cgroup (a delegated user subtree,
  * or the unified hierarchy, e.g. /sys/fs/cgroup/unified beside v1), found
  * through /proc/self/cgroup and /proc/self/mountinfo. The cgroup v1 memory
  * and pids controllers carry the limits where v2 does not offer them. Each
- * cgroup is named corral-PID-START (corral's pid and start time), so that
- * the next run can tell a dead corral's cgroups and end what is in them.
+ * cgroup is named corral-PID-START (its maker's pid and start time), so
+ * that the next run can tell a dead maker's cgroups and end what is in them.
  * Nothing here exits; every function returns -1 with errno on failure. */
 #ifndef CORRAL_CGROUP_H
 #define CORRAL_CGROUP_H
@@ -41,6 +42,9 @@ void cg_caps_probe(struct cg_caps *c);
  * v2 cgroup could be made: membership for the kill). Returns the number of
  * cgroups made (0: none could be), -1 on an error other than "not here". */
 int cg_create(struct cg *cg, int want_mem, int want_pids);
+/* Take the cgroup v2 directory dir (given, not made: never removed). Its
+ * controllers are what cgroup.controllers lists. 0, or -1 with errno. */
+int cg_take(struct cg *cg, const char *dir);
 /* memory.max / memory.limit_in_bytes, pids.max. -1 when no cgroup made
  * here has the controller. */
 int cg_set_memory(struct cg *cg, uint64_t bytes);
@@ -56,7 +60,7 @@ int cg_enter(const struct cg *cg, int in_v2);
 void cg_kill(const struct cg *cg);
 /* Remove the cgroups (after everything in them was reaped); closes fds. */
 void cg_remove(struct cg *cg);
-/* The cgroups a corral that is no longer running left behind: end what is
+/* The cgroups a maker that is no longer running left behind: end what is
  * in them and remove them. Returns how many were removed. */
 int cg_reap_stale(void);
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "sweep.h"
+#include "proctree.h"
 #include "fdio.h"
 
 static const char *const kind_ctl[CG_NKIND] = { NULL, "memory", "pids" };
@@ -65,6 +65,18 @@ has_word(const char *opts, const char *word)
 
 	for (const char *p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
 		if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+			return 1;
+	return 0;
+}
+
+/* does the space-separated list hold word? (cgroup.controllers) */
+static int
+has_word_sp(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; *p; p += strcspn(p, " \n"), p += strspn(p, " \n"))
+		if (strncmp(p, word, n) == 0 && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
 			return 1;
 	return 0;
 }
@@ -307,6 +319,28 @@ fail:
 	return errno = r, -1;
 }
 
+int
+cg_take(struct cg *cg, const char *dir)
+{
+	char buf[512];
+	int e;
+
+	cg_init(cg);
+	snprintf(cg->name, sizeof cg->name, "given");
+	cg->dir[CG_V2] = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cg->dir[CG_V2] < 0)
+		return -1;
+	cg->procs[CG_V2] = openat(cg->dir[CG_V2], "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	if (cg->procs[CG_V2] < 0 || read_small(cg->dir[CG_V2], "cgroup.controllers", buf, sizeof buf) < 0) {
+		e = errno;
+		cg_remove(cg);		/* path is "": closed, never removed */
+		return errno = e, -1;
+	}
+	cg->v2mem = has_word_sp(buf, "memory");
+	cg->v2pids = has_word_sp(buf, "pids");
+	return 0;
+}
+
 static int
 set_num(int dfd, const char *file, uint64_t v)
 {
@@ -394,7 +428,7 @@ kill_listed(int dfd)
 
 	if (fd < 0)
 		return 0;
-	n = kill_listed_fd(fd);
+	n = proc_kill_listed(fd);
 	close(fd);
 	return n;
 }

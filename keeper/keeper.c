@@ -1,0 +1,366 @@
+/* keeper: see keeper.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+
+#include "cgroup.h"
+#include "clock.h"
+#include "execenv.h"
+#include "fdio.h"
+#include "jobwait.h"
+#include "keeper.h"
+#include "msg.h"
+#include "pty.h"
+#include "proctree.h"
+
+static int k_pipe[2] = { -1, -1 };
+
+/* signals keeper hands on, or acts on (SIGUSR2: its parent died) */
+static const int k_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGCHLD, SIGUSR2 };
+
+static void
+k_on_signal(int sig)
+{
+	int e = errno;
+	unsigned char c = (unsigned char)sig;
+
+	(void)write(k_pipe[1], &c, 1);
+	errno = e;
+}
+
+/* DIR, entered without following a link (confine refuses the same) */
+static int
+enter(const char *dir)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS };
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof how), r;
+
+	if (fd < 0)
+		return -1;
+	r = fchdir(fd);
+	close(fd);
+	return r;
+}
+
+struct chain {
+	const struct keeper_opts *o;
+	char **envp;
+	const struct cg *cg;		/* NULL: none */
+	int in_v2;
+	const struct limits_rl *rl;
+	int tty;			/* the program's terminal, or -1 */
+	const struct pty *t;
+	pid_t keeper;
+};
+
+static void __attribute__((noreturn))
+chain_main(const struct chain *ch)
+{
+	struct sigaction dfl;
+	sigset_t none, ttou;
+
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	for (int s = 1; s < 32; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			sigaction(s, &dfl, NULL);
+	setpgid(0, 0);
+	if (ch->o->pid_fd >= 0)
+		close(ch->o->pid_fd);	/* keeper's, never the program's */
+	if (ch->tty >= 0) {
+		/* the program's process group holds its terminal */
+		sigemptyset(&ttou);
+		sigaddset(&ttou, SIGTTOU);
+		sigprocmask(SIG_BLOCK, &ttou, NULL);
+		if (tcsetpgrp(ch->tty, getpid()) < 0) {
+			msg_fatal_sys("unable to give the terminal %s to the program", ch->t->slave);
+			_exit(EXIT_CHAIN_FAIL);
+		}
+		for (int i = 0; i < 3; i++)
+			if (ch->t->on_slave[i] && dup2(ch->tty, i) < 0)
+				_exit(EXIT_CHAIN_FAIL);
+		close(ch->tty);
+	}
+	if (ch->cg && cg_enter(ch->cg, ch->in_v2) < 0) {
+		msg_fatal_sys("unable to join the attempt's cgroup");
+		_exit(EXIT_CHAIN_FAIL);
+	}
+	for (int i = 0; i < ch->rl->n; i++)
+		if (setrlimit(ch->rl->res[i], &ch->rl->rl[i]) < 0) {
+			msg_fatal_sys("unable to set resource limit %d", ch->rl->res[i]);
+			_exit(EXIT_CHAIN_FAIL);
+		}
+	/* the program dies with keeper, even by SIGKILL */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != ch->keeper)
+		_exit(EXIT_CHAIN_FAIL);
+	if (ch->o->dir && enter(ch->o->dir) < 0) {
+		msg_fatal_sys("unable to enter %s", ch->o->dir);
+		_exit(EXIT_CHAIN_FAIL);
+	}
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	exec_env(ch->o->argv, ch->envp);
+	msg_fatal_sys("unable to run %s", ch->o->argv[0]);
+	_exit(exec_status(errno));
+}
+
+static int
+open_slave(const char *slave)
+{
+	int fd;
+
+	/* a session of its own, the program's pts its controlling terminal */
+	if (setsid() < 0)
+		return -1;
+	fd = open(slave, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, TIOCSCTTY, 0) < 0) {
+		int e = errno;
+		close(fd);
+		return errno = e, -1;
+	}
+	return fd;
+}
+
+/* the program stopped (^Z on its terminal): stop as a job would, with the
+ * user's terminal as it was, so that the caller (corral) follows; on
+ * SIGCONT go on */
+static void
+job_stop(struct pty *t, pid_t c)
+{
+	pty_restore(t);
+	kill(getpid(), SIGSTOP);
+	pty_raw(t);
+	pty_winsize(t);
+	if (c > 0)
+		kill(-c, SIGCONT);
+}
+
+struct state {
+	pid_t c;			/* the program, 0 once reaped */
+	pid_t pg;			/* its process group (its pid) */
+	int ws, timed_out, orphaned;
+};
+
+static void
+reap(struct state *st, struct pty *t)
+{
+	pid_t p;
+	int ws;
+
+	while ((p = waitpid(-1, &ws, WNOHANG | WUNTRACED)) > 0) {
+		if (p != st->c)
+			continue;	/* an orphan of the attempt, reaped */
+		if (WIFSTOPPED(ws)) {
+			job_stop(t, st->c);
+			continue;
+		}
+		st->ws = ws;
+		st->c = 0;
+	}
+}
+
+static void
+on_signals(struct state *st, struct pty *t)
+{
+	unsigned char sigs[64];
+	ssize_t n;
+
+	while ((n = read(k_pipe[0], sigs, sizeof sigs)) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			int s = sigs[i];
+			if (s == SIGWINCH)
+				pty_winsize(t);
+			else if (s == SIGUSR2) {
+				st->orphaned = 1;
+				if (st->c > 0)
+					kill(-st->pg, SIGKILL);
+			} else if (s != SIGCHLD && st->c > 0)
+				kill(st->c, s);
+		}
+	reap(st, t);
+}
+
+/* relay and wait until the program has ended */
+static void
+wait_loop(struct state *st, struct pty *t, int64_t deadline)
+{
+	struct pollfd pf[3];
+	int np, tmo;
+
+	while (st->c > 0) {
+		pf[0] = (struct pollfd){ k_pipe[0], POLLIN, 0 };
+		np = 1;
+		if (t->master >= 0 && !t->hup)
+			pf[np++] = (struct pollfd){ t->master, (short)(POLLIN | (t->blen ? POLLOUT : 0)), 0 };
+		if (t->master >= 0 && t->in >= 0 && t->blen == 0 && !t->hup)
+			pf[np++] = (struct pollfd){ t->in, POLLIN, 0 };
+		tmo = -1;
+		if (deadline) {
+			int64_t left = deadline - clock_ms(CLOCK_MONOTONIC);
+			tmo = left <= 0 ? 0 : left > 0x7fffffff ? 0x7fffffff : (int)left;
+		}
+		if (poll(pf, (nfds_t)np, tmo) < 0)
+			continue;	/* EINTR: the signal is in the pipe */
+		if (deadline && clock_ms(CLOCK_MONOTONIC) >= deadline && st->c > 0) {
+			st->timed_out = 1;
+			kill(-st->pg, SIGKILL);
+			deadline = 0;
+		}
+		for (int i = 1; i < np; i++) {
+			if (pf[i].revents == 0)
+				continue;
+			if (pf[i].fd == t->master) {
+				if (pf[i].revents & (POLLIN | POLLHUP | POLLERR))
+					(void)pty_from_agent(t);
+				if (pf[i].revents & POLLOUT)
+					(void)pty_to_agent(t);
+			} else if (pty_fg(t)) {
+				(void)pty_to_agent(t);
+			} else {
+				/* read from the terminal while the job is in the
+				 * background: stop, as a read would (SIGTTIN) */
+				job_stop(t, 0);
+			}
+		}
+		if (pf[0].revents & POLLIN)
+			on_signals(st, t);
+	}
+}
+
+/* A process group leader (a shell's job run by hand) cannot start a
+ * session: keeper goes on in a child, and this process stays the job
+ * (jobwait.h). Returns -1 in the child; in the parent, the child's status. */
+static int
+leave_group(void)
+{
+	pid_t k;
+	int ws;
+
+	if (getpgrp() != getpid() || (k = fork()) == 0)
+		return -1;
+	if (k < 0)
+		return msg_fatal_sys("fork"), EXIT_CHAIN_FAIL;
+	ws = job_wait(k);
+	return ws < 0 ? EXIT_CHAIN_FAIL : wait_code(ws);
+}
+
+static int
+signals_install(void)
+{
+	struct sigaction sa;
+
+	if (pipe2(k_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = k_on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof k_sigs / sizeof k_sigs[0]; i++)
+		if (sigaction(k_sigs[i], &sa, NULL) < 0)
+			return -1;
+	return 0;
+}
+
+int
+keeper_run(const struct keeper_opts *o, char **envp)
+{
+	static struct pty t;
+	struct limits_rl rl;
+	struct state st = { 0 };
+	struct chain ch;
+	struct cg cg;
+	pid_t parent = getppid();
+	int have_cg = 0, in_v2 = 0, tty = -1, code;
+	int64_t deadline = 0;
+
+	cg_init(&cg);
+	memset(&t, 0, sizeof t);
+	t.master = t.sfd = t.in = t.out = t.ctty = -1;
+	if ((code = leave_group()) >= 0)
+		return code;
+	parent = getppid();
+	if (signals_install() < 0)
+		return msg_fatal_sys("unable to install signal handlers"), EXIT_CHAIN_FAIL;
+	/* the attempt ends with keeper's parent (corral), even by SIGKILL */
+	if (prctl(PR_SET_PDEATHSIG, SIGUSR2, 0, 0, 0) < 0 || getppid() != parent)
+		return msg_fatal("keeper's parent is gone: nothing was started"), EXIT_CHAIN_FAIL;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return msg_fatal_sys("unable to become the attempt's subreaper"), EXIT_CHAIN_FAIL;
+	if (o->cgroup && cg_take(&cg, o->cgroup) < 0) {
+		msg_fatal_sys("unable to take the cgroup %s", o->cgroup);
+		msg_hint("name a cgroup v2 directory whose cgroup.procs you can write");
+		return EXIT_CHAIN_FAIL;
+	}
+	if (limits_apply(&o->lim, &cg, o->cgroup != NULL, &have_cg, &rl) < 0) {
+		cg_remove(&cg);
+		return EXIT_CHAIN_FAIL;
+	}
+	if (o->cgroup)
+		have_cg = 1;
+	if (o->pty && pty_open(&t) < 0) {
+		msg_fatal_sys("unable to make a terminal for the program");
+		goto fail;
+	}
+	memcpy(t.esc.allow, o->allow_osc, sizeof t.esc.allow);
+	t.esc.nallow = o->nallow_osc;
+	if (t.master >= 0 ? (tty = open_slave(t.slave)) < 0 : setsid() < 0) {
+		msg_fatal_sys(t.master >= 0 ? "unable to open the program's terminal %s" :
+		    "unable to start a session for the program", t.slave);
+		goto fail;
+	}
+	pty_raw(&t);
+	ch = (struct chain){ o, envp, have_cg ? &cg : NULL, 0, &rl, tty, &t, getpid() };
+	/* the program is born in the attempt's v2 cgroup where it can be */
+	st.c = cg_fork(ch.cg, &in_v2);
+	if (st.c == 0) {
+		ch.in_v2 = in_v2;
+		chain_main(&ch);
+	}
+	if (st.c < 0) {
+		msg_fatal_sys("fork");
+		goto fail;
+	}
+	st.pg = st.c;
+	setpgid(st.c, st.c);	/* whichever of the two comes first */
+	if (tty >= 0)
+		close(tty);
+	if (o->pid_fd >= 0) {
+		char b[24];
+		int n = snprintf(b, sizeof b, "%ld\n", (long)st.c);
+		(void)fd_write_all(o->pid_fd, b, (size_t)n);
+		close(o->pid_fd);
+	}
+	if (o->wall_ms)
+		deadline = clock_ms(CLOCK_MONOTONIC) + (int64_t)o->wall_ms;
+	wait_loop(&st, &t, deadline);
+	/* every process of the attempt ends, however it detached: the cgroup
+	 * whole, the program's process group at once (a fork bomb there
+	 * cannot outrun one kill), then what left it, round by round */
+	if (have_cg)
+		cg_kill(&cg);
+	kill(-st.pg, SIGKILL);
+	proc_sweep();
+	pty_close(&t);
+	cg_remove(&cg);
+	code = st.timed_out ? EXIT_TIMEOUT : wait_code(st.ws);
+	return code;
+fail:
+	pty_close(&t);
+	cg_remove(&cg);
+	return EXIT_CHAIN_FAIL;
+}

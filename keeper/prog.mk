@@ -1,0 +1,2 @@
+# unit tests include the pure parts' headers (escfilter, the options)
+CFLAGS_keeper := -Ikeeper

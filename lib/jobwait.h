@@ -1,0 +1,15 @@
+/* jobwait: wait for a child as a shell waits for its job. The signals a
+ * terminal or a user sends (INT, TERM, HUP, QUIT, WINCH) are handed on to
+ * it while it runs; when it stops, the caller stops too (so its own
+ * parent, a shell, sees the job stopped), and continues it when continued.
+ * corral waits for keeper this way, and keeper for itself when it had to
+ * leave a process group it led. */
+#ifndef CORRAL_JOBWAIT_H
+#define CORRAL_JOBWAIT_H
+#include <sys/types.h>
+
+/* The child's wait status once it has ended (the former handlers back);
+ * -1 with errno when waitpid failed otherwise. */
+int job_wait(pid_t child);
+
+#endif

@@ -1,0 +1,181 @@
+#!/bin/sh
+# keeper: the program's status (128+N, 124 on the wall clock), every process
+# of the attempt ended (setsid, double fork, a SIGTERM-ignoring daemon, and
+# when keeper's parent is killed), the limits (cgroup as root, rlimits as
+# nobody), a cgroup given, --pid-fd, --chdir, its refusals. Each with a
+# control. As root and as nobody.
+. "$CORRAL_TOP/tests/lib/tap.sh"
+K=$CORRAL_BIN/keeper
+tag=$$
+
+alive() { pgrep -f -- "$1" >/dev/null; }
+gone() {
+	i=0
+	while alive "$1" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	! alive "$1"
+}
+seen() {
+	i=0
+	while ! alive "$1" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	alive "$1"
+}
+
+suite() {
+	who=$1 wn=$2
+	if [ "$who" = root ]; then AS=""; else AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"; fi
+	B=$TMP/$who
+	mkdir -p "$B/d"
+	[ "$who" = nobody ] && chown -R nobody:nogroup "$B"
+	k() { $AS timeout 60 "$K" "$@"; }
+
+	run k -- sh -c 'echo out; echo err >&2; exit 7'
+	is "$rc:$out:$err" "7:out:err" "$who: the program's status and output pass through"
+	run k -- sh -c 'kill -TERM $$'
+	is "$rc" 143 "$who: killed by SIGTERM: 128+15"
+	run k -- /nonexistent/prog
+	is "$rc" 127 "$who: not found: 127"
+	like "$err" "^keeper: fatal: unable to run /nonexistent/prog" "$who: ... said so"
+	run k -- "$B/d"
+	is "$rc" 126 "$who: not executable: 126"
+
+	# leftovers: each with a control that outlives its parent without keeper
+	m="sleep 4301.$tag$wn"
+	$AS sh -c "setsid sh -c 'setsid $m & wait' &" </dev/null >/dev/null 2>&1
+	status_ok "$(seen "$m"; echo $?)" "$who: control: without keeper the setsid grandchild lives on"
+	pkill -f -- "$m"
+	m="sleep 4302.$tag$wn"
+	run k -- sh -c "setsid sh -c 'setsid $m & wait' >/dev/null 2>&1 & (sh -c 'sleep 4303.$tag$wn &' &); echo started"
+	is "$rc:$out" "0:started" "$who: keeper returns when the program exits"
+	status_ok "$(gone "$m"; echo $?)" "$who: ... the detached grandchild has ended"
+	status_ok "$(gone "sleep 4303.$tag$wn"; echo $?)" "$who: ... and the double-forked one"
+	m="sleep 4304.$tag$wn"
+	run k -- sh -c "setsid sh -c \"trap '' TERM INT HUP; exec $m\" >/dev/null 2>&1 & echo left"
+	is "$rc:$out" "0:left" "$who: a SIGTERM-ignoring daemon left behind"
+	status_ok "$(gone "$m"; echo $?)" "$who: ... has ended"
+
+	# the wall clock: 124, the whole tree
+	run k --wall-seconds 0.5 -- sh -c "setsid sleep 4305.$tag$wn & sleep 30; echo slept"
+	is "$rc:$out" "124:" "$who: --wall-seconds 0.5: status 124, the program did not finish"
+	status_ok "$(gone "sleep 4305.$tag$wn"; echo $?)" "$who: ... and its detached child ended"
+	run k --wall-seconds 30 -- sh -c 'sleep 0.2; echo slept'
+	is "$rc:$out" "0:slept" "$who: control: within the wall clock it finishes"
+
+	# signals go to the program
+	rm -f "$B/ready"
+	(exec $AS "$K" -- sh -c "trap 'echo got-term; exit 9' TERM; touch $B/ready; while :; do sleep 0.1; done" > "$B/sig.out") &
+	kp=$!
+	i=0; while [ ! -e "$B/ready" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -TERM $kp
+	wait $kp
+	is "$?:$(cat "$B/sig.out")" "9:got-term" "$who: SIGTERM to keeper reaches the program"
+
+	# keeper's parent killed: the attempt ends with it
+	m="sleep 4306.$tag$wn"
+	rm -f "$B/ready"
+	$AS sh -c "\"$K\" -- sh -c 'setsid $m >/dev/null 2>&1 & touch $B/ready; exec sleep 4307.$tag$wn'; echo never" </dev/null >/dev/null 2>&1 &
+	sp=$!
+	i=0; while [ ! -e "$B/ready" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	status_ok "$(seen "$m"; echo $?)" "$who: control: the detached process runs while keeper does"
+	kill -KILL $sp
+	wait $sp 2>/dev/null
+	status_ok "$(gone "$m"; echo $?)" "$who: keeper's parent killed by SIGKILL: the detached process ends"
+	status_ok "$(gone "sleep 4307.$tag$wn"; echo $?)" "$who: ... and the program"
+
+	# limits
+	bomb='import os, time
+n = 0
+for i in range(60):
+    try:
+        p = os.fork()
+    except OSError:
+        break
+    if p == 0:
+        time.sleep(300)
+        os._exit(0)
+    n += 1
+print("forked=%d" % n)'
+	lim=16
+	[ "$who" = nobody ] && lim=$(( $(ps -u nobody --no-headers | wc -l) + 24 ))
+	run k -- python3 -c "$bomb"
+	is "$rc:$out" "0:forked=60" "$who: control: without --processes 60 processes start"
+	run k --processes $lim -- python3 -c "$bomb"
+	n=${out#forked=}
+	[ "$rc" = 0 ] && [ "$n" -lt "$lim" ] 2>/dev/null
+	status_ok $? "$who: --processes $lim bounds the fork loop (forked=$n, rc=$rc)"
+	# a recursive fork bomb, bounded: keeper returns and none of it is
+	# left, also when keeper's parent is killed while it runs
+	bomb=": bomb$tag$wn; f() { f | f & }; f; sleep 2; echo bombed"
+	run k --processes $lim --wall-seconds 20 -- sh -c "$bomb"
+	# (dash gives up at a refused fork: as nobody, whose other processes
+	# count too, it may end there rather than print)
+	like "$out$err" "bombed|fork" "$who: control: the fork bomb ran under --processes $lim"
+	status_ok "$(gone "bomb$tag$wn"; echo $?)" "$who: a fork bomb under --processes $lim: keeper returned (status $rc), none of it left"
+	rm -f "$B/ready"
+	$AS sh -c "\"$K\" --processes $lim -- sh -c ': bomb2$tag$wn; touch $B/ready; f() { f | f & }; f; sleep 100'; echo never" </dev/null >/dev/null 2>&1 &
+	sp=$!
+	i=0; while [ ! -e "$B/ready" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -KILL $sp 2>/dev/null	# (gone already when dash gave up at a refused fork)
+	wait $sp 2>/dev/null
+	status_ok "$(gone "bomb2$tag$wn"; echo $?)" "$who: keeper's parent killed during a fork bomb: none of it left"
+	run k -- python3 -c 'b = bytearray(200 << 20); print("allocated")'
+	is "$rc:$out" "0:allocated" "$who: control: without --memory 200 MiB are allocated"
+	run k --memory 64M -- python3 -c 'b = bytearray(200 << 20); print("allocated")'
+	[ "$rc" -ne 0 ] && [ "$out" != allocated ]
+	status_ok $? "$who: --memory 64M: the 200 MiB allocation fails (status $rc)"
+	run k --open-files 64 --file-size 4K --cpu-seconds 30 -- sh -c 'ulimit -n; ulimit -f; ulimit -t'
+	is "$rc:$(echo $out)" "0:64 8 30" "$who: --open-files, --file-size and --cpu-seconds are the program's rlimits"
+	if [ "$who" = root ]; then
+		run k -- sh -c 'grep "^0::" /proc/self/cgroup'
+		like "$out" '^0::.*/corral-[0-9]+-[0-9]+$' "$who: the program runs in a cgroup v2 of its own"
+		cg=${out#0::}
+		left=$(find /sys/fs/cgroup -maxdepth 3 -type d -path "*$cg" 2>/dev/null)
+		is "$left" "" "$who: ... removed after"
+	fi
+
+	# --pid-fd and --chdir
+	run sh -c "$AS \"$K\" --pid-fd 5 -- sh -c 'echo \$\$; ls -l /proc/self/fd/ | grep -c \" 5 ->\"' 5>\"$B/pid\""
+	is "$out" "$(cat "$B/pid")
+0" "$who: --pid-fd writes the program's pid, and the program does not hold the descriptor"
+	run k --chdir "$B/d" -- pwd
+	is "$rc:$out" "0:$B/d" "$who: --chdir: the program starts there"
+	ln -sfn "$B/d" "$B/link"
+	run k --chdir "$B/link" -- pwd
+	is "$rc" 125 "$who: --chdir through a symbolic link: refused (125)"
+	like "$err" "keeper: fatal: unable to enter $B/link" "$who: ... said so"
+}
+
+suite root 1
+suite nobody 2
+
+# refusals: one fatal line, 125, nothing run
+for a in "--memory 0" "--memory 12Q" "--processes 0" "--processes 4194305" "--wall-seconds 0" \
+    "--wall-seconds 1.2345" "--wall-seconds -1" "--open-files x" "--allow-osc 70000" "--pid-fd 1" \
+    "--chdir rel" "--cgroup rel"; do
+	run "$K" $a -- echo ran
+	is "$rc:$out" "125:" "keeper $a: refused (125), nothing run"
+	like "$err" "^keeper: fatal: ${a%% *} " "keeper $a: one fatal line naming the option"
+done
+run "$K" --bogus
+is "$rc" 125 "an unknown option: 125"
+run "$K"
+is "$rc" 125 "no program: 125"
+
+# a cgroup given: the program is born there, it is emptied, not removed
+if is_root && [ -w /sys/fs/cgroup/unified/cgroup.procs ]; then
+	G=/sys/fs/cgroup/unified/keeper-test-$tag
+	mkdir "$G"
+	run "$K" --cgroup "$G" -- sh -c "setsid sleep 4308.$tag & grep '^0::' /proc/self/cgroup"
+	is "$rc:$out" "0:0::/keeper-test-$tag" "--cgroup DIR: the program runs in the cgroup given"
+	is "$(cat "$G/cgroup.procs")" "" "... everything in it has ended"
+	status_ok "$([ -d "$G" ]; echo $?)" "... and it is still there"
+	run "$K" --cgroup "$G" --memory 64M -- echo ran
+	is "$rc:$out" "125:" "--cgroup without a memory controller, --memory: refused"
+	like "$err" 'keeper: fatal: limit "memory": the cgroup given has no memory controller' "... said so"
+	rmdir "$G"
+	run "$K" --cgroup "$G" -- echo ran
+	is "$rc:$out" "125:" "--cgroup that is not there: refused"
+	like "$err" "keeper: fatal: unable to take the cgroup $G" "... said so"
+else
+	diag "not root or no cgroup v2 at /sys/fs/cgroup/unified: --cgroup is not tested"
+fi
+done_testing

@@ -1,6 +1,8 @@
 /* plan: one run, resolved (paths, steps, agent), and the argv of every step.
  * The step builders are pure: run executes what explain prints (but for
- * the descriptors only corral run has: confine --refusals, keeper --pid-fd). */
+ * the descriptors only corral run has: confine --refusals and --listeners,
+ * keeper --pid-fd; and in a git repository, whose set-up and import are
+ * corral's own code, explain's script says it is not runnable by hand). */
 #ifndef CORRAL_PLAN_H
 #define CORRAL_PLAN_H
 #include <limits.h>

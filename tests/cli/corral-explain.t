@@ -28,6 +28,10 @@ like "$out" "^\\(umask 077 && printf '%s' '\\{\"none\": \\{\"signin\": \".corral
 like "$out" "^$CORRAL_BIN/keeper --pty \\\\$" "keeper starts the chain, by absolute path, with its terminal"
 like "$out" "^  -- $CORRAL_BIN/env-filter --baseline " "env-filter starts the next line, by absolute path"
 like "$out" "^  -- $CORRAL_BIN/confine " "confine on its own line"
+# the system as corral grants it (the default policy's "exec", checked and
+# passed with --no-symlinks); sandbox-mcp grants /etc read-only on purpose
+# (sandbox-mcp/chain.c, sandbox-mcp-bash.t)
+like "$out" "confine --no-symlinks -x /usr -x /etc " "corral: /usr and /etc executable, from the default policy"
 like "$out" "-p 'HOME='\"\\\$ATTEMPT_DIR\"'/home'" "HOME pinned to the attempt home"
 like "$out" "-W \"\\\$ATTEMPT_DIR\"'/tmp'" "attempt tmp granted"
 like "$out" " -W $TMP/ws " "workspace granted (no .git: a plain grant)"

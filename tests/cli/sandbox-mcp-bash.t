@@ -45,6 +45,15 @@ for who in root nobody; do
 	sbx session_bash '{"command":"echo hi; echo err >&2; exit 3","description":"control"}'
 	is "$(j .exit_code):$(j '.stdout|@json'):$(j .stdout_bytes):$(j '.stderr|@json'):$(j .stderr_bytes)" '3:"hi\n":3:"err\n":4' "$who: exit status, stdout and stderr with their byte counts"
 	is "$(j .timed_out)" false "$who: not timed out"
+	# the system as sandbox-mcp grants it: /etc readable, never executable
+	# (corral's default policy makes it executable: sandbox-mcp/chain.c
+	# says why they differ; corral-explain.t pins corral's side)
+	if [ -x /etc/init.d/procps ]; then
+		sbx session_bash '{"command":"head -c 2 /etc/init.d/procps; echo; /etc/init.d/procps status >/dev/null 2>&1; echo rc=$?; /usr/bin/true; echo control=$?"}'
+		is "$(j .stdout)" "#!
+rc=126
+control=0" "$who: /etc is readable, not executable; /usr is (control)"
+	fi
 	sbx session_bash '{"command":"pwd; id -un; echo $HOME; echo $TMPDIR"}'
 	is "$(j .stdout)" "$S/workspace
 $who

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -486,9 +487,10 @@ json_pointer(const char *js, const jsmntok_t *t, int ntok, int root, const char 
 }
 
 int
-json_vfail(struct json_err *e, const char *js, const jsmntok_t *t, int tok, const char *fmt, va_list ap)
+json_fail(struct json_err *e, const char *js, const jsmntok_t *t, int tok, const char *fmt, ...)
 {
 	int line = 1, col = 1, off;
+	va_list ap;
 
 	e->line = e->col = 0;
 	if (tok >= 0) {
@@ -503,7 +505,9 @@ json_vfail(struct json_err *e, const char *js, const jsmntok_t *t, int tok, cons
 		e->line = line;
 		e->col = col;
 	}
+	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 

@@ -6,7 +6,6 @@
  */
 #ifndef CORRAL_JSON_H
 #define CORRAL_JSON_H
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,8 +63,8 @@ struct json_err {
 };
 /* Fill e: the position of token tok of js (a string's opening quote; tok
  * < 0: no position) and the message. Returns -1, for "return fail(...)". */
-int json_vfail(struct json_err *e, const char *js, const jsmntok_t *t, int tok, const char *fmt,
-    va_list ap) __attribute__((format(printf, 5, 0)));
+int json_fail(struct json_err *e, const char *js, const jsmntok_t *t, int tok, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* The one JSON quoter: s[0..n) as a JSON string with quotes, control bytes
  * escaped, invalid UTF-8 as U+FFFD (any bytes make valid JSON; at most 6

@@ -103,16 +103,8 @@ struct pc {
 	struct json_err *err;
 };
 
-static int __attribute__((format(printf, 3, 4)))
-fail(struct pc *c, int tok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	json_vfail(c->err, c->js, c->t, tok, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* the error at token tok of c (lib/json) */
+#define fail(c, tok, ...) json_fail((c)->err, (c)->js, (c)->t, (tok), __VA_ARGS__)
 
 /* A string without control characters or NUL. */
 static int

@@ -50,16 +50,8 @@ struct pctx {
 	struct json_err *err;
 };
 
-static int __attribute__((format(printf, 3, 4)))
-fail(struct pctx *c, int tok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	json_vfail(c->err, c->js, c->t, tok, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* the error at token tok of c (lib/json) */
+#define fail(c, tok, ...) json_fail((c)->err, (c)->js, (c)->t, (tok), __VA_ARGS__)
 
 static int
 get_bool(struct pctx *c, int k, const char *key, int *out)

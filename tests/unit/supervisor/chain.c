@@ -158,7 +158,8 @@ main(void)
 	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/probe --require full", "probe --require TIER");
 	av_free(&a);
 	step_begin(&pl, &a);
-	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/session-store --store /home/u/.local/state/corral begin --agent claude", "begin");
+	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/session-store --store /home/u/.local/state/corral begin --agent claude --id 0123abcd --reap",
+	    "begin: the id corral chose, the leftovers reaped under the same lock");
 	av_free(&a);
 	step_create(&pl, &a);
 	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/home-stage create --state /home/u/.local/state/corral"

@@ -24,7 +24,7 @@ suite() {	# suite WHO
 	R() { d=$1; shift; (cd "$d" && $AS $E "$C" run "$@"); }
 	lastaudit() { cat "$ST/audit/$(ls -t "$ST/audit" | grep -v mcp | head -1)"; }
 	# the report, git's own lines aside, the agent's checkout as CHECKOUT
-	rep() { printf '%s\n' "$err" | grep -v '^corral: git: ' | sed "s|$ST/git/co/[0-9a-f]*\.[0-9]*/[^/ ]*|CHECKOUT|"; }
+	rep() { printf '%s\n' "$err" | grep -v '^corral: \(warning: \)\{0,1\}git: ' | sed "s|$ST/git/co/[0-9a-f]*\.[0-9]*/[^/ ]*|CHECKOUT|"; }
 
 	# control: ordinary sources only
 	run R "$W" -- sh -c 'echo "int x;" >> src/main.c; printf "all:\n\ttrue\n" > Makefile; echo "{\"scripts\":{\"postinstall\":\"x\"}}" > package.json; echo doc > README.md; echo "echo user" > .envrc'

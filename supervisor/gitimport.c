@@ -242,6 +242,8 @@ struct qctx {
 	int afd, qfd, n;
 	const struct argv *before;	/* in-place: what was there (gitnested.c), else NULL */
 	FILE *list;
+	const struct gitseen *seen;	/* worktree: the checkout at the set-up (NULL: none) */
+	struct argv changed;		/* ... its files changed in place since, for git to hash */
 };
 
 /* Worktree mode: the checkout is the agent's, all of it goes. In-place: by
@@ -275,7 +277,8 @@ move_aside(struct qctx *c, int dfd, const char *name, const char *path)
 
 /* Walk the agent's tree without following anything: a nested repository
  * (any .git below the top) and anything neither a file, a symlink nor a
- * directory (a FIFO git would block on) is moved aside. */
+ * directory (a FIFO git would block on) is moved aside; files and links
+ * changed in place since the set-up are noted (gitseen.h). */
 static int
 quarantine(struct qctx *c, int dfd, const char *path, int depth)
 {
@@ -285,7 +288,7 @@ quarantine(struct qctx *c, int dfd, const char *path, int depth)
 	DIR *d;
 	int fd, r = 0;
 
-	if ((fd = dup(dfd)) < 0 || (d = fdopendir(fd)) == NULL)
+	if ((d = dir_fresh(dfd)) == NULL)
 		return -1;
 	while (r == 0 && (de = readdir(d)) != NULL) {
 		const char *nm = de->d_name;
@@ -293,12 +296,15 @@ quarantine(struct qctx *c, int dfd, const char *path, int depth)
 			continue;
 		if (depth == 0 && strcmp(nm, ".git") == 0)
 			continue;	/* the attempt repository itself */
-		if (de->d_type == DT_REG || de->d_type == DT_LNK) {
-			if (strcasecmp(nm, ".git") != 0)
-				continue;
-		}
+		if ((de->d_type == DT_REG || de->d_type == DT_LNK) && c->seen == NULL && strcasecmp(nm, ".git") != 0)
+			continue;
 		if (fstatat(dirfd(d), nm, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
+		if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && strcasecmp(nm, ".git") != 0) {
+			if (c->seen && gitseen_changed(c->seen, path, nm, &st))
+				av_pushf(&c->changed, "%s%s%s", path, *path ? "/" : "", nm);
+			continue;
+		}
 		if ((size_t)snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "/" : "", nm) >= sizeof sub) {
 			r = move_aside(c, dirfd(d), nm, path);
 			continue;
@@ -325,12 +331,65 @@ quarantine(struct qctx *c, int dfd, const char *path, int depth)
 	return r;
 }
 
+/* The import index's time past the set-up's (a git that read it then
+ * writes it without comparing racy entries' content). */
+static int
+future(const struct gitws *g, int afd)
+{
+	struct timespec tv[2] = { { 0, UTIME_OMIT }, { g->seen.ready.tv_sec + 1, 0 } };
+
+	return g->seen.ok ? utimensat(afd, "import.index", tv, AT_SYMLINK_NOFOLLOW) : 0;
+}
+
+/* gitseen.h: the files it changed in place hashed into the import index
+ * (taken out, then added: git skips a path whose stat matches; each was in
+ * the checkout at the set-up, so in the index), then the index's time set
+ * past the set-up's, so that git add -A trusts the stat of every entry
+ * instead of reading each file written in the same second as the index
+ * (all of a fresh checkout). 0, or -1. */
+static int
+trust_stat(const struct gitws *g, int afd, const struct gitcall *gc, const struct argv *changed)
+{
+	const char *const rm[] = { "update-index", "--force-remove", "-z", "--stdin", NULL };
+	const char *const ui[] = { "update-index", "--add", "-z", "--stdin", NULL };
+	size_t n = 0;
+	char *buf;
+	int fd, code = 0;
+
+	if (future(g, afd) < 0 && errno != ENOENT)	/* again: read-tree -m wrote it */
+		return -1;
+	if (changed->n > 0) {
+		for (size_t i = 0; i < changed->n; i++)
+			n += strlen(changed->v[i]) + 1;
+		if ((buf = malloc(n)) == NULL)
+			return -1;
+		n = 0;
+		for (size_t i = 0; i < changed->n; i++) {
+			memcpy(buf + n, changed->v[i], strlen(changed->v[i]) + 1);
+			n += strlen(changed->v[i]) + 1;
+		}
+		fd = gitws_stdin(afd, "changed", buf, n);
+		free(buf);
+		if (fd < 0)
+			return -1;
+		code = gitrun(gc, rm, fd, -1, NULL, NULL, 0);
+		if (code == 0 && lseek(fd, 0, SEEK_SET) == 0)
+			code = gitrun(gc, ui, fd, -1, NULL, NULL, 0);
+		close(fd);
+	}
+	if (code != 0 || changed->err)
+		return -1;
+	return future(g, afd);
+}
+
 /* The files the agent left over the starting index: a tree (objects into
  * objdir: NULL, the real repository's). The user's dependency directories
  * linked into the checkout, and whatever the agent put in their place, are
- * left out. */
+ * left out. changed: what it changed in place (gitseen.h), hashed first;
+ * git then trusts the stat of every other entry. */
 static int
-files_tree(const struct gitws *g, int afd, const char *tip, const char *objdir, char *tree, char *why, size_t whyn)
+files_tree(const struct gitws *g, int afd, const char *tip, const char *objdir, const struct argv *changed,
+    char *tree, char *why, size_t whyn)
 {
 	char idx[PATH_MAX + 16], *out = NULL;
 	const char *const rtm[] = { "read-tree", "-m", "-i", g->base, tip, NULL };
@@ -345,6 +404,8 @@ files_tree(const struct gitws *g, int afd, const char *tip, const char *objdir, 
 	(void)unlinkat(afd, "import.index", 0);
 	if (gitws_copy_index(afd, "base.index", afd, "import.index") < 0 && errno != ENOENT)
 		return msg_say(why, whyn, "unable to copy %s/base.index: %s", g->dir, strerror(errno));
+	if (future(g, afd) < 0 && errno != ENOENT)
+		return msg_say(why, whyn, "unable to set the time of %s/import.index: %s", g->dir, strerror(errno));
 	if (tip[0] && strcmp(tip, g->base) != 0) {
 		/* carry the starting stat information over where it still holds */
 		if (!g->base[0] || gitrun(&gc, rtm, -1, -1, NULL, NULL, 0) != 0) {
@@ -353,6 +414,8 @@ files_tree(const struct gitws *g, int afd, const char *tip, const char *objdir, 
 				return msg_say(why, whyn, "git read-tree %s failed (status %d)", tip, code);
 		}
 	}
+	if (g->seen.ok && trust_stat(g, afd, &gc, changed) < 0)
+		return msg_say(why, whyn, "git update-index of the files it changed in %s failed", g->work);
 	av_push(&add, "add");
 	av_push(&add, "-A");
 	av_push(&add, "--ignore-errors");
@@ -368,6 +431,9 @@ files_tree(const struct gitws *g, int afd, const char *tip, const char *objdir, 
 	av_free(&add);
 	if (code != 0 && code != 1)
 		return msg_say(why, whyn, "git add -A over %s failed (status %d)", g->work, code);
+	/* without the work tree: git write-tree given one spends more than
+	 * twice the time (45 against 18 ms at 10k files) */
+	gc.work = NULL;
 	code = gitrun(&gc, wt, -1, -1, &out, &len, 4096);
 	if (code != 0 || len < g->hexlen || !gitref_oid_ok(out, g->hexlen, g->hexlen)) {
 		free(out);
@@ -458,7 +524,8 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	struct gitcall gc = { g->git, g->gitdir, NULL, NULL, NULL, NULL };
 	char tip[GITREF_OID_MAX + 1], tree[GITREF_OID_MAX + 1], q[PATH_MAX + 16], spec[160];
 	char msg[160], c1[GITREF_OID_MAX + 4], c2[GITREF_OID_MAX + 4], ptip[GITREF_OID_MAX + 16];
-	struct qctx qc = { -1, -1, 0, g->mode == GIT_INPLACE ? &g->nested : NULL, NULL };
+	struct qctx qc = { -1, -1, 0, g->mode == GIT_INPLACE ? &g->nested : NULL, NULL,
+		g->seen.ok ? &g->seen : NULL, { 0 } };
 	struct gitxrefs todo = { 0 };
 	struct argv ov = { 0 };		/* files both changed, carried whole */
 	int afd, rdir, wfd, skipped = 0, r = -1;
@@ -531,7 +598,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	if (qc.n)
 		snprintf(res->quarantine, sizeof res->quarantine, "%s/quarantine", g->dir);
 	own_deps(g, res);
-	if (files_tree(g, afd, tip, carry ? q : NULL, tree, why, whyn) < 0)
+	if (files_tree(g, afd, tip, carry ? q : NULL, &qc.changed, tree, why, whyn) < 0)
 		goto out;
 	snprintf(res->commit, sizeof res->commit, "%.64s", tip);
 	snprintf(ptip, sizeof ptip, "%s^{tree}", tip);
@@ -582,6 +649,7 @@ out:
 	for (size_t i = 0; i < ov.n; i++)
 		gitws_add_name(res->overlap, sizeof res->overlap, ov.v[i]);
 	av_free(&ov);
+	av_free(&qc.changed);
 	if (rdir >= 0)
 		close(rdir);
 	close(afd);

@@ -164,6 +164,7 @@ gitws_free(struct gitws *g)
 	av_free(&g->objects);
 	av_free(&g->nested);
 	av_free(&g->deplinks);
+	gitseen_free(&g->seen);
 }
 
 int
@@ -606,6 +607,7 @@ make_base(struct gitws *g, int rfd, int afd, const char *headref, const char *st
 	(void)unlinkat(afd, "base.paths", 0);
 	if (code != 0)
 		return msg_say(why, whyn, "git update-index of your changes in the attempt repository failed (status %d)", code);
+	gc.work = NULL;		/* write-tree is slower given a work tree (gitimport.c) */
 	code = gitrun(&gc, wt, -1, -1, &out, &len, 4096);
 	if (code != 0 || len < g->hexlen || !gitref_oid_ok(out, g->hexlen, g->hexlen)) {
 		free(out);
@@ -937,6 +939,9 @@ toolong:
 	 * the agent cannot reach it: the import starts from it */
 	if (gitws_copy_index(rfd, "index", afd, "base.index") < 0 && errno != ENOENT)
 		goto sys;
+	/* last: what the checkout holds now (no walk: git alone judges) */
+	if (g->mode == GIT_WORKTREE)
+		(void)gitseen_take(&g->seen, wfd, afd, &g->deplinks);
 	r = 0;
 	goto out;
 sys:

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "argv.h"
+#include "gitseen.h"
 #include "policy.h"
 
 struct gitws {
@@ -37,6 +38,7 @@ struct gitws {
 	int lockfd;		/* worktree: the checkout's slot, held (-1: none) */
 	struct timespec t0;	/* when the attempt was set up */
 	struct argv nested;	/* in-place: the nested repositories before (gitnested.c) */
+	struct gitseen seen;	/* worktree: the checkout at the end of the set-up */
 };
 
 /* The repository whose work tree holds dir: its top into top, dir's path

@@ -14,6 +14,7 @@
 
 #include <bearssl_hash.h>
 
+#include "fdio.h"
 #include "gitnested.h"
 
 #define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -49,10 +50,10 @@ digest_dir(br_sha256_context *c, int fd, int depth, size_t *bytes)
 	char **v = NULL, **nv;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
-	int r = 0, dup_fd;
+	int r = 0;
 	DIR *d;
 
-	if (depth > MAX_DEPTH || (dup_fd = dup(fd)) < 0 || (d = fdopendir(dup_fd)) == NULL)
+	if (depth > MAX_DEPTH || (d = dir_fresh(fd)) == NULL)
 		return -1;
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
@@ -181,7 +182,7 @@ scan(int dfd, const char *path, int depth, struct argv *out)
 	DIR *d;
 	int fd;
 
-	if ((fd = dup(dfd)) < 0 || (d = fdopendir(fd)) == NULL)
+	if ((d = dir_fresh(dfd)) == NULL)
 		return -1;
 	while ((de = readdir(d)) != NULL) {
 		const char *nm = de->d_name;

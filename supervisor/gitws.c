@@ -470,7 +470,7 @@ copy_index(const struct gitws *g, int rfd)
 		return -1;
 	if (gitws_copy_index(gfd, "index", rfd, "index") < 0 && errno != ENOENT)
 		r = -1;
-	if (r == 0 && (d = fdopendir(dup(gfd))) != NULL) {
+	if (r == 0 && (d = dir_fresh(gfd)) != NULL) {
 		while ((de = readdir(d)) != NULL)
 			if (strncmp(de->d_name, "sharedindex.", 12) == 0 &&
 			    strspn(de->d_name + 12, "0123456789abcdef") == strlen(de->d_name + 12) &&

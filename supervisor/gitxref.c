@@ -102,8 +102,8 @@ walk(int dfd, const char *prefix, size_t hexlen, struct gitxrefs *l, int *skippe
 	DIR *d;
 	int fd, r = 0;
 
-	if ((fd = dup(dfd)) < 0 || (d = fdopendir(fd)) == NULL)
-		return fd >= 0 ? (close(fd), -1) : -1;
+	if ((d = dir_fresh(dfd)) == NULL)
+		return -1;
 	while (r == 0 && (de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;

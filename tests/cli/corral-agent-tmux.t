@@ -11,10 +11,27 @@
 # name there (the one the user's own codex would use, tried by a stand-in
 # named codex; the same bind outside is the control), and nothing of it is
 # left after the run.
+#
+# gemini-cli 0.61.0: its shell mode (! then a command) runs the command
+# through node-pty (forkpty: the agent's own pty, confine --own-pty) and
+# shows its output, as it does bare (the control, in the same kind of
+# namespace and terminal).
 . "$CORRAL_TOP/tests/lib/tap.sh"
 C=$CORRAL_BIN/corral
-nmx=$("$CORRAL_TOP/mk/npm" agent-codex @openai/codex@0.171.0)
-status_ok $? "codex fetched (once) from npm"
+nmx=$("$CORRAL_TOP/mk/npm" agent-codex @openai/codex@0.171.0) &&
+nmg=$("$CORRAL_TOP/mk/npm" agent-gemini @google/gemini-cli@0.61.0)
+status_ok $? "codex and gemini-cli fetched (once) from npm"
+# gemini reads its auth choice from a system settings file only where no
+# directory above it is writable by others (as corral-agent-e2e.t)
+GS=$CORRAL_TOP/build/agent-settings/gemini.json
+if is_root && [ -n "$(p=$CORRAL_TOP; while [ "$p" != / ]; do find "$p" -maxdepth 0 -perm -0002; p=${p%/*}; p=${p:-/}; done)" ]; then
+	GSD=$(mktemp -d /run/corral-tmux.XXXXXX) && GS=$GSD/gemini.json
+	trap 'rm -rf "$TMP" "$GSD"' EXIT
+fi
+mkdir -p "${GS%/*}" && chmod 0755 "${GS%/*}" &&
+printf '{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}}\n' > "$GS.$$" &&
+chmod 0644 "$GS.$$" && mv -f "$GS.$$" "$GS"
+status_ok $? "gemini's system settings in $GS"
 NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"
 CTL=/.codex/app-server-control/app-server-control.sock
 sha() { printf %s "$1" | sha256sum | cut -c1-64; }
@@ -101,6 +118,37 @@ unlink=Permission denied" "$who: inside, its own socket is made and connected, i
 	rm -rf "$ST"
 }
 
+# gemini WHO HOW: its shell mode in tmux, bare or under corral run
+gemini() {
+	who=$1 how=$2
+	B=$TMP/gemini-$who-$how H=$B/home
+	mkdir -p "$H" "$B/ws"
+	(cd "$B/ws" && git init -q)
+	printf '{"read": ["%s"], "env": {"set": {"GEMINI_CLI_SYSTEM_SETTINGS_PATH": "%s", "GEMINI_API_KEY": "sk-corral-not-a-key"}}}\n' "$GS" "$GS" > "$B/policy.json"
+	if [ $who = root ]; then AS=""; else AS=$NOBODY; chown -R nobody:nogroup "$B"; fi
+	S="$AS env -i PATH=/usr/bin:/bin HOME=$H SHELL=/bin/sh TERM=xterm tmux -S $B/sock -f /dev/null"
+	E="env -i PATH=$nmg/.bin:/usr/bin:/bin HOME=$H TERM=tmux-256color"
+	case $how in
+	bare) R="$E GEMINI_CLI_SYSTEM_SETTINGS_PATH=$GS GEMINI_API_KEY=sk-corral-not-a-key gemini" ;;
+	corral) R="$E $C run -p $B/policy.json -- gemini" ;;
+	esac
+	unshare -n sh -c "ip link set lo up && $S new-session -d -s t -x 120 -y 40 \"cd $B/ws; timeout --foreground 300 $R; echo agent-exit-\\\$?; sleep 600\""
+	until_shown 'Type your message'; status_ok $? "$who/$how: gemini's prompt"
+	$S send-keys -t t:0 '!'
+	until_shown 'shell mode enabled'; status_ok $? "$who/$how: ! turns its shell mode on"
+	$S send-keys -t t:0 -l 'echo hi-$((6*7))'
+	until_shown 'echo hi-'
+	sleep 0.5	# keys that come too fast after the text are a paste to gemini
+	$S send-keys -t t:0 Enter
+	until_shown '^. +hi-42'; status_ok $? "$who/$how: !echo hi-\$((6*7)) prints hi-42 (its shell ran the command on a pty of its own)"
+	unlike "$(cat "$B/pane")" 'forkpty|failed|tmux 3|\[>|\[\?[0-9;]*c' "$who/$how: ... no pty failure, no terminal answer echoed"
+	$S kill-server
+}
+
 suite root
 suite nobody
+for who in root nobody; do
+	gemini $who bare
+	gemini $who corral
+done
 done_testing

@@ -195,12 +195,33 @@ on_signals(struct state *st, struct pty *t)
 	reap(st, t);
 }
 
+/* After the user's terminal hung up, SIGHUP to the program, and what is
+ * left this much later is killed: the program's own terminal stays open
+ * (keeper holds its master), so it would never see the hangup itself
+ * (gemini outlived its killed tmux) */
+enum { HANGUP_GRACE_MS = 2000 };
+
+/* the poll timeout for what comes first: the wall clock, the end of the
+ * grace after a hangup */
+static int
+next_tmo(int64_t deadline, int64_t hangup)
+{
+	int64_t now = clock_ms(CLOCK_MONOTONIC), at = deadline;
+
+	if (hangup && (!at || hangup < at))
+		at = hangup;
+	if (!at)
+		return -1;
+	return at <= now ? 0 : at - now > 0x7fffffff ? 0x7fffffff : (int)(at - now);
+}
+
 /* relay and wait until the program has ended */
 static void
 wait_loop(struct state *st, struct pty *t, int64_t deadline)
 {
 	struct pollfd pf[3];
-	int np, tmo;
+	int64_t hangup = 0;
+	int np, tmo, hung = 0;
 
 	while (st->c > 0) {
 		pf[0] = (struct pollfd){ k_pipe[0], POLLIN, 0 };
@@ -209,17 +230,23 @@ wait_loop(struct state *st, struct pty *t, int64_t deadline)
 			pf[np++] = (struct pollfd){ t->master, (short)(POLLIN | (t->blen ? POLLOUT : 0)), 0 };
 		if (t->master >= 0 && t->in >= 0 && t->blen == 0 && !t->hup)
 			pf[np++] = (struct pollfd){ t->in, POLLIN, 0 };
-		tmo = -1;
-		if (deadline) {
-			int64_t left = deadline - clock_ms(CLOCK_MONOTONIC);
-			tmo = left <= 0 ? 0 : left > 0x7fffffff ? 0x7fffffff : (int)left;
+		if (t->gone && !hung) {
+			/* the user's terminal hung up: the attempt ends */
+			hung = 1;
+			kill(-st->pg, SIGHUP);
+			hangup = clock_ms(CLOCK_MONOTONIC) + HANGUP_GRACE_MS;
 		}
+		tmo = next_tmo(deadline, hangup);
 		if (poll(pf, (nfds_t)np, tmo) < 0)
 			continue;	/* EINTR: the signal is in the pipe */
 		if (deadline && clock_ms(CLOCK_MONOTONIC) >= deadline && st->c > 0) {
 			st->timed_out = 1;
 			kill(-st->pg, SIGKILL);
 			deadline = 0;
+		}
+		if (hangup && clock_ms(CLOCK_MONOTONIC) >= hangup && st->c > 0) {
+			kill(-st->pg, SIGKILL);
+			hangup = 0;
 		}
 		for (int i = 1; i < np; i++) {
 			if (pf[i].revents == 0)

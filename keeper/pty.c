@@ -152,7 +152,11 @@ pty_to_agent(struct pty *t)
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			return 0;
 		if (n <= 0) {
-			t->in = -1;	/* the user's side is gone: nothing more to relay */
+			/* a terminal reads EOF or EIO only once hung up (raw: ^D
+			 * is a byte): nothing more to relay, and nobody to
+			 * answer the agent (keeper.c ends the attempt) */
+			t->in = -1;
+			t->gone = 1;
 			return 0;
 		}
 		t->blen = (size_t)n;

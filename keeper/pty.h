@@ -33,6 +33,7 @@ struct pty {
 	char buf[4096];		/* keys not yet taken by the agent's terminal */
 	size_t blen;
 	int hup;		/* the agent's side is closed */
+	int gone;		/* the user's terminal hung up (EOF or EIO) */
 	struct escfilter esc;	/* what it prints, without clipboard writes and answer-backs */
 };
 

@@ -15,7 +15,11 @@
 # gemini-cli 0.61.0: its shell mode (! then a command) runs the command
 # through node-pty (forkpty: the agent's own pty, confine --own-pty) and
 # shows its output, as it does bare (the control, in the same kind of
-# namespace and terminal).
+# namespace and terminal). Then the tmux server is killed (by its own
+# socket): under corral, no process of the attempt remains (corral ends the
+# tree when its terminal hangs up: SIGHUP, then kill), each seen alive
+# before (the control); bare gemini's survivors, if any, are said and
+# ended by pid.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 C=$CORRAL_BIN/corral
 nmx=$("$CORRAL_TOP/mk/npm" agent-codex @openai/codex@0.171.0) &&
@@ -35,6 +39,16 @@ status_ok $? "gemini's system settings in $GS"
 NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"
 CTL=/.codex/app-server-control/app-server-control.sock
 sha() { printf %s "$1" | sha256sum | cut -c1-64; }
+desc() {	# every descendant of pid $1
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do echo "$c"; desc "$c"; done
+}
+live() {	# pid $1 runs (a zombie has ended)
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	st=${st##*) }
+	[ "${st%% *}" != Z ]
+}
+alive() { n=0; for p in $1; do live "$p" && n=$((n + 1)); done; echo $n; }
+left() { for p in $1; do live "$p" && printf '%s:%s ' "$p" "$(cat "/proc/$p/comm" 2>/dev/null)"; done; }
 
 # until PATTERN: wait (bounded) until window 0 shows PATTERN; 0 when it does
 until_shown() {
@@ -142,7 +156,17 @@ gemini() {
 	$S send-keys -t t:0 Enter
 	until_shown '^. +hi-42'; status_ok $? "$who/$how: !echo hi-\$((6*7)) prints hi-42 (its shell ran the command on a pty of its own)"
 	unlike "$(cat "$B/pane")" 'forkpty|failed|tmux 3|\[>|\[\?[0-9;]*c' "$who/$how: ... no pty failure, no terminal answer echoed"
+	pids=$(desc "$($S display -p -t t:0 '#{pane_pid}')")
+	n=$(alive "$pids")
+	like "$n" '^[1-9]' "$who/$how: control: $n processes run under the pane before tmux is killed"
 	$S kill-server
+	i=0; while [ "$(alive "$pids")" != 0 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	if [ $how = corral ]; then
+		is "$(alive "$pids")" 0 "$who/$how: tmux killed: no process of the attempt remains $(left "$pids")"
+	elif [ "$(alive "$pids")" != 0 ]; then
+		diag "$who/$how: bare gemini outlived its terminal: $(left "$pids")(ended now)"
+		kill -KILL $pids 2>/dev/null
+	fi
 }
 
 suite root

@@ -122,6 +122,7 @@ struct runstate {
 	struct spawned begin;		/* session-store begin (run_open) */
 	struct spawned probe;		/* probe, beside begin and create (prove_start) */
 	struct runfiles rf;		/* files that run code, before the chain (runfiles.c) */
+	int rf_taken;
 };
 
 static int
@@ -341,6 +342,15 @@ prove_collect(struct runstate *s)
  * live attempt, ours included, is never reaped) while corral ends what a
  * killed corral left running in its cgroups. home-stage create follows:
  * it checks that the attempt is recorded, this agent's and running. */
+/* The files that run code in root, before the agent starts (runfiles.c). */
+static void
+snapshot(struct runstate *s, const char *root)
+{
+	s->rf_taken = 1;
+	if (runfiles_snapshot(&s->rf, root, s->pl.workspace, s->pl.home) < 0)
+		msg_warn_sys("unable to look for files that run code in %s", root);
+}
+
 static int
 run_open(struct runstate *s)
 {
@@ -358,8 +368,12 @@ run_open(struct runstate *s)
 		return msg_fatal_sys("unable to run session-store begin"), -1;
 	}
 	av_free(&a);
-	/* what a keeper that was killed left running ends, while they run */
+	/* what a keeper that was killed left running ends, while they run;
+	 * and a workspace the agent works in as it is (no attempt checkout
+	 * to make first) is looked at for files that run code */
 	(void)cg_reap_stale();
+	if (!s->pl.git || s->pol.git == GIT_OFF)
+		snapshot(s, s->pl.workspace);
 	ws = spawn_collect(&s->begin, out, sizeof out);
 	s->begin.pid = -1;
 	if (ws < 0)
@@ -632,8 +646,8 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	    egress_start(&s.eg, &s.pl, &s.au, envp) < 0)
 		return fail_run(&s);
 	/* trust (runfiles.c): the directory the agent writes, noted before */
-	if (runfiles_snapshot(&s.rf, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace, s.pl.workspace, s.pl.home) < 0)
-		msg_warn_sys("unable to look for files that run code in %s", s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
+	if (!s.rf_taken)
+		snapshot(&s, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
 	if ((r = run_chain(&s, envp, &res)) < 0)
 		return fail_run(&s);
 	if (r == 0)

@@ -18,27 +18,42 @@ q(FILE *f, const char *s)
 		fputs(b, f);
 }
 
+/* a JSON array of l's strings, after lead's (a JSON string) when not NULL */
 static void
-strs(FILE *f, const struct strlist *l)
+strs_after(FILE *f, const char *lead, const struct strlist *l)
 {
 	fputc('[', f);
+	if (lead)
+		fputs(lead, f);
 	for (size_t i = 0; i < l->n; i++) {
-		fputs(i ? ", " : "", f);
+		fputs(i || lead ? ", " : "", f);
 		q(f, l->v[i]);
 	}
 	fputc(']', f);
 }
 
-/* A list that adds to a default that is not empty (exec, git_deps): when
- * empty, "-*" (none of the default's), so that the file printed reads back
- * as the same policy. */
 static void
-merged(FILE *f, const struct strlist *l)
+strs(FILE *f, const struct strlist *l)
 {
-	if (l->n == 0)
-		fputs("[\"-*\"]", f);
-	else
-		strs(f, l);
+	strs_after(f, NULL, l);
+}
+
+/* A list that adds to a default that is not empty (exec, git_deps), written
+ * so that the file printed reads back as the same policy: over the default,
+ * entries only add, so a list that lacks one of the default's begins with
+ * "-*" (none of the default's), and an empty one is just that. */
+static void
+merged(FILE *f, const struct strlist *l, const struct strlist *def)
+{
+	size_t i, j;
+
+	for (i = 0; i < def->n; i++) {
+		for (j = 0; j < l->n && strcmp(l->v[j], def->v[i]) != 0; j++)
+			;
+		if (j == l->n)
+			break;
+	}
+	strs_after(f, i == def->n ? NULL : "\"-*\"", l);
 }
 
 static void
@@ -154,16 +169,20 @@ policy_print(FILE *f, const struct policy *p)
 {
 	static const char *const git[] = { [GIT_WORKTREE] = "worktree", [GIT_INPLACE] = "in-place",
 		[GIT_OFF] = "off" };
+	struct policy def;
+	struct json_err err;
 	const char *sep = "";
 
+	if (policy_default(&def, &err) < 0)
+		policy_init(&def);	/* a bug; nothing then looks taken away */
 	fputs("{\n  \"version\": 1,\n  \"workspace\": ", f);
 	q(f, p->workspace ? p->workspace : ".");
 	fprintf(f, ",\n  \"git\": \"%s\",\n  \"git_deps\": ", git[p->git]);
-	merged(f, &p->git_deps);
+	merged(f, &p->git_deps, &def.git_deps);
 	fputs(",\n  \"read\": ", f);
 	strs(f, &p->read);
 	fputs(",\n  \"exec\": ", f);
-	merged(f, &p->exec);
+	merged(f, &p->exec, &def.exec);
 	fprintf(f, ",\n  \"path_exec\": %s,\n  \"write\": ", p->path_exec ? "true" : "false");
 	strs(f, &p->write);
 	fprintf(f, ",\n  \"devices\": %s,\n  \"proc\": %s,\n  \"network\": ",

@@ -98,8 +98,9 @@ al_write(struct auditline *a, int fd)
 {
 	if (a->bad) {
 		/* never a torn line: say it did not fit, at the time it began */
-		size_t t = strcspn(a->line, ",");
-		a->len = t;
+		const char *comma = memchr(a->line, ',', a->len);
+		if (comma != NULL)
+			a->len = (size_t)(comma - a->line);
 		a->bad = 0;
 		raw(a, TOO_LONG, strlen(TOO_LONG));
 	}

@@ -23,9 +23,6 @@ browser_add(struct policy *p, char *why, size_t whyn)
 		if (strcmp(p->mcp[i].name, "browser") == 0)
 			return snprintf(why, whyn, "\"mcp\" names a server \"browser\", the name of the "
 			    "policy's \"browser\""), -1;
-	if (p->net == NET_ALLOW)
-		return snprintf(why, whyn, "\"browser\" does not work with a domain allowlist yet "
-		    "(\"network\": {\"allow\": ...})"), -1;
 	if (p->nmcp >= POLICY_MAX_MCP)
 		return snprintf(why, whyn, "\"mcp\" and \"browser\" make more than %d servers", POLICY_MAX_MCP), -1;
 	m = &p->mcp[p->nmcp];
@@ -109,6 +106,19 @@ step_browser(const struct plan *pl, struct argv *a)
 	case NET_NONE:
 		av_push(a, "--no-network");
 		break;
+	case NET_ALLOW:
+		/* the listed names through egress-proxy (Chromium's
+		 * --proxy-server, browser_prepare), nothing else remote;
+		 * loopback, which Chromium does not send to a proxy, is its
+		 * own and the agent's servers, as below */
+		av_push(a, "--no-remote");
+		av_push(a, "--loopback");
+		av_push(a, pl->egress_port);
+		if (p->deny_private)
+			av_push(a, "--deny-private");
+		av_push(a, "--loopback-from");
+		av_pushf(a, "%s/" BROWSER_LISTENERS, d);
+		break;
 	case NET_PORTS:
 		for (size_t i = 0; i < p->connect.n; i++) {
 			av_push(a, "--connect");
@@ -155,11 +165,28 @@ step_browser(const struct plan *pl, struct argv *a)
 }
 
 int
+browser_config(const struct plan *pl, char *out, size_t cap)
+{
+	int n;
+
+	/* with a domain allowlist Chromium sends every request but
+	 * loopback's to egress-proxy: an argument of its own, not
+	 * Playwright's "proxy", which would send loopback there too (where
+	 * the agent's dev server is refused) */
+	if (pl->pol->net == NET_ALLOW)
+		n = snprintf(out, cap, BROWSER_CONFIG_FMT, ",\"--proxy-server=http://127.0.0.1:",
+		    pl->egress_port, "\"");
+	else
+		n = snprintf(out, cap, BROWSER_CONFIG_FMT, "", "", "");
+	return n < 0 || (size_t)n >= cap ? -1 : n;
+}
+
+int
 browser_prepare(const struct plan *pl)
 {
 	static const char *const sub[] = { "profile", "tmp", "out" };
-	char pkg[PATH_MAX], cli[PATH_MAX + 8];
-	int afd, bfd = -1, r = -1;
+	char pkg[PATH_MAX], cli[PATH_MAX + 8], cfg[256];
+	int afd, bfd = -1, r = -1, n;
 
 	browser_package(pl, pkg, sizeof pkg);
 	snprintf(cli, sizeof cli, "%s/cli.js", pkg);
@@ -178,7 +205,8 @@ browser_prepare(const struct plan *pl)
 	for (size_t i = 0; i < sizeof sub / sizeof *sub; i++)
 		if (mkdirat(bfd, sub[i], 0700) < 0)
 			goto out;
-	if (file_write_atomic(bfd, "config.json", BROWSER_CONFIG, sizeof BROWSER_CONFIG - 1, 0600) < 0)
+	if ((n = browser_config(pl, cfg, sizeof cfg)) < 0 ||
+	    file_write_atomic(bfd, "config.json", cfg, (size_t)n, 0600) < 0)
 		goto out;
 	r = 0;
 out:

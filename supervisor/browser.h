@@ -11,7 +11,7 @@
 #define BROWSER_NODE "/usr/bin/node"
 /* what Playwright MCP is told beyond its flags (Chromium's zygote hangs
  * under confine's filter; --no-sandbox: see corral(1)) */
-#define BROWSER_CONFIG "{\"browser\":{\"launchOptions\":{\"args\":[\"--no-zygote\"]}}}\n"
+#define BROWSER_CONFIG_FMT "{\"browser\":{\"launchOptions\":{\"args\":[\"--no-zygote\"%s%s%s]}}}\n"
 
 /* With "browser": add the MCP server "browser" to p (its command is built by
  * step_browser). 0; -1 with why filled when the policy cannot have one. */
@@ -21,6 +21,10 @@ void browser_package(const struct plan *pl, char *out, size_t cap);
 /* mcp-proxy's upstream command: confine (its own rules) -> env -> node
  * Playwright MCP -> Chromium. Pure. */
 int step_browser(const struct plan *pl, struct argv *a);
+/* Playwright MCP's config.json (BROWSER_CONFIG_FMT; with a domain
+ * allowlist, Chromium's --proxy-server at egress-proxy) into out: its
+ * length, -1 when it does not fit. Pure. */
+int browser_config(const struct plan *pl, char *out, size_t cap);
 /* corral run: ATTEMPT/browser/{profile,tmp,out} and its config, after
  * checking that Chromium, node and the package are there. 0, or -1 after
  * a fatal message and a hint. */

@@ -105,6 +105,21 @@ explain_print(FILE *f, const struct plan *pl0)
 			pl.agent_sock = SHVAR("AGENT_SOCK");
 		}
 	}
+	if (r == 0 && pl.pol->net == NET_ALLOW) {
+		/* the domain allowlist: egress-proxy (its URL on its stdout),
+		 * first: the browser's proxy names its port */
+		char q[PATH_MAX * 4 + 16], qq[PATH_MAX * 4 + 16];
+		snprintf(pl.egress_port, sizeof pl.egress_port, "\001EGRESS_PORT\002");
+		snprintf(q, sizeof q, "%s/egress.url", pl.attempt_dir);
+		fprintf(f, "# the domain allowlist: egress-proxy, outside the boundary\n");
+		if (step_egress(&pl, &a) < 0 || line(f, "", &a, " </dev/null > ") < 0 ||
+		    sh_quote(q, 1, qq, sizeof qq) < 0)
+			r = -1;
+		else
+			fprintf(f, "%s &\nEGRESS_PORT=$(until grep -q http %s; do sleep 0.1; done; sed 's|^http://127.0.0.1:||' %s)\n",
+			    qq, qq, qq);
+		av_free(&a);
+	}
 	for (size_t i = 0; r == 0 && i < pl.pol->nmcp; i++) {
 		/* an MCP server: a per-attempt token, the proxy (its URL on its
 		 * stdout), then $CORRAL_MCP_CONFIG, which corral run writes */
@@ -125,9 +140,10 @@ explain_print(FILE *f, const struct plan *pl0)
 		}
 		if (r == 0 && pl.pol->mcp[i].browser) {
 			/* the browser's own directory, which corral run makes */
-			char qd[PATH_MAX * 4 + 16], qc[512];
+			char qd[PATH_MAX * 4 + 16], qc[512], cfg[256];
 			snprintf(q, sizeof q, "%s/browser", pl.attempt_dir);
-			if (sh_quote(q, 1, qd, sizeof qd) < 0 || sh_quote(BROWSER_CONFIG, 0, qc, sizeof qc) < 0)
+			if (sh_quote(q, 1, qd, sizeof qd) < 0 || browser_config(&pl, cfg, sizeof cfg) < 0 ||
+			    sh_quote(cfg, 1, qc, sizeof qc) < 0)
 				r = -1;
 			else
 				fprintf(f, "(umask 077 && mkdir %s %s/profile %s/tmp %s/out && printf '%%s' %s > %s/config.json)\n",
@@ -144,20 +160,6 @@ explain_print(FILE *f, const struct plan *pl0)
 				fprintf(f, "%s &\n%s=$(until grep -q mcp %s; do sleep 0.1; done; sed 's|^http://127.0.0.1:\\([0-9]*\\)/mcp$|\\1|' %s)\n",
 				    qq, var, qq, qq);
 		}
-		av_free(&a);
-	}
-	if (r == 0 && pl.pol->net == NET_ALLOW) {
-		/* the domain allowlist: egress-proxy (its URL on its stdout) */
-		char q[PATH_MAX * 4 + 16], qq[PATH_MAX * 4 + 16];
-		snprintf(pl.egress_port, sizeof pl.egress_port, "\001EGRESS_PORT\002");
-		snprintf(q, sizeof q, "%s/egress.url", pl.attempt_dir);
-		fprintf(f, "# the domain allowlist: egress-proxy, outside the boundary\n");
-		if (step_egress(&pl, &a) < 0 || line(f, "", &a, " </dev/null > ") < 0 ||
-		    sh_quote(q, 1, qq, sizeof qq) < 0)
-			r = -1;
-		else
-			fprintf(f, "%s &\nEGRESS_PORT=$(until grep -q http %s; do sleep 0.1; done; sed 's|^http://127.0.0.1:||' %s)\n",
-			    qq, qq, qq);
 		av_free(&a);
 	}
 	if (r == 0 && pl.pol->net == NET_UNFILTERED)

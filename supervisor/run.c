@@ -642,8 +642,8 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	if (pending_sig)
 		return interrupted(&s);
 	if (gitstep_begin(&s.pl, s.attempt) < 0 ||
-	    mcp_start(&s.mcp, &s.pl, &s.au, envp) < 0 ||
-	    egress_start(&s.eg, &s.pl, &s.au, envp) < 0)
+	    egress_start(&s.eg, &s.pl, &s.au, envp) < 0 ||
+	    mcp_start(&s.mcp, &s.pl, &s.au, envp) < 0)	/* the browser's names the egress port */
 		return fail_run(&s);
 	/* trust (runfiles.c): the directory the agent writes, noted before */
 	if (!s.rf_taken)

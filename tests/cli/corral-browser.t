@@ -44,8 +44,8 @@ like "$out" '"browser": \{"tools": \["browser_navigate", "browser_navigate_back"
 unlike "$out" 'browser_file_upload|browser_run_code_unsafe' "... which leave out file uploads and code run in the server"
 pol b6 '{"browser": true, "network": {"allow": ["a.test"]}}'
 run $E "$C" explain -p "$TMP/b6.json" -w "$W" -- true
-is "$rc:$err" "1:corral: fatal: \"browser\" does not work with a domain allowlist yet (\"network\": {\"allow\": ...})
-corral: hint: change the policy's \"browser\" or \"mcp\" (see corral(1), BROWSER)" "with a domain allowlist: refused, with a hint"
+like "$out" "--proxy-server=http://127.0.0.1:'\"\\\$EGRESS_PORT\"'" "with a domain allowlist: Chromium's proxy is egress-proxy"
+like "$out" "--no-remote --loopback \"\\\$EGRESS_PORT\" --loopback-from \"\\\$ATTEMPT_DIR\"'/listeners' -- /usr/bin/env" "... and its broker lets nothing else remote through"
 pol b7 '{"browser": true, "mcp": {"browser": {"command": ["true"], "tools": ["x"]}}}'
 run $E "$C" explain -p "$TMP/b7.json" -w "$W" -- true
 like "$err" 'names a server "browser"' "an MCP server named browser as well: refused"
@@ -276,6 +276,40 @@ like "$(line browser_evaluate 1)" "meta=blocked loop=blocked same=reached dev=re
 like "$(line browser_navigate 2)" "ERR_NETWORK_ACCESS_DENIED" "nolna: navigating to the metadata address: refused (corral's broker: EACCES)"
 like "$(line browser_navigate 3)" "ERR_NETWORK_ACCESS_DENIED" "nolna: navigating to an outside loopback service: refused"
 unlike "$out" "METADATA-SECRET|LOOPBACK-SECRET" "nolna: no metadata or loopback content anywhere in the answers"
+
+# --- with a domain allowlist: Chromium sends every request but loopback's
+# to egress-proxy (--proxy-server), its broker refuses any other remote
+# destination (--no-remote); loopback stays its own and the agent's
+printf '127.0.0.1 localhost\n198.51.100.10 allowed.test denied.test\n' >"$TMP/hosts"
+mount --bind "$TMP/hosts" /etc/hosts
+BPKG=
+setup allow
+printf '%s\n' "{\"read\": [\"$CORRAL_TOP/tests/helpers\"], \"write\": [\"$B/h\"], \"network\": {\"allow\": [\"allowed.test\"]}, \"browser\": {\"package\": \"$PKG\"}}" >"$B/pol.json"
+echo AGENT-DEV-SERVER >"$B/h/dev/index.html"
+(cd "$B/ws" && nice $EB "$C" run -p "$B/pol.json" -- "$PY" "$A" --serve "$B/h/dev" 47031 \
+	'browser_navigate={"url": "http://allowed.test/"}' \
+	'browser_evaluate={"function": "async () => { const r = document.getElementById(\"r\"); for (let i = 0; i < 150 && r.textContent === \"pending\"; i++) await new Promise((ok) => setTimeout(ok, 100)); return r.textContent; }"}' \
+	'browser_snapshot={}' \
+	'browser_navigate={"url": "http://127.0.0.1:47031/"}' \
+	'browser_snapshot={}' \
+	'browser_navigate={"url": "http://denied.test/"}' \
+	'browser_navigate={"url": "http://198.51.100.10/"}' \
+	'browser_navigate={"url": "http://127.0.0.1:47021/"}' \
+	>"$B/run.out" 2>"$B/run.err")
+rc=$? out=$(cat "$B/run.out") err=$(cat "$B/run.err")
+is "$rc" 0 "allow: corral run with a browser and a domain allowlist: the agent's status"
+[ "$rc" = 0 ] || diag "$(printf '%s\n' "$err" | tail -5)"
+like "$(line browser_snapshot 1)" "REMOTE-PAGE-TEXT" "allow: a listed name's page loads through egress-proxy"
+like "$(line browser_evaluate 1)" "meta=blocked loop=blocked same=reached dev=reached file=blocked" \
+	"allow: its script: no metadata, no outside loopback, its own origin through the proxy; the agent's dev server answers it (a page through a loopback proxy is not public to Chromium's checks)"
+like "$(line browser_navigate 2)" "Page URL: http://127.0.0.1:47031/" "allow: the agent's dev server (loopback: not through the proxy, the broker's own and the agent's)"
+like "$(line browser_snapshot 2)" "AGENT-DEV-SERVER" "allow: ... its text comes back"
+EG=$(cat "$ST"/audit/*.jsonl)
+like "$EG" '"host":"allowed.test","port":80,"decision":"allow"' "allow: egress-proxy let the listed name through"
+like "$EG" '"host":"denied.test","port":80,"decision":"deny","reason":"not listed"' "allow: a name not on the list: refused by egress-proxy"
+like "$EG" '"host":"198.51.100.10","port":80,"decision":"deny"' "allow: ... nor an address"
+unlike "$EG" '"host":"(denied.test|198.51.100.10)","port":80,"decision":"allow"' "allow: ... neither let through"
+like "$(line browser_navigate 5)" "ERR_NETWORK_ACCESS_DENIED" "allow: an outside loopback service: refused by the broker"
 
 # --- corral killed with SIGKILL while the browser runs: mcp-proxy gets
 # its parent-death signal and ends; its launcher, the subreaper of the

@@ -1,15 +1,17 @@
 #!/usr/bin/python3
 # browser-agent: the agent's side of corral's browser, run inside corral run.
-#   browser-agent.py [--serve DIR PORT] [--hold DIR] TOOL=JSON...
+#   browser-agent.py [--serve DIR PORT] [--no-mcp] [--hold DIR] TOOL=JSON...
 # Reads $CORRAL_MCP_CONFIG, speaks MCP (Streamable HTTP) to the server
 # "browser", prints "tools N" and then one line per call:
 # "TOOL => TEXT" (a result, newlines as " | ") or "TOOL => ERROR CODE MSG".
 # --serve DIR PORT: first start the agent's own dev server (python3 -m
 # http.server on 127.0.0.1:PORT, serving DIR) and wait until it answers.
+# --no-mcp: then stop (bench/browser's side without a browser).
 # --hold DIR: after the first call, write DIR/ready and wait for DIR/go.
 import json, os, subprocess, sys, time, urllib.request
-cfg = json.load(open(os.environ["CORRAL_MCP_CONFIG"]))
-s = cfg["mcpServers"]["browser"]
+# loopback only (mcp-proxy, the dev server): never through a proxy of the
+# environment (a domain allowlist sets HTTP_PROXY to egress-proxy)
+urlopen = urllib.request.build_opener(urllib.request.ProxyHandler({})).open
 sid = None
 def call(i, method, params):
     global sid
@@ -18,7 +20,7 @@ def call(i, method, params):
     if sid:
         h["Mcp-Session-Id"] = sid
     body = json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}).encode()
-    resp = urllib.request.urlopen(urllib.request.Request(s["url"], data=body, headers=h), timeout=170)
+    resp = urlopen(urllib.request.Request(s["url"], data=body, headers=h), timeout=170)
     sid = resp.headers.get("Mcp-Session-Id") or sid
     r = resp.read().decode()
     if not r.lstrip().startswith("{"):
@@ -31,13 +33,16 @@ if args[:1] == ["--serve"]:
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while True:
         try:
-            urllib.request.urlopen("http://127.0.0.1:%s/" % args[2], timeout=5).read()
+            urlopen("http://127.0.0.1:%s/" % args[2], timeout=5).read()
             break
         except OSError:
             if dev.poll() is not None:
                 sys.exit("browser-agent: the dev server ended")
             time.sleep(0.1)
     args = args[3:]
+if args[:1] == ["--no-mcp"]:
+    sys.exit(0)
+s = json.load(open(os.environ["CORRAL_MCP_CONFIG"]))["mcpServers"]["browser"]
 hold = None
 if args[:1] == ["--hold"]:
     hold, args = args[1], args[2:]

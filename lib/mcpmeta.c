@@ -1,9 +1,8 @@
 /* The MCP 2026-07-28 request metadata: header values, checks, _meta. */
 #include <string.h>
 
+#include "base64.h"
 #include "mcpmeta.h"
-
-static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 int
 mcpmeta_name(const struct rpc_msg *m, char *out, size_t cap)
@@ -47,36 +46,21 @@ mcpmeta_hdr_encode(const char *v, size_t n, char *out, size_t cap)
 		out[n] = '\0';
 		return (int)n;
 	}
-	if (9 + 4 * ((n + 2) / 3) + 2 + 1 > cap)
+	if (9 + B64_LEN(n) + 2 + 1 > cap)
 		return -1;
 	memcpy(out, "=?base64?", 9);
-	o = 9;
-	for (i = 0; i < n; i += 3) {
-		unsigned a = (unsigned char)v[i], b = i + 1 < n ? (unsigned char)v[i + 1] : 0,
-		    c = i + 2 < n ? (unsigned char)v[i + 2] : 0;
-		out[o++] = B64[a >> 2];
-		out[o++] = B64[((a & 3) << 4) | (b >> 4)];
-		out[o++] = i + 1 < n ? B64[((b & 15) << 2) | (c >> 6)] : '=';
-		out[o++] = i + 2 < n ? B64[c & 63] : '=';
-	}
+	o = 9 + (size_t)b64_encode(v, n, out + 9, cap - 9);
 	out[o++] = '?';
 	out[o++] = '=';
 	out[o] = '\0';
 	return (int)o;
 }
 
-static int
-b64val(char c)
-{
-	const char *p = c ? strchr(B64, c) : NULL;
-	return p ? (int)(p - B64) : -1;
-}
-
 int
 mcpmeta_hdr_decode(const char *v, size_t n, char *out, size_t cap)
 {
-	size_t i, o = 0, len;
-	const char *s;
+	size_t i;
+	long l;
 
 	for (i = 0; i < n; i++)
 		if (((unsigned char)v[i] < 0x20 && v[i] != '\t') || (unsigned char)v[i] > 0x7e)
@@ -88,29 +72,11 @@ mcpmeta_hdr_decode(const char *v, size_t n, char *out, size_t cap)
 		out[n] = '\0';
 		return (int)n;
 	}
-	s = v + 9;
-	len = n - 11;
-	if (len % 4 || cap < 1)
-		return -1;	/* an empty payload is the empty value (what encode gives "") */
-	for (i = 0; i < len; i += 4) {
-		int a = b64val(s[i]), b = b64val(s[i + 1]), c, d;
-		int last = i + 4 == len;
-		if (a < 0 || b < 0)
-			return -1;
-		c = s[i + 2] == '=' && last ? -2 : b64val(s[i + 2]);
-		d = s[i + 3] == '=' && last ? -2 : b64val(s[i + 3]);
-		if (c == -1 || d == -1 || (c == -2 && d != -2))
-			return -1;
-		if (o + 3 + 1 > cap)
-			return -1;
-		out[o++] = (char)((a << 2) | (b >> 4));
-		if (c >= 0)
-			out[o++] = (char)(((b & 15) << 4) | (c >> 2));
-		if (d >= 0)
-			out[o++] = (char)(((c & 3) << 6) | d);
-	}
-	out[o] = '\0';
-	return (int)o;
+	/* an empty payload is the empty value (what encode gives "") */
+	if (cap < 1 || (l = b64_decode(v + 9, n - 11, out, cap - 1)) < 0)
+		return -1;
+	out[l] = '\0';
+	return (int)l;
 }
 
 int

@@ -131,3 +131,35 @@ arg_int(const struct targs *a, const char *key, int64_t min, int64_t max, int64_
 	*v = x;
 	return 0;
 }
+
+int
+arg_bool(const struct targs *a, const char *key, int *v, char *err, size_t errn)
+{
+	int k = find(a, key);
+
+	if (k == -2)
+		return sbx_err(err, errn, "argument \"%s\" given twice", key);
+	if (k < 0 || (a->t[k].type == JSMN_PRIMITIVE && a->js[a->t[k].start] == 'n'))
+		return 0;
+	if (a->t[k].type != JSMN_PRIMITIVE || (a->js[a->t[k].start] != 't' && a->js[a->t[k].start] != 'f'))
+		return sbx_err(err, errn, "argument \"%s\" must be true or false", key);
+	*v = a->js[a->t[k].start] == 't';
+	return 0;
+}
+
+int
+arg_ckpt(const struct targs *a, const char *key, char *out, size_t n, char *err, size_t errn)
+{
+	int k = find(a, key);
+	int64_t x;
+
+	*out = '\0';
+	if (k >= 0 && a->t[k].type == JSMN_PRIMITIVE && a->js[a->t[k].start] != 'n') {
+		/* drun's integer ids: the checkpoint's number */
+		if (json_int(a->js, &a->t[k], &x) < 0 || x < 0 || x > 999999)
+			return sbx_err(err, errn, "argument \"%s\" must be a checkpoint id (hex) or number (0 to 999999)", key);
+		snprintf(out, n, "%lld", (long long)x);
+		return 1;
+	}
+	return arg_str(a, key, 0, out, n, err, errn);
+}

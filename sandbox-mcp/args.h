@@ -18,6 +18,12 @@ int arg_blob(const struct targs *a, const char *key, int required, size_t max, c
 /* Integer argument: *v keeps its default when absent. */
 int arg_int(const struct targs *a, const char *key, int64_t min, int64_t max, int64_t *v,
     char *err, size_t errn);
+/* Boolean argument: *v keeps its default when absent. */
+int arg_bool(const struct targs *a, const char *key, int *v, char *err, size_t errn);
+/* A checkpoint argument: a string (a hex id, or decimal digits: a number)
+ * or drun's integer (its number in session_history, 0 the oldest), as
+ * text into out. Its length, 0 when absent. */
+int arg_ckpt(const struct targs *a, const char *key, char *out, size_t n, char *err, size_t errn);
 /* Token index of key's value (-1 absent), checked to be of type (JSMN_ARRAY...). */
 int arg_tok(const struct targs *a, const char *key, int type, int required, char *err, size_t errn);
 /* Element i's token of array token arr (i < size). */

@@ -163,6 +163,43 @@ ckpt_checkout(struct sbx *s, struct sess *ss, const char *id, char *err, size_t 
 	return tree_checkout(s, ss, id, s->cfg.max_workspace_mb << 20, err, errn);
 }
 
+/* drun's checkpoint numbers: n-th of the line, 0 the oldest shown */
+static int
+by_number(struct sbx *s, struct sess *ss, long n, char *out, char *err, size_t errn)
+{
+	const char *a[] = { "rev-list", "--reverse", "refs/heads/main", NULL };
+	struct run_res r;
+	const char *p;
+	long i = 0;
+
+	if (git_run(s, ss, a, NULL, 0, 64 << 20, &r, err, errn) < 0) {
+		run_res_free(&r);
+		return -1;
+	}
+	for (p = r.out.p ? r.out.p : ""; *p && i < n; i++)
+		p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n');
+	if (*p == '\0' || strcspn(p, "\n") != 40) {
+		run_res_free(&r);
+		return sbx_err(err, errn, "no checkpoint number %ld in session %s (session_history numbers them from 0)", n, ss->id);
+	}
+	memcpy(out, p, 40);
+	out[40] = '\0';
+	run_res_free(&r);
+	return 0;
+}
+
+/* The number (0 the oldest) of checkpoint id on the line, or -1. */
+long
+ckpt_number(struct sbx *s, struct sess *ss, const char *id)
+{
+	const char *a[] = { "rev-list", "--count", id, NULL };
+	char n[32], e2[SBX_ERR_MAX];
+
+	if (git_line(s, ss, a, n, sizeof n, e2, sizeof e2) < 0)
+		return -1;
+	return atol(n) - 1;
+}
+
 int
 ckpt_resolve(struct sbx *s, struct sess *ss, const char *id, const char *label, char *out,
     char *err, size_t errn)
@@ -170,6 +207,8 @@ ckpt_resolve(struct sbx *s, struct sess *ss, const char *id, const char *label, 
 	char spec[CKPT_ID_MAX + 32], e2[SBX_ERR_MAX];
 	const char *a[] = { "rev-parse", "-q", "--verify", spec, NULL };
 
+	if (id && *id && strlen(id) <= 6 && strspn(id, "0123456789") == strlen(id))
+		return by_number(s, ss, atol(id), out, err, errn);
 	if (id && *id) {
 		if (!hex_ok(id, 4, 64))
 			return sbx_err(err, errn, "checkpoint_id %s is not a checkpoint id (hex digits)", id);

@@ -18,7 +18,9 @@ int ckpt_commit(struct sbx *s, struct sess *ss, const char *msg, char *id, int *
     char *err, size_t errn);
 /* Make the workspace exactly checkpoint id's tree (files not in it go). */
 int ckpt_checkout(struct sbx *s, struct sess *ss, const char *id, char *err, size_t errn);
-/* The checkpoint a checkpoint_id or checkpoint_label names, as a full id. */
+/* The checkpoint a checkpoint_id or checkpoint_label names, as a full id.
+ * An id of 1 to 6 decimal digits is drun's number: the checkpoint's place
+ * on the line, 0 the oldest shown (session_history's "number"). */
 int ckpt_resolve(struct sbx *s, struct sess *ss, const char *id, const char *label, char *out,
     char *err, size_t errn);
 /* The latest checkpoint's id. */
@@ -28,6 +30,8 @@ int ckpt_head(struct sbx *s, struct sess *ss, char *id, char *err, size_t errn);
 int ckpt_head_fast(struct sess *ss, char *id);
 /* 1 when fp is the workspace fingerprint recorded at the last checkpoint. */
 int ckpt_fp_same(struct sess *ss, uint64_t fp);
+/* Checkpoint id's number on the line (0 the oldest), or -1. */
+long ckpt_number(struct sbx *s, struct sess *ss, const char *id);
 /* How many checkpoints (history length as shown). */
 long ckpt_count(struct sbx *s, struct sess *ss);
 /* 1 when label is a valid checkpoint label ([A-Za-z0-9._-], 1-64, not

@@ -46,6 +46,7 @@ tool_session_history(struct sbx *s, const struct targs *a, struct jw *out, char 
 	struct run_res r, tags;
 	struct sess ss;
 	const char *p;
+	long num = 0;
 
 	if (sess_pick(s, a, &ss, err, errn) < 0)
 		return -1;
@@ -59,6 +60,8 @@ tool_session_history(struct sbx *s, const struct targs *a, struct jw *out, char 
 	jw_str(out, ss.id);
 	jw_key(out, "checkpoints");
 	jw_open(out, '[');
+	for (p = r.out.p ? r.out.p : ""; *p; p++)
+		num += *p == '\n';
 	for (p = r.out.p ? r.out.p : ""; *p; ) {
 		size_t l = strcspn(p, "\n");
 		char line[512], *f1, *f2;
@@ -71,6 +74,8 @@ tool_session_history(struct sbx *s, const struct targs *a, struct jw *out, char 
 		jw_open(out, '{');
 		jw_key(out, "checkpoint_id");
 		jw_str(out, line);
+		jw_key(out, "number");
+		jw_int(out, --num);
 		jw_key(out, "time");
 		jw_int(out, strtoll(f1, NULL, 10));
 		jw_key(out, "message");
@@ -88,16 +93,24 @@ tool_session_history(struct sbx *s, const struct targs *a, struct jw *out, char 
 int
 tool_session_diff(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
 {
-	char from[CKPT_ID_MAX + 8], to[CKPT_ID_MAX + 8], fid[CKPT_ID_MAX], tid[CKPT_ID_MAX], wip[CKPT_ID_MAX];
+	char from[CKPT_ID_MAX + 8], to[CKPT_ID_MAX + 8], fid[CKPT_ID_MAX], tid[CKPT_ID_MAX], wip[CKPT_ID_MAX],
+	    fl[SBX_LABEL_MAX + 8], tl[SBX_LABEL_MAX + 8];
 	const char *argv[WS_PATHS_MAX + 16];
 	char (*paths)[WS_PATH_MAX + 16] = NULL;
 	struct run_res r;
 	struct sess ss;
 	int np = 0, n = 0, rc = -1, arr, to_head = 0;
 
-	if (arg_str(a, "from_checkpoint_id", 0, from, sizeof from, err, errn) < 0 ||
-	    arg_str(a, "to_checkpoint_id", 0, to, sizeof to, err, errn) < 0)
+	if (arg_ckpt(a, "from_checkpoint_id", from, sizeof from, err, errn) < 0 ||
+	    arg_ckpt(a, "to_checkpoint_id", to, sizeof to, err, errn) < 0 ||
+	    arg_str(a, "from_checkpoint_label", 0, fl, sizeof fl, err, errn) < 0 ||
+	    arg_str(a, "to_checkpoint_label", 0, tl, sizeof tl, err, errn) < 0)
 		return -1;
+	/* as drun: a label wins over an id */
+	if (fl[0])
+		from[0] = '\0';
+	if (tl[0])
+		to[0] = '\0';
 	if ((arr = arg_tok(a, "paths", JSMN_ARRAY, 0, err, errn)) == -2)
 		return -1;
 	if (arr >= 0 && a->t[arr].size > WS_PATHS_MAX)
@@ -113,11 +126,13 @@ tool_session_diff(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	}
 	if (sess_pick(s, a, &ss, err, errn) < 0)
 		goto out;
-	if (from[0] ? ckpt_resolve(s, &ss, from, NULL, fid, err, errn) < 0 :
+	if (from[0] || fl[0] ? ckpt_resolve(s, &ss, from, fl, fid, err, errn) < 0 :
 	    ckpt_head(s, &ss, fid, err, errn) < 0)
 		goto rel;
+	if (tl[0])
+		strcpy(to, tl);		/* below: to[0] says "a named end" */
 	if (to[0]) {
-		if (ckpt_resolve(s, &ss, to, NULL, tid, err, errn) < 0)
+		if (ckpt_resolve(s, &ss, tl[0] ? NULL : to, tl, tid, err, errn) < 0)
 			goto rel;
 	} else {
 		/* to the workspace as it is now, as a commit off the line; when
@@ -127,7 +142,7 @@ tool_session_diff(struct sbx *s, const struct targs *a, struct jw *out, char *er
 		int same;
 		if (tree_commit(s, &ss, fid, "workspace", wip, &same, err, errn) < 0)
 			goto rel;
-		if (same && !from[0]) {
+		if (same && !from[0] && !fl[0]) {
 			const char *pa[] = { "rev-parse", "-q", "--verify", "refs/heads/main~1^{commit}", NULL };
 			char e2[SBX_ERR_MAX];
 			strcpy(head, fid);
@@ -178,11 +193,11 @@ tool_session_rollback(struct sbx *s, const struct targs *a, struct jw *out, char
 	struct sess ss;
 	int made, rc = -1;
 
-	if (arg_str(a, "checkpoint_id", 0, id, sizeof id, err, errn) < 0 ||
+	if (arg_ckpt(a, "checkpoint_id", id, sizeof id, err, errn) < 0 ||
 	    arg_str(a, "checkpoint_label", 0, label, sizeof label, err, errn) < 0)
 		return -1;
-	if (id[0] && label[0])
-		return sbx_err(err, errn, "give checkpoint_id or checkpoint_label, not both");
+	if (label[0])
+		id[0] = '\0';	/* as drun: the label wins */
 	if (sess_pick(s, a, &ss, err, errn) < 0)
 		return -1;
 	if (ckpt_resolve(s, &ss, id, label, to, err, errn) < 0)
@@ -215,7 +230,7 @@ tool_session_checkpoint_label(struct sbx *s, const struct targs *a, struct jw *o
 	struct sess ss;
 	int rc = -1;
 
-	if (arg_str(a, "checkpoint_id", 0, id, sizeof id, err, errn) < 0 ||
+	if (arg_ckpt(a, "checkpoint_id", id, sizeof id, err, errn) < 0 ||
 	    arg_str(a, "label", 1, label, sizeof label, err, errn) < 0)
 		return -1;
 	if (!ckpt_label_ok(label))

@@ -159,29 +159,54 @@ resolve_location(const char *base, const char *loc, char *out, size_t n)
 	return rc;
 }
 
-/* headers: an object of strings, no CR, LF or NUL, no Host. */
+static int
+header_add(const char *name, const char *val, struct curl_slist **hl, char *err, size_t errn)
+{
+	char line[4300];
+	struct curl_slist *n;
+
+	if (name[0] == '\0' || strpbrk(name, " \t:\r\n()<>@,;\\\"/[]?={}") || strpbrk(val, "\r\n"))
+		return sbx_err(err, errn, "header %s: not a valid header", name);
+	if (strcasecmp(name, "host") == 0)
+		return sbx_err(err, errn, "header Host: refused (the URL names the host)");
+	snprintf(line, sizeof line, "%s: %s", name, val);
+	if ((n = curl_slist_append(*hl, line)) == NULL)
+		return sbx_err(err, errn, "out of memory");
+	*hl = n;
+	return 0;
+}
+
+/* headers: an object of strings, or drun's array of {name, value}; no CR,
+ * LF or NUL, no Host. */
 static int
 headers(const struct targs *a, struct curl_slist **hl, char *err, size_t errn)
 {
-	int h = arg_tok(a, "headers", JSMN_OBJECT, 0, err, errn), k;
+	int h = json_get(a->js, a->t, a->obj, "headers"), k;
+	char name[128], val[4096];
 
-	if (h == -2)
+	if (h >= 0 && a->t[h].type == JSMN_ARRAY) {
+		for (int i = 0; i < a->t[h].size; i++) {
+			struct targs ea = { a->js, a->t, arg_elem(a, h, i) };
+			if (a->t[ea.obj].type != JSMN_OBJECT || a->t[ea.obj].size != 2)
+				return sbx_err(err, errn, "headers[%d] must be an object {name, value}", i);
+			if (arg_str(&ea, "name", 1, name, sizeof name, err, errn) < 0 ||
+			    arg_str(&ea, "value", 1, val, sizeof val, err, errn) < 0 ||
+			    header_add(name, val, hl, err, errn) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	if ((h = arg_tok(a, "headers", JSMN_OBJECT, 0, err, errn)) == -2)
 		return -1;
 	if (h < 0)
 		return 0;
 	k = h + 1;
 	for (int i = 0; i < a->t[h].size; i++) {
-		char name[128], val[4096], line[4300];
 		int v = k + 1;
 		if (arg_tokstr(a, k, "a header name", name, sizeof name, err, errn) < 0 ||
-		    arg_tokstr(a, v, "a header value", val, sizeof val, err, errn) < 0)
+		    arg_tokstr(a, v, "a header value", val, sizeof val, err, errn) < 0 ||
+		    header_add(name, val, hl, err, errn) < 0)
 			return -1;
-		if (name[0] == '\0' || strpbrk(name, " \t:\r\n()<>@,;\\\"/[]?={}") || strpbrk(val, "\r\n"))
-			return sbx_err(err, errn, "header %s: not a valid header", name);
-		if (strcasecmp(name, "host") == 0)
-			return sbx_err(err, errn, "header Host: refused (the URL names the host)");
-		snprintf(line, sizeof line, "%s: %s", name, val);
-		*hl = curl_slist_append(*hl, line);
 		k = json_next(a->t, v);
 	}
 	return 0;

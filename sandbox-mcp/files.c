@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "base64.h"
 #include "ckpt.h"
 #include "fdio.h"
 #include "files.h"
@@ -93,10 +94,21 @@ tool_session_read_file(struct sbx *s, const struct targs *a, struct jw *out, cha
 			line++;
 			p = e + 1;
 		}
-		if (haspat)
+		if (haspat) {
 			jw_close(out, ']');
-		else
+		} else if (utf8_valid(buf, len) && memchr(buf, '\0', len) == NULL) {
 			jw_strn(out, content.p ? content.p : "", content.len);
+		} else {
+			/* bytes that are not text come back exactly: the whole file */
+			char *enc = malloc(B64_LEN(len) + 1);
+			if (enc == NULL || b64_encode(buf, len, enc, B64_LEN(len) + 1) < 0)
+				jw_null(out);
+			else
+				jw_str(out, enc);
+			free(enc);
+			jw_key(out, "encoding");
+			jw_str(out, "base64");
+		}
 		buf_free(&content);
 	}
 	jw_key(out, "total_lines");
@@ -245,11 +257,32 @@ checkpoint(struct sbx *s, struct sess *ss, const char *msg, struct jw *out)
 	jw_str(out, id);
 }
 
+/* Entry ea's content, decoded from base64 when is_base64 (a fresh buffer). */
+static int
+entry_data(const struct targs *ea, int b64, char **data, size_t *len, char *err, size_t errn)
+{
+	long l;
+
+	if (arg_blob(ea, "content", 1, b64 ? B64_LEN(FILE_WRITE_MAX) : FILE_WRITE_MAX, data, len, err, errn) < 0)
+		return -1;
+	if (!b64)
+		return 0;
+	/* decoding never grows: in place */
+	if ((l = b64_decode(*data, *len, *data, *len)) < 0) {
+		free(*data);
+		*data = NULL;
+		return sbx_err(err, errn, "content with is_base64 is not standard base64 (A-Z a-z 0-9 + /, padded with =)");
+	}
+	*len = (size_t)l;
+	return 0;
+}
+
 int
 tool_session_write_files(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
 {
 	int arr = arg_tok(a, "entries", JSMN_ARRAY, 1, err, errn), n, rc = -1;
 	char (*paths)[WS_PATH_MAX + 1] = NULL;
+	int *b64 = NULL;
 	int64_t usage, delta = 0, max;
 	struct sess ss = { .dirfd = -1, .wsfd = -1 };
 
@@ -257,8 +290,10 @@ tool_session_write_files(struct sbx *s, const struct targs *a, struct jw *out, c
 		return -1;
 	if ((n = a->t[arr].size) > WS_PATHS_MAX)
 		return sbx_err(err, errn, "more than %d entries", WS_PATHS_MAX);
-	if ((paths = calloc((size_t)n + 1, sizeof *paths)) == NULL)
+	if ((paths = calloc((size_t)n + 1, sizeof *paths)) == NULL || (b64 = calloc((size_t)n + 1, sizeof *b64)) == NULL) {
+		free(paths);
 		return sbx_err(err, errn, "out of memory");
+	}
 	if (sess_pick(s, a, &ss, err, errn) < 0)
 		goto out;
 	/* every entry is checked before the first is written */
@@ -267,9 +302,17 @@ tool_session_write_files(struct sbx *s, const struct targs *a, struct jw *out, c
 		struct targs ea = { a->js, a->t, e };
 		int64_t cur;
 		if (a->t[e].type != JSMN_OBJECT) {
-			sbx_err(err, errn, "entries[%d] must be an object {path, content}", i);
+			sbx_err(err, errn, "entries[%d] must be an object {path, content, is_base64}", i);
 			goto out;
 		}
+		for (int j = 0, k = e + 1; j < a->t[e].size; j++, k = json_next(a->t, k + 1))
+			if (!json_eq(a->js, &a->t[k], "path") && !json_eq(a->js, &a->t[k], "content") &&
+			    !json_eq(a->js, &a->t[k], "is_base64")) {
+				sbx_err(err, errn, "entries[%d] has an argument an entry does not take (path, content, is_base64)", i);
+				goto out;
+			}
+		if (arg_bool(&ea, "is_base64", &b64[i], err, errn) < 0)
+			goto out;
 		if ((p = arg_tok(&ea, "path", JSMN_STRING, 1, err, errn)) < 0 ||
 		    (c = arg_tok(&ea, "content", JSMN_STRING, 1, err, errn)) < 0 ||
 		    arg_tokstr(&ea, p, "a path", paths[i], sizeof paths[i], err, errn) < 0 ||
@@ -282,6 +325,16 @@ tool_session_write_files(struct sbx *s, const struct targs *a, struct jw *out, c
 			}
 		if ((cur = current_size(&ss, paths[i], err, errn)) < 0)
 			goto out;
+		if (b64[i]) {
+			/* decoded here, so bad base64 refuses the call before any write */
+			char *data;
+			size_t len;
+			if (entry_data(&ea, 1, &data, &len, err, errn) < 0)
+				goto out;
+			free(data);
+			delta += (int64_t)len - cur;
+			continue;
+		}
 		/* the unescaped length is at most the raw one */
 		delta += (a->t[c].end - a->t[c].start) - cur;
 	}
@@ -294,7 +347,7 @@ tool_session_write_files(struct sbx *s, const struct targs *a, struct jw *out, c
 			struct targs ea = { a->js, a->t, arg_elem(a, arr, i) };
 			char *data;
 			size_t len;
-			if (arg_blob(&ea, "content", 1, FILE_WRITE_MAX, &data, &len, err, errn) < 0)
+			if (entry_data(&ea, b64[i], &data, &len, err, errn) < 0)
 				goto out;
 			free(data);
 			delta += (int64_t)len - current_size(&ss, paths[i], err, errn);
@@ -311,7 +364,7 @@ tool_session_write_files(struct sbx *s, const struct targs *a, struct jw *out, c
 		struct targs ea = { a->js, a->t, arg_elem(a, arr, i) };
 		char *data;
 		size_t len;
-		if (arg_blob(&ea, "content", 1, FILE_WRITE_MAX, &data, &len, err, errn) < 0 ||
+		if (entry_data(&ea, b64[i], &data, &len, err, errn) < 0 ||
 		    files_put(&ss, paths[i], data, len, err, errn) < 0) {
 			free(data);
 			goto out;
@@ -329,6 +382,7 @@ tool_session_write_files(struct sbx *s, const struct targs *a, struct jw *out, c
 	rc = 0;
 out:
 	free(paths);
+	free(b64);
 	sess_release(&ss);
 	return rc;
 }

@@ -113,6 +113,16 @@ call(struct sbx *s, struct buf *out, const struct rpc_msg *m)
 		return;
 	}
 	a.obj = ar;
+	/* an argument the tool does not take is a mistake the caller must see
+	 * (a drun argument sandbox-mcp lacks would otherwise be ignored) */
+	for (int i = 0, k = ar + 1; ar >= 0 && i < m->t[ar].size; i++, k = json_next(m->t, k + 1))
+		if (!tool_takes(t, m->js, &m->t[k])) {
+			char msg[400];
+			snprintf(msg, sizeof msg, "Invalid params: %s takes no argument \"%.*s\" (tools/list gives its arguments)",
+			    name, m->t[k].end - m->t[k].start > 64 ? 64 : m->t[k].end - m->t[k].start, m->js + m->t[k].start);
+			error(out, m, RPC_INVALID_PARAMS, msg);
+			return;
+		}
 	/* one call at a time per store, across servers */
 	while (flock(s->lockfd, LOCK_EX) < 0 && errno == EINTR)
 		;

@@ -115,7 +115,7 @@ tool_session_close(struct sbx *s, const struct targs *a, struct jw *out, char *e
 
 	if (sess_pick(s, a, &ss, err, errn) < 0)
 		return -1;
-	if (s->cfg.snapshot_on_close && snap_take(s, &ss, snap, sizeof snap, err, errn) < 0) {
+	if (s->cfg.snapshot_on_close && snap_take(s, &ss, NULL, snap, sizeof snap, err, errn) < 0) {
 		sess_release(&ss);
 		return -1;
 	}
@@ -170,7 +170,7 @@ tool_session_label(struct sbx *s, const struct targs *a, struct jw *out, char *e
 int
 tool_session_fork(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
 {
-	char cid[CKPT_ID_MAX + 8], at[CKPT_ID_MAX], label[SBX_LABEL_MAX + 8], id[CKPT_ID_MAX],
+	char cid[CKPT_ID_MAX + 8], at[CKPT_ID_MAX], label[SBX_LABEL_MAX + 8], id[CKPT_ID_MAX], cl[SBX_LABEL_MAX + 8],
 	    src[PATH_MAX + 8], e2[SBX_ERR_MAX];
 	const char *f[] = { "fetch", "-q", "--no-tags", "--update-head-ok", src,
 	    "+refs/heads/main:refs/heads/main", "+refs/tags/*:refs/tags/*", NULL };
@@ -178,15 +178,18 @@ tool_session_fork(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	struct run_res r;
 	int made;
 
-	if (arg_str(a, "checkpoint_id", 0, cid, sizeof cid, err, errn) < 0 ||
+	if (arg_ckpt(a, "checkpoint_id", cid, sizeof cid, err, errn) < 0 ||
+	    arg_str(a, "checkpoint_label", 0, cl, sizeof cl, err, errn) < 0 ||
 	    arg_str(a, "label", 0, label, sizeof label, err, errn) < 0)
 		return -1;
+	if (cl[0])
+		cid[0] = '\0';	/* as drun: the label wins */
 	if (label[0] && !sess_label_ok(label))
 		return sbx_err(err, errn, "label %s: use 1-64 of A-Z a-z 0-9 . _ : + -", label);
 	if (sess_pick(s, a, &from, err, errn) < 0)
 		return -1;
 	/* the source's workspace as it is now, unless a checkpoint is named */
-	if ((cid[0] ? ckpt_resolve(s, &from, cid, NULL, at, err, errn) :
+	if ((cid[0] || cl[0] ? ckpt_resolve(s, &from, cid, cl, at, err, errn) :
 	    ckpt_commit(s, &from, "before fork", at, &made, err, errn)) < 0) {
 		sess_release(&from);
 		return -1;

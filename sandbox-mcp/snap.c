@@ -30,13 +30,15 @@ snapdir(struct sbx *s, char *out, size_t n, int create, char *err, size_t errn)
 	return fd;
 }
 
-/* A snapshot's file name: [A-Za-z0-9._-], ends in .bundle, no leading '.'. */
+/* A snapshot's file name: [A-Za-z0-9._-], ends in .bundle (or drun's
+ * .drun), no leading '.'. */
 static int
 name_ok(const char *s)
 {
 	size_t n = strlen(s);
 
-	if (n < 8 || n > SNAP_NAME_MAX || s[0] == '.' || strcmp(s + n - 7, ".bundle") != 0)
+	if (n < 6 || n > SNAP_NAME_MAX || s[0] == '.' ||
+	    (strcmp(s + n - 7 * (n >= 8), ".bundle") != 0 && strcmp(s + n - 5, ".drun") != 0))
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
@@ -45,8 +47,69 @@ name_ok(const char *s)
 	return 1;
 }
 
+/* "path": dir/name, what drun's session_restore takes */
+static void
+jw_buf_path(struct jw *out, const char *dir, const char *name)
+{
+	char p[PATH_MAX + 260];
+
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	jw_str(out, p);
+}
+
+static void
+snap_path(struct sbx *s, const char *name, struct jw *out)
+{
+	char dir[PATH_MAX], e2[SBX_ERR_MAX];
+	int fd = snapdir(s, dir, sizeof dir, 0, e2, sizeof e2);
+
+	if (fd < 0)
+		return;
+	close(fd);
+	jw_key(out, "path");
+	jw_buf_path(out, dir, name);
+}
+
+/* drun's path argument: a file directly in dir (dir/NAME, the spelling
+ * list_snapshots gives), its name into name. 0 absent, 1 given, -1. */
+static int
+path_arg(const struct targs *a, const char *dir, char *name, size_t n, char *err, size_t errn)
+{
+	char path[PATH_MAX + SNAP_NAME_MAX + 8];
+	size_t dl = strlen(dir);
+	int hp = arg_str(a, "path", 0, path, sizeof path, err, errn);
+
+	if (hp <= 0)
+		return hp;
+	if (strncmp(path, dir, dl) != 0 || path[dl] != '/' || strchr(path + dl + 1, '/') ||
+	    strlen(path + dl + 1) >= n || !name_ok(path + dl + 1))
+		return sbx_err(err, errn, "path %s: snapshots live only directly in snapshots_dir %s, named [A-Za-z0-9._-] ending in .bundle or .drun (list_snapshots gives the paths)",
+		    path, dir);
+	strcpy(name, path + dl + 1);
+	return 1;
+}
+
+/* session_restore's snapshot, or drun's path */
+static int
+restore_name(const struct targs *a, const char *dir, char *name, size_t n, char *err, size_t errn)
+{
+	char byname[SNAP_NAME_MAX + 8];
+	int hp;
+
+	if (arg_str(a, "snapshot", 0, byname, sizeof byname, err, errn) < 0 ||
+	    (hp = path_arg(a, dir, name, n, err, errn)) < 0)
+		return -1;
+	if (byname[0] && hp)
+		return sbx_err(err, errn, "give snapshot or path, not both");
+	if (!byname[0] && !hp)
+		return sbx_err(err, errn, "argument \"path\" (or \"snapshot\") is required");
+	if (byname[0])
+		snprintf(name, n, "%s", byname);
+	return 0;
+}
+
 int
-snap_take(struct sbx *s, struct sess *ss, char *name, size_t n, char *err, size_t errn)
+snap_take(struct sbx *s, struct sess *ss, const char *want, char *name, size_t n, char *err, size_t errn)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX + 64], fin[SNAP_NAME_MAX + 1], id[CKPT_ID_MAX], rnd[9];
 	const char *b[] = { "bundle", "create", "-q", tmp, "--all", NULL };
@@ -61,9 +124,10 @@ snap_take(struct sbx *s, struct sess *ss, char *name, size_t n, char *err, size_
 		return -1;
 	gmtime_r(&now, &tm);
 	rnd_hex(rnd, 4);
-	if (snprintf(fin, sizeof fin, "%s-%04d%02d%02dT%02d%02d%02dZ-%s%s%s.bundle", ss->id, tm.tm_year + 1900,
+	if ((want ? snprintf(fin, sizeof fin, "%s", want) :
+	    snprintf(fin, sizeof fin, "%s-%04d%02d%02dT%02d%02d%02dZ-%s%s%s.bundle", ss->id, tm.tm_year + 1900,
 	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, rnd, ss->label[0] ? "-" : "",
-	    ss->label[0] && strchr(ss->label, ':') == NULL && strchr(ss->label, '+') == NULL ? ss->label : "") < 0 ||
+	    ss->label[0] && strchr(ss->label, ':') == NULL && strchr(ss->label, '+') == NULL ? ss->label : "")) < 0 ||
 	    snprintf(tmp, sizeof tmp, "%s/.tmp-%s", dir, fin) < 0) {
 		close(fd);
 		return sbx_err(err, errn, "snapshot: a name too long");
@@ -91,18 +155,22 @@ snap_take(struct sbx *s, struct sess *ss, char *name, size_t n, char *err, size_
 int
 tool_session_snapshot(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
 {
-	char name[SNAP_NAME_MAX + 1];
+	char name[SNAP_NAME_MAX + 1], dir[PATH_MAX], want[SNAP_NAME_MAX + 8];
 	struct sess ss;
-	int rc;
+	int rc, fd, hp;
 
-	if (sess_pick(s, a, &ss, err, errn) < 0)
+	if ((fd = snapdir(s, dir, sizeof dir, 1, err, errn)) < 0)
 		return -1;
-	rc = snap_take(s, &ss, name, sizeof name, err, errn);
+	close(fd);
+	if ((hp = path_arg(a, dir, want, sizeof want, err, errn)) < 0 || sess_pick(s, a, &ss, err, errn) < 0)
+		return -1;
+	rc = snap_take(s, &ss, hp ? want : NULL, name, sizeof name, err, errn);
 	if (rc == 0) {
 		jw_key(out, "session_id");
 		jw_str(out, ss.id);
 		jw_key(out, "snapshot");
 		jw_str(out, name);
+		snap_path(s, name, out);
 	}
 	sess_release(&ss);
 	return rc;
@@ -129,6 +197,8 @@ tool_list_snapshots(struct sbx *s, const struct targs *a, struct jw *out, char *
 			jw_open(out, '{');
 			jw_key(out, "snapshot");
 			jw_str(out, de->d_name);
+			jw_key(out, "path");
+			jw_buf_path(out, dir, de->d_name);
 			jw_key(out, "bytes");
 			jw_int(out, st.st_size);
 			jw_key(out, "time");
@@ -155,15 +225,18 @@ tool_session_restore(struct sbx *s, const struct targs *a, struct jw *out, char 
 	struct stat st;
 	int fd, rc = -1, made;
 
-	if (arg_str(a, "snapshot", 1, name, sizeof name, err, errn) < 0 ||
-	    arg_str(a, "label", 0, label, sizeof label, err, errn) < 0)
+	if (arg_str(a, "label", 0, label, sizeof label, err, errn) < 0)
 		return -1;
-	if (!name_ok(name))
-		return sbx_err(err, errn, "snapshot %s: a snapshot is a file name listed by list_snapshots", name);
 	if (label[0] && !sess_label_ok(label))
 		return sbx_err(err, errn, "label %s: use 1-64 of A-Z a-z 0-9 . _ : + -", label);
 	if ((fd = snapdir(s, dir, sizeof dir, 0, err, errn)) < 0)
 		return -1;
+	if (restore_name(a, dir, name, sizeof name, err, errn) < 0 || !name_ok(name)) {
+		close(fd);
+		if (name[0] && !name_ok(name))
+			sbx_err(err, errn, "snapshot %s: a snapshot is a file name listed by list_snapshots", name);
+		return -1;
+	}
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return sbx_err(err, errn, "no snapshot %s in %s (or not a regular file)", name, dir);
@@ -210,7 +283,7 @@ snap_reap_idle(struct sbx *s)
 		if (sess_open(s, ids[i], &ss, err, sizeof err) < 0)
 			continue;
 		if (now - ss.used > s->cfg.session_idle_timeout_secs) {
-			if (s->cfg.snapshot_on_close && snap_take(s, &ss, NULL, 0, err, sizeof err) < 0) {
+			if (s->cfg.snapshot_on_close && snap_take(s, &ss, NULL, NULL, 0, err, sizeof err) < 0) {
 				fprintf(stderr, "sandbox-mcp: warning: session %s idle, not closed: %s\n", ss.id, err);
 				sess_release(&ss);
 				continue;

@@ -8,9 +8,10 @@
 
 enum { SNAP_NAME_MAX = 128 };
 
-/* Checkpoint the workspace, then write the snapshot; its file name into
- * name (n bytes) when name is not NULL. */
-int snap_take(struct sbx *s, struct sess *ss, char *name, size_t n, char *err, size_t errn);
+/* Checkpoint the workspace, then write the snapshot, named want (checked
+ * by the caller) or a fresh name; its file name into name (n bytes) when
+ * name is not NULL. */
+int snap_take(struct sbx *s, struct sess *ss, const char *want, char *name, size_t n, char *err, size_t errn);
 
 tool_fn tool_session_snapshot, tool_list_snapshots, tool_session_restore;
 

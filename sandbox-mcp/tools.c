@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,11 @@ tool_fn tool_get_config, tool_session_export, tool_session_fetch;
 #define STR(n, d) "\"" n "\":{\"type\":\"string\",\"description\":\"" d "\"}"
 #define INT(n, d) "\"" n "\":{\"type\":\"integer\",\"description\":\"" d "\"}"
 #define STRS(n, d) "\"" n "\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"" d "\"}"
+/* a checkpoint: its id (hex) or its number in session_history (0 the oldest) */
+#define CKID(n) "\"" n "\":{\"type\":[\"string\",\"integer\"],\"description\":\"a checkpoint id (hex), or its number in session_history (0 the oldest)\"}"
+#define CKLABEL(n) STR(n, "a checkpoint label (wins over the id when both are given)")
+/* drun's description argument: what the call is for (a checkpoint message) */
+#define DESC STR("description", "what the call is for (kept as the checkpoint message where one is made)")
 
 const struct tool tools[] = {
 	{ "create_session", "Create a session (its own workspace, tmp and checkpoint history) and make it current.",
@@ -24,50 +30,52 @@ const struct tool tools[] = {
 	{ "session_list", "List the sessions in the store.", "", "[]", tool_session_list },
 	{ "session_close", "Close a session: snapshot it when snapshot_on_close, then remove it.", SID, "[]",
 	    tool_session_close },
-	{ "get_session_state", "A session's state: workspace size, checkpoints, idle time.", SID, "[]",
+	{ "get_session_state", "A session's state: workspace size, checkpoints, idle time.", SID "," DESC, "[]",
 	    tool_get_session_state },
 	{ "get_config", "The configuration in force, and whether it came from the file or the embedded defaults.",
 	    "", "[]", tool_get_config },
 	{ "session_bash", "Run a shell command (sh -c) in the session workspace, confined: no network; reads the workspace, the system and PATH directories and the allowlisted mounts; writes only the workspace and the session tmp. File changes become a checkpoint.",
 	    STR("command", "the command, run by /bin/sh -c") "," STR("description", "what it does (the checkpoint message)") "," SID,
 	    "[\"command\"]", tool_session_bash },
-	{ "session_read_file", "Read a workspace file: lines from offset (0-based), at most limit; with pattern (an extended regular expression), only the matching lines.",
+	{ "session_read_file", "Read a workspace file: lines from offset (0-based), at most limit; with pattern (an extended regular expression), only the matching lines. Content that is not UTF-8 comes back whole as base64 (encoding: base64).",
 	    STR("path", "workspace-relative path") "," INT("offset", "lines to skip") "," INT("limit", "lines to return (default 2000)") ","
-	    STR("pattern", "an extended regular expression") "," SID, "[\"path\"]", tool_session_read_file },
-	{ "session_read_files", "Read several workspace files whole.", STRS("paths", "workspace-relative paths") "," SID,
+	    STR("pattern", "an extended regular expression") "," DESC "," SID, "[\"path\"]", tool_session_read_file },
+	{ "session_read_files", "Read several workspace files whole.", STRS("paths", "workspace-relative paths") "," DESC "," SID,
 	    "[\"paths\"]", tool_session_read_files },
-	{ "session_write_files", "Write workspace files (each one atomically; all bounded by max_workspace_mb); a checkpoint follows.",
-	    "\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"]}}," SID,
+	{ "session_write_files", "Write workspace files (each one atomically; all bounded by max_workspace_mb); a checkpoint follows. is_base64 on an entry: its content is standard base64, decoded and written byte for byte.",
+	    "\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"},\"is_base64\":{\"type\":\"boolean\"}},\"required\":[\"path\",\"content\"],\"additionalProperties\":false}}," DESC "," SID,
 	    "[\"entries\"]", tool_session_write_files },
 	{ "session_delete_files", "Delete workspace files or directories; a checkpoint follows.",
-	    STRS("paths", "workspace-relative paths") "," SID, "[\"paths\"]", tool_session_delete_files },
-	{ "session_history", "The session's checkpoints, newest first, with their labels.", SID, "[]", tool_session_history },
+	    STRS("paths", "workspace-relative paths") "," DESC "," SID, "[\"paths\"]", tool_session_delete_files },
+	{ "session_history", "The session's checkpoints, newest first, with their numbers (0 the oldest) and labels.", SID "," DESC, "[]", tool_session_history },
 	{ "session_diff", "The difference between two checkpoints (to: default the workspace now; from: default the latest checkpoint).",
-	    STR("from_checkpoint_id", "checkpoint id") "," STR("to_checkpoint_id", "checkpoint id") "," STRS("paths", "limit to these paths") "," SID,
+	    CKID("from_checkpoint_id") "," CKLABEL("from_checkpoint_label") "," CKID("to_checkpoint_id") "," CKLABEL("to_checkpoint_label") ","
+	    STRS("paths", "limit to these paths") "," DESC "," SID,
 	    "[]", tool_session_diff },
 	{ "session_rollback", "Make the workspace a checkpoint's again (what it held is kept as a checkpoint first).",
-	    STR("checkpoint_id", "checkpoint id") "," STR("checkpoint_label", "checkpoint label") "," SID, "[]", tool_session_rollback },
-	{ "session_fork", "A new session from this one (its workspace now, or at checkpoint_id), made current.",
-	    STR("checkpoint_id", "checkpoint id") "," STR("label", "the new session's label") "," SID, "[]", tool_session_fork },
+	    CKID("checkpoint_id") "," CKLABEL("checkpoint_label") "," DESC "," SID, "[]", tool_session_rollback },
+	{ "session_fork", "A new session from this one (its workspace now, or at checkpoint_id or checkpoint_label), made current.",
+	    CKID("checkpoint_id") "," CKLABEL("checkpoint_label") "," STR("label", "the new session's label") "," SID, "[]", tool_session_fork },
 	{ "session_label", "Label the session.", STR("label", "the label") "," SID, "[\"label\"]", tool_session_label },
 	{ "session_checkpoint_label", "Label a checkpoint (default: the latest).",
-	    STR("checkpoint_id", "checkpoint id") "," STR("label", "the label") "," SID, "[\"label\"]", tool_session_checkpoint_label },
+	    CKID("checkpoint_id") "," STR("label", "the label") "," DESC "," SID, "[\"label\"]", tool_session_checkpoint_label },
 	{ "session_mount", "Copy a host file or directory from under a mount_allowlist entry into the workspace; directories named in mount_overlay_paths are made readable in place (read-only) instead.",
-	    STR("path", "an absolute host path under a mount_allowlist entry") "," SID, "[\"path\"]", tool_session_mount },
+	    STR("path", "an absolute host path under a mount_allowlist entry") "," DESC "," SID, "[\"path\"]", tool_session_mount },
 	{ "session_fetch", "Fetch a URL from outside the session (the host must be on domain_allowlist; redirects checked again; loopback, private, link-local and metadata addresses refused after resolution); the body returned or saved to a workspace path.",
 	    STR("url", "http or https URL") "," STR("method", "GET (default), POST, PUT, PATCH, DELETE, HEAD") ","
-	    "\"headers\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}," STR("body", "the request body") ","
-	    STR("save_to", "a workspace path for the body") "," SID, "[\"url\"]", tool_session_fetch },
+	    "\"headers\":{\"type\":[\"object\",\"array\"],\"description\":\"an object of name: value, or drun's array of {name, value}\"}," STR("body", "the request body") ","
+	    STR("save_to", "a workspace path for the body") "," DESC "," SID, "[\"url\"]", tool_session_fetch },
 	{ "session_package_install", "Install packages (pip or npm) in a disposable stage, confined: the network open through the egress broker (loopback, link-local and metadata refused), nothing of the session readable; only on success merged under .packages/MANAGER/ of the workspace (PYTHONPATH or NODE_PATH set for later session_bash calls), a checkpoint follows. Off unless package_install_enabled.",
-	    STR("package_manager", "pip or npm") "," STRS("packages", "package names, each with an optional version (no options, paths or URLs)") "," SID,
+	    STR("package_manager", "pip or npm") "," STRS("packages", "package names, each with an optional version (no options, paths or URLs)") "," DESC "," SID,
 	    "[\"package_manager\",\"packages\"]", tool_session_package_install },
 	{ "session_export", "Copy workspace files (keys: workspace paths; default all) out to output_dir beneath export_root, never through a symlink.",
-	    STR("output_dir", "beneath export_root (relative to it, or absolute)") "," STRS("keys", "workspace paths to export") "," SID,
+	    STR("output_dir", "beneath export_root (relative to it, or absolute)") "," STRS("keys", "workspace paths to export") "," DESC "," SID,
 	    "[\"output_dir\"]", tool_session_export },
-	{ "session_snapshot", "Write the session to one snapshot file under snapshots_dir.", SID, "[]", tool_session_snapshot },
+	{ "session_snapshot", "Write the session to one snapshot file under snapshots_dir (a fresh name, or drun's path: a file directly in snapshots_dir, replaced).",
+	    STR("path", "the snapshot's path, directly in snapshots_dir, ending in .bundle or .drun") "," DESC "," SID, "[]", tool_session_snapshot },
 	{ "list_snapshots", "The snapshots under snapshots_dir.", "", "[]", tool_list_snapshots },
-	{ "session_restore", "A new session from a snapshot (a file name list_snapshots gives), made current.",
-	    STR("snapshot", "the snapshot's file name") "," STR("label", "the new session's label"), "[\"snapshot\"]", tool_session_restore },
+	{ "session_restore", "A new session from a snapshot (a file name list_snapshots gives, or drun's path: a file directly in snapshots_dir), made current.",
+	    STR("snapshot", "the snapshot's file name") "," STR("path", "the snapshot's path, directly in snapshots_dir") "," STR("label", "the new session's label"), "[]", tool_session_restore },
 	{ NULL, NULL, NULL, NULL, NULL }
 };
 
@@ -78,6 +86,26 @@ tool_find(const char *name)
 		if (strcmp(tools[i].name, name) == 0)
 			return &tools[i];
 	return NULL;
+}
+
+int
+tool_takes(const struct tool *t, const char *js, const jsmntok_t *key)
+{
+	jsmntok_t tk[256];
+	char sch[8192];
+	int n, k;
+
+	if (snprintf(sch, sizeof sch, "{%s}", t->schema) >= (int)sizeof sch ||
+	    (n = json_parse(sch, strlen(sch), tk, 256)) < 1)
+		return 0;	/* cannot happen with the table above: refuse */
+	k = 1;
+	for (int i = 0; i < tk[0].size; i++) {
+		if (key->end - key->start == tk[k].end - tk[k].start &&
+		    memcmp(js + key->start, sch + tk[k].start, (size_t)(key->end - key->start)) == 0)
+			return 1;
+		k = json_next(tk, k + 1);
+	}
+	return 0;
 }
 
 const char *

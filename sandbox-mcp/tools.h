@@ -11,6 +11,9 @@ struct tool {
 
 extern const struct tool tools[];
 const struct tool *tool_find(const char *name);
+/* 1 when tool t takes the argument named by string token key of js (its
+ * raw bytes, compared with the schema's property names), else 0. */
+int tool_takes(const struct tool *t, const char *js, const jsmntok_t *key);
 /* The tools/list result, built once. */
 const char *tools_list_json(void);
 

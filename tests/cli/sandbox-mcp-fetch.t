@@ -18,6 +18,8 @@ class H(http.server.BaseHTTPRequestHandler):
         if self.path in routes:
             self.send_response(302); self.send_header("Location", routes[self.path]); self.end_headers(); return
         body = b"x" * (20 << 20) if self.path == "/big" else b"public:" + self.path.encode()
+        if self.path == "/hdr":
+            body = ("hdr:%s:%s" % (self.headers.get("X-Probe"), self.headers.get("X-Two"))).encode()
         self.send_response(200); self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
     do_POST = do_GET
@@ -41,6 +43,14 @@ sbx session_fetch '{"url":"http://a.good.test/","headers":{"Host":"internal"}}'
 like "$text" 'header Host: refused' 'a Host header refused'
 sbx session_fetch '{"url":"http://a.good.test/","headers":{"X":"a\r\nInjected: 1"}}'
 like "$text" 'not a valid header' 'a header with CR LF refused'
+sbx session_fetch '{"url":"http://a.good.test/","headers":[{"name":"Host","value":"internal"}]}'
+like "$text" 'header Host: refused' "a Host header in drun's headers array refused"
+sbx session_fetch '{"url":"http://a.good.test/","headers":[{"name":"X","value":"a\r\nInjected: 1"}]}'
+like "$text" 'not a valid header' 'a header with CR LF in the array refused'
+sbx session_fetch '{"url":"http://a.good.test/","headers":["X: y"]}'
+like "$text" 'headers\[0\] must be an object \{name, value\}' 'an array element that is not {name, value} refused'
+sbx session_fetch '{"url":"http://a.good.test/","headers":[{"name":"X","value":"y","extra":1}]}'
+like "$text" 'headers\[0\] must be an object \{name, value\}' 'an array element with more than name and value refused'
 sbx session_fetch '{"url":"http://a.good.test/","save_to":"../x"}'
 like "$text" 'component: refused' 'save_to: traversal refused'
 sbx session_fetch '{"url":"http://a.good.test/","method":"CONNECT"}'
@@ -95,6 +105,10 @@ for u in http://www.good.test:8080/hello http://www.good.test:8080/redir-ok http
 done
 printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_fetch","arguments":{"session_id":"%s","url":"http://www.good.test:8080/saved","save_to":"dl/page.txt"}}}\n' "$SBX_INIT" "$SBX_CUR" |
 	env -i PATH=/usr/bin:/bin HOME="$SBX_HOME" "$SBX" --store "$SBX_STORE" --config "$SBX_CFG" | tail -n1
+for h in '[{"name":"X-Probe","value":"v1"},{"name":"X-Two","value":"v2"}]' '{"X-Probe":"o1"}'; do
+	printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_fetch","arguments":{"session_id":"%s","url":"http://www.good.test:8080/hdr","headers":%s}}}\n' "$SBX_INIT" "$SBX_CUR" "$h" |
+		env -i PATH=/usr/bin:/bin HOME="$SBX_HOME" "$SBX" --store "$SBX_STORE" --config "$SBX_CFG" | tail -n1
+done
 for u in http://loop.good.test:8080/c http://meta.good.test:8080/c http://priv.good.test:8080/c; do
 	/usr/bin/python3 -c "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode())" "$u"
 done
@@ -115,5 +129,7 @@ like "$(R 7 .result.content[0].text)" 'refused' 'netns: a listed name resolving 
 like "$(R 8 .result.content[0].text)" 'refused' 'netns: a listed name resolving to 10.0.0.5 refused'
 like "$(R 9 .result.content[0].text)" 'larger than the bound' 'netns: a response over the size bound refused'
 is "$(R 10 .result.structuredContent.saved_to):$(cat "$W/dl/page.txt")" "dl/page.txt:public:/saved" 'netns: save_to writes the workspace'
-is "$(sed -n '11,13p' "$TMP/ns.out" | tr '\n' ' ')" "public:/c public:/c public:/c " 'netns: control: loopback, metadata and private listeners answer a direct request'
+is "$(R 11 .result.structuredContent.body)" "hdr:v1:v2" "netns: drun's headers array [{name, value}] is sent"
+is "$(R 12 .result.structuredContent.body)" "hdr:o1:None" 'netns: control: the headers object is sent the same way'
+is "$(sed -n '13,15p' "$TMP/ns.out" | tr '\n' ' ')" "public:/c public:/c public:/c " 'netns: control: loopback, metadata and private listeners answer a direct request'
 done_testing

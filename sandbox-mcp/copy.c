@@ -24,6 +24,8 @@ copy_file(int in, const struct stat *st, int dfd, const char *dname, struct copy
 	rnd_hex(tmp + 5, 8);
 	if ((out = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, o->fmode)) < 0)
 		return -1;
+	if (o->keep_exec && (st->st_mode & S_IXUSR) && fchmod(out, 0755) < 0)
+		goto fail;
 	while ((n = read(in, buf, sizeof buf)) > 0) {
 		if (n > o->budget) {
 			errno = EFBIG;
@@ -50,6 +52,46 @@ fail:
 		close(out);
 	unlinkat(dfd, tmp, 0);
 	return errno = e, -1;
+}
+
+/* A link at depth (directories below the top) whose target t stays inside
+ * the tree: relative, its ".." all first and no more of them than depth,
+ * then plain names (each link so made lands inside, so chains do too). */
+int
+copy_link_inside(const char *t, int depth)
+{
+	int up = 1;
+
+	if (*t == '\0' || *t == '/')
+		return 0;
+	while (*t) {
+		size_t l = strcspn(t, "/");
+		if (l == 0 || (l == 1 && t[0] == '.'))
+			return 0;
+		if (l == 2 && t[0] == '.' && t[1] == '.') {
+			if (!up || --depth < 0)
+				return 0;
+		} else {
+			up = 0;
+		}
+		t += l + (t[l] == '/');
+	}
+	return !up;
+}
+
+static int
+copy_link(int sfd, const char *name, int dfd, struct copy_opt *o)
+{
+	char t[4096];
+	ssize_t n = readlinkat(sfd, name, t, sizeof t - 1);
+
+	if (n <= 0)
+		return -1;
+	t[n] = '\0';
+	if (!copy_link_inside(t, o->depth) || symlinkat(t, dfd, name) < 0)
+		return -1;
+	o->links_kept++;
+	return 0;
 }
 
 int
@@ -104,11 +146,12 @@ copy_at(int sfd, const char *sname, int dfd, const char *dname, struct copy_opt 
 		if (fstatat(dirfd(d), de->d_name, &cs, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (S_ISLNK(cs.st_mode)) {
-			o->links_skipped++;
+			if (!o->keep_links || copy_link(dirfd(d), de->d_name, nd, o) < 0)
+				o->links_skipped++;
 			continue;
 		}
 		if (S_ISDIR(cs.st_mode) && o->is_overlay && o->is_overlay(o->ctx, de->d_name)) {
-			o->overlay(o->ctx, dirfd(d), de->d_name);
+			o->overlay(o->ctx, dirfd(d), de->d_name, nd);
 			continue;
 		}
 		if (!S_ISDIR(cs.st_mode) && !S_ISREG(cs.st_mode)) {
@@ -123,10 +166,14 @@ copy_at(int sfd, const char *sname, int dfd, const char *dname, struct copy_opt 
 				break;
 			}
 			snprintf(o->rel + l, sizeof o->rel - l, "%s%s", l ? "/" : "", de->d_name);
+			o->depth++;
 			rc = copy_at(dirfd(d), de->d_name, nd, de->d_name, o);
+			o->depth--;
 			o->rel[l] = '\0';
 		} else {
+			o->depth++;
 			rc = copy_at(dirfd(d), de->d_name, nd, de->d_name, o);
+			o->depth--;
 		}
 	}
 	{
@@ -147,4 +194,8 @@ copy_counts_json(struct jw *w, const struct copy_opt *o)
 	jw_int(w, o->bytes);
 	jw_key(w, "symlinks_skipped");
 	jw_int(w, o->links_skipped);
+	if (o->keep_links) {
+		jw_key(w, "symlinks_kept");
+		jw_int(w, o->links_kept);
+	}
 }

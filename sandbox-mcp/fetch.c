@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -22,7 +23,10 @@
 
 tool_fn tool_session_fetch;
 
-enum { FETCH_MAX = 16 << 20, FETCH_SHOW_MAX = 1 << 20, FETCH_HOPS = 5, FETCH_BODY_MAX = 8 << 20 };
+/* FETCH_STALL_S: a response that sends nothing for this long (a
+ * Content-Length it never sends) ends there, not at fetch_timeout_ms */
+enum { FETCH_MAX = 16 << 20, FETCH_SHOW_MAX = 1 << 20, FETCH_HOPS = 5, FETCH_BODY_MAX = 8 << 20,
+	FETCH_STALL_S = 10 };
 
 struct fx {
 	struct buf body;
@@ -218,6 +222,7 @@ one(struct sbx *s, const char *url, const char *method, const char *body, size_t
 {
 	CURL *e = curl_easy_init();
 	CURLcode c;
+	curl_off_t cl = -1;
 
 	if (e == NULL)
 		return sbx_err(err, errn, "out of memory");
@@ -229,6 +234,8 @@ one(struct sbx *s, const char *url, const char *method, const char *body, size_t
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)s->cfg.fetch_timeout_ms);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)s->cfg.connect_timeout_ms);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)FETCH_STALL_S);
 	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (s->cacert)
@@ -250,11 +257,15 @@ one(struct sbx *s, const char *url, const char *method, const char *body, size_t
 	}
 	c = curl_easy_perform(e);
 	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, status);
+	curl_easy_getinfo(e, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
 	curl_easy_cleanup(e);
 	if (x->refused[0])
 		return sbx_err(err, errn, "%s: %s: refused", url, x->refused);
 	if (x->too_big)
 		return sbx_err(err, errn, "%s: the response is larger than the bound (%zu bytes)", url, x->max);
+	if (c == CURLE_OPERATION_TIMEDOUT && cl > (curl_off_t)x->body.len)
+		return sbx_err(err, errn, "%s: the server announced %lld bytes, sent %zu, then nothing: given up (a transfer that stalls for %d s ends)",
+		    url, (long long)cl, x->body.len, FETCH_STALL_S);
 	if (c != CURLE_OK)
 		return sbx_err(err, errn, "%s: %s", url, curl_easy_strerror(c));
 	return 0;
@@ -270,7 +281,7 @@ tool_session_fetch(struct sbx *s, const struct targs *a, struct jw *out, char *e
 	char *body = NULL;
 	size_t bodyn = 0;
 	long status = 0;
-	int rc = -1, made, hops = 0;
+	int rc = -1, made, hops = 0, locked = 1;
 
 	if (arg_str(a, "url", 1, url, sizeof url, err, errn) < 0 ||
 	    arg_str(a, "method", 0, method, sizeof method, err, errn) < 0 ||
@@ -286,8 +297,14 @@ tool_session_fetch(struct sbx *s, const struct targs *a, struct jw *out, char *e
 	}
 	if ((save[0] && ws_path_check(save, err, errn) < 0) || headers(a, &hl, err, errn) < 0)
 		goto out;
+	/* the session must be there before anything is sent; the transfer
+	 * itself runs without the store's lock, so a slow or stalled server
+	 * holds up no other call (the session is picked again after it) */
 	if (sess_pick(s, a, &ss, err, errn) < 0)
 		goto out;
+	sess_release(&ss);
+	flock(s->lockfd, LOCK_UN);
+	locked = 0;
 	jw_key(out, "redirects");
 	jw_open(out, '[');
 	for (;;) {
@@ -321,6 +338,11 @@ tool_session_fetch(struct sbx *s, const struct targs *a, struct jw *out, char *e
 		}
 	}
 	jw_close(out, ']');
+	while (flock(s->lockfd, LOCK_EX) < 0 && errno == EINTR)
+		;
+	locked = 1;
+	if (sess_pick(s, a, &ss, err, errn) < 0)
+		goto out;
 	jw_key(out, "url");
 	jw_str(out, url);
 	jw_key(out, "status");
@@ -351,6 +373,8 @@ tool_session_fetch(struct sbx *s, const struct targs *a, struct jw *out, char *e
 	}
 	rc = 0;
 out:
+	while (!locked && flock(s->lockfd, LOCK_EX) < 0 && errno == EINTR)
+		;
 	buf_free(&x.body);
 	curl_slist_free_all(hl);
 	free(body);

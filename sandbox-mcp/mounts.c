@@ -33,6 +33,24 @@ mount_allowed(const struct sbx *s, const char *real)
 }
 
 int
+mount_roots_check(const struct sbx *s, char *err, size_t errn)
+{
+	char r[PATH_MAX];
+
+	for (int i = 0; i < s->cfg.mount_allowlist.n; i++) {
+		const char *e = s->cfg.mount_allowlist.v[i];
+		if (realpath(e, r) == NULL)
+			continue;	/* not there: grants nothing */
+		if (strcmp(r, "/") == 0 || path_within(s->store, r) || path_within(r, s->store) ||
+		    (s->home[0] && path_within(s->home, r)))
+			return sbx_err(err, errn, "config %s: mount_allowlist entry %s %s: refused (list the project directories themselves)",
+			    s->cfgpath, e, strcmp(r, "/") == 0 ? "is the whole file system" :
+			    path_within(r, s->store) ? "lies in the store" : "holds the home or the store");
+	}
+	return 0;
+}
+
+int
 mounts_grants(struct sbx *s, const struct sess *ss, struct argv *av, char *err, size_t errn)
 {
 	char *buf, real[PATH_MAX];
@@ -77,6 +95,7 @@ mounts_env(const struct sess *ss, struct argv *env)
 struct mctx {
 	const struct sbx *s;
 	struct buf list;	/* overlay paths, one a line */
+	long linked;		/* links made in the copy */
 };
 
 static int
@@ -90,21 +109,26 @@ is_overlay(void *ctx, const char *name)
 	return 0;
 }
 
+/* An overlay is recorded for the session's grants (read-only, at its host
+ * path) and linked into the copy where it was, as drun links it: the
+ * project's node_modules resolves from the copy, and a write through the
+ * link meets the read-only grant. */
 static void
-overlay(void *ctx, int parentfd, const char *name)
+overlay(void *ctx, int parentfd, const char *name, int dstfd)
 {
 	struct mctx *m = ctx;
-	char link[64], dir[PATH_MAX];
+	char link[64], dir[PATH_MAX + 256];
 	ssize_t n;
 
 	snprintf(link, sizeof link, "/proc/self/fd/%d", parentfd);
-	if ((n = readlink(link, dir, sizeof dir - 1)) <= 0)
+	if ((n = readlink(link, dir, PATH_MAX - 1)) <= 0)
 		return;
 	dir[n] = '\0';
+	snprintf(dir + n, sizeof dir - (size_t)n, "/%s", name);
 	buf_adds(&m->list, dir);
-	buf_adds(&m->list, "/");
-	buf_adds(&m->list, name);
 	buf_adds(&m->list, "\n");
+	if (symlinkat(dir, dstfd, name) == 0)
+		m->linked++;
 }
 
 /* 1 when the newline-separated list has the line l (n bytes). */
@@ -153,7 +177,7 @@ int
 tool_session_mount(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
 {
 	char path[PATH_MAX], real[PATH_MAX], dir[PATH_MAX], id[CKPT_ID_MAX];
-	struct mctx m = { s, { 0 } };
+	struct mctx m = { s, { 0 }, 0 };
 	struct copy_opt o = { .fmode = 0644, .is_overlay = is_overlay, .overlay = overlay, .ctx = &m };
 	struct sess ss;
 	struct stat st;
@@ -182,6 +206,8 @@ tool_session_mount(struct sbx *s, const struct targs *a, struct jw *out, char *e
 		buf_adds(&m.list, real);
 		buf_adds(&m.list, "\n");
 		o.files = 0;
+		if (symlinkat(real, ss.wsfd, base) == 0)
+			m.linked++;
 	} else {
 		snprintf(dir, sizeof dir, "%.*s", (int)(base - real - 1 > 0 ? base - real - 1 : 1), real);
 		usage = ws_usage(ss.wsfd);
@@ -216,6 +242,8 @@ tool_session_mount(struct sbx *s, const struct targs *a, struct jw *out, char *e
 		p += l + (p[l] == '\n');
 	}
 	jw_close(out, ']');
+	jw_key(out, "overlays_linked");
+	jw_int(out, m.linked);
 	if (ckpt_commit(s, &ss, "session_mount", id, &made, err, errn) < 0)
 		goto out;
 	jw_key(out, "checkpoint_id");

@@ -10,6 +10,10 @@
  * of the configuration in force (an overlay the operator has since
  * unlisted grants nothing). */
 int mounts_grants(struct sbx *s, const struct sess *ss, struct argv *av, char *err, size_t errn);
+/* -1 with the reason when a mount_allowlist entry is / or holds the home
+ * or the store, or lies in the store (checked before every call: such a
+ * configuration fails closed). */
+int mount_roots_check(const struct sbx *s, char *err, size_t errn);
 /* NAME=VALUE pins for the packages merged into the workspace. */
 int mounts_env(const struct sess *ss, struct argv *env);
 

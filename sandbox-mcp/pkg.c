@@ -23,6 +23,7 @@
 #include "ckpt.h"
 #include "copy.h"
 #include "fdio.h"
+#include "git.h"
 #include "pkg.h"
 #include "pkgspec.h"
 #include "rmtree.h"
@@ -51,9 +52,50 @@ stage_reap(int dirfd)
 	closedir(d);
 }
 
+/* The record kept in the history too, as the blob refs/meta/packages, so a
+ * snapshot carries it and a restore brings it back (pkg_record_restore). */
+static int
+record_ref(struct sbx *s, struct sess *ss, const char *rec, size_t n)
+{
+	const char *h[] = { "hash-object", "-w", "--stdin", NULL };
+	char blob[CKPT_ID_MAX], e2[SBX_ERR_MAX];
+	const char *u[] = { "update-ref", "refs/meta/packages", blob, NULL };
+	struct run_res r;
+	int rc;
+
+	rc = git_run(s, ss, h, rec, n, 128, &r, e2, sizeof e2);
+	snprintf(blob, sizeof blob, "%.*s", r.out.p && r.out.len >= 40 ? 40 : 0, r.out.p ? r.out.p : "");
+	run_res_free(&r);
+	if (rc < 0 || strlen(blob) != 40)
+		return -1;
+	rc = git_run(s, ss, u, NULL, 0, 0, &r, e2, sizeof e2);
+	run_res_free(&r);
+	return rc;
+}
+
+int
+pkg_record_restore(struct sbx *s, struct sess *ss)
+{
+	const char *c[] = { "cat-file", "blob", "refs/meta/packages", NULL };
+	char e2[SBX_ERR_MAX];
+	struct run_res r;
+	int rc = 0;
+
+	if (git_run(s, ss, c, NULL, 0, 4096, &r, e2, sizeof e2) == 0 && r.out.p) {
+		/* only the lines a record holds */
+		const char *p = r.out.p;
+		while (*p && ((strncmp(p, "pip\n", 4) == 0 || strncmp(p, "npm\n", 4) == 0)))
+			p += 4;
+		rc = *p || r.out_bytes > r.out.len ? -1 :
+		    file_replace_atomic(ss->dirfd, "packages", r.out.p, r.out.len, 0600);
+	}
+	run_res_free(&r);
+	return rc;
+}
+
 /* The manager's line in STORE/sessions/ID/packages (what mounts_env reads). */
 static int
-record(struct sess *ss, enum pkg_mgr m)
+record(struct sbx *s, struct sess *ss, enum pkg_mgr m)
 {
 	const char *name = pkg_mgr_name(m);
 	char *old = NULL, line[8];
@@ -74,6 +116,8 @@ record(struct sess *ss, enum pkg_mgr m)
 	}
 	buf_adds(&all, line);
 	rc = file_replace_atomic(ss->dirfd, "packages", all.p, all.len, 0600);
+	if (rc == 0)
+		rc = record_ref(s, ss, all.p, all.len);
 	free(old);
 	buf_free(&all);
 	return rc;
@@ -256,7 +300,7 @@ tool_session_package_install(struct sbx *s, const struct targs *a, struct jw *ou
 {
 	char mgr[8], stname[16], stage[PATH_MAX + 32], before[CKPT_ID_MAX], id[CKPT_ID_MAX], msg[300];
 	char (*specs)[PKG_SPEC_MAX + 1] = NULL;
-	struct copy_opt o = { .fmode = 0644 };
+	struct copy_opt o = { .fmode = 0644, .keep_exec = 1, .keep_links = 1 };
 	struct run_res r = { 0 };
 	struct sess ss;
 	enum pkg_mgr m;
@@ -307,7 +351,7 @@ tool_session_package_install(struct sbx *s, const struct targs *a, struct jw *ou
 	    merge(s, &ss, stagefd, m, before, &o, err, errn) < 0)
 		goto out;
 	merged = 1;
-	if (record(&ss, m) < 0)
+	if (record(s, &ss, m) < 0)
 		goto fail;
 	snprintf(msg, sizeof msg, "session_package_install: %s", pkg_mgr_name(m));
 	for (int i = 0; i < n && strlen(msg) + strlen(specs[i]) + 2 < sizeof msg; i++)

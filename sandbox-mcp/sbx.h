@@ -36,6 +36,7 @@ struct sbx {
 	char *const *envp;		/* the server's environment (never passed whole) */
 	char git[PATH_MAX];		/* the git that keeps the checkpoints */
 	struct config cfg;		/* read fresh for every call */
+	int cfg_seen;			/* a file was read: its loss is an error, not the defaults */
 	int proven;			/* probe passed in this process */
 	const char *cacert;		/* session_fetch's CA file (--cacert), or NULL */
 	/* the connection's current session (SBX_ID_LEN + 1 bytes, "" none):

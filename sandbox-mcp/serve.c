@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "fdio.h"
+#include "mounts.h"
 #include "mcpmeta.h"
 #include "serve.h"
 #include "sess.h"
@@ -21,6 +22,15 @@ serve_prepare(struct sbx *s, char *err, size_t errn)
 {
 	config_free(&s->cfg);
 	if (config_load(s->cfgpath, s->home[0] ? s->home : NULL, &s->cfg, err, errn) < 0)
+		return -1;
+	/* a file this server read and now cannot find was deleted or moved:
+	 * never quietly run on the defaults it replaced */
+	if (s->cfg.source[0])
+		s->cfg_seen = 1;
+	else if (s->cfg_seen)
+		return sbx_err(err, errn, "config %s: the file this server read is gone; refusing to fall back to the embedded defaults (put it back, or restart the server to run on the defaults)",
+		    s->cfgpath);
+	if (mount_roots_check(s, err, errn) < 0)
 		return -1;
 	snap_reap_idle(s);
 	return 0;

@@ -12,6 +12,7 @@
 #include "args.h"
 #include "ckpt.h"
 #include "git.h"
+#include "pkg.h"
 #include "rnd.h"
 #include "snap.h"
 #include "store.h"
@@ -219,7 +220,7 @@ tool_session_restore(struct sbx *s, const struct targs *a, struct jw *out, char 
 	char name[SNAP_NAME_MAX + 8], dir[PATH_MAX], label[SBX_LABEL_MAX + 8], src[PATH_MAX + 64],
 	    id[CKPT_ID_MAX], e2[SBX_ERR_MAX];
 	const char *f[] = { "fetch", "-q", "--no-tags", "--update-head-ok", src, "+refs/heads/main:refs/heads/main",
-	    "+refs/tags/*:refs/tags/*", NULL };
+	    "+refs/tags/*:refs/tags/*", "+refs/meta/*:refs/meta/*", NULL };
 	struct run_res r;
 	struct sess ss;
 	struct stat st;
@@ -247,7 +248,8 @@ tool_session_restore(struct sbx *s, const struct targs *a, struct jw *out, char 
 	if (sess_create(s, label[0] ? label : NULL, NULL, &ss, err, errn) < 0)
 		return -1;
 	if (git_run(s, &ss, f, NULL, 0, 0, &r, err, errn) < 0 || ckpt_head(s, &ss, id, err, errn) < 0 ||
-	    ckpt_checkout(s, &ss, id, err, errn) < 0 || ckpt_commit(s, &ss, "restored", id, &made, err, errn) < 0) {
+	    ckpt_checkout(s, &ss, id, err, errn) < 0 || ckpt_commit(s, &ss, "restored", id, &made, err, errn) < 0 ||
+	    (pkg_record_restore(s, &ss) < 0 && sbx_err(err, errn, "snapshot %s: its package record is malformed", name))) {
 		run_res_free(&r);
 		sess_release(&ss);
 		sess_remove(s, ss.id, e2, sizeof e2);

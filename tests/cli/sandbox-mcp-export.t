@@ -56,7 +56,7 @@ echo "{\"mount_allowlist\": [\"$H\"]}" > "$SBX_CFG"
 sbx session_mount "{\"path\":\"$H/proj\"}"
 is "$iserr:$(j .copied_to):$(j .symlinks_skipped)" "false:proj:1" 'mount: copied, the symlink in it skipped'
 is "$(cat "$W/proj/src/main.c")" code 'mount: the files are in the workspace'
-status_ok $([ ! -e "$W/proj/key" ] && [ ! -e "$W/proj/node_modules" ]; echo $?) 'mount: no link, and node_modules is not copied'
+status_ok $([ ! -e "$W/proj/key" ] && [ "$(readlink "$W/proj/node_modules")" = "$H/proj/node_modules" ]; echo $?) 'mount: no link of the host copied, and node_modules is not copied but linked to its host path'
 is "$(j '.overlays[0]')" "$H/proj/node_modules" 'mount: node_modules is an overlay'
 sbx session_bash "{\"command\":\"cat $H/proj/node_modules/m/index.js; echo x > $H/proj/node_modules/m/new.js; cat $H/proj/src/main.c; cat $SBX_HOME/.ssh/id_ed25519\"}"
 like "$(j .stdout)" '^module' 'mount: the overlay is readable in place'

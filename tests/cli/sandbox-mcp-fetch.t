@@ -10,9 +10,15 @@ sbx_setup "$TMP/a"
 sbx create_session
 W=$SBX_STORE/sessions/$(j .session_id)/workspace
 cat > "$TMP/srv.py" <<'PY'
-import http.server, sys
+import http.server, os, sys, time
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
+        if self.path == "/short":
+            # announces 1000 bytes, sends 10, then nothing
+            self.send_response(200); self.send_header("Content-Length", "1000"); self.end_headers()
+            self.wfile.write(b"0123456789"); self.wfile.flush()
+            open(os.environ["TMP"] + "/short-seen", "w").close()
+            time.sleep(120); return
         routes = {"/redir-evil": "http://evil.example/", "/redir-loop": "http://loop.good.test:8080/",
                   "/redir-ok": "/hello", "/redir-meta": "http://meta.good.test:8080/"}
         if self.path in routes:
@@ -24,7 +30,7 @@ class H(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
     do_POST = do_GET
     def log_message(self, *a): pass
-s = http.server.HTTPServer((sys.argv[1], int(sys.argv[2])), H)
+s = http.server.ThreadingHTTPServer((sys.argv[1], int(sys.argv[2])), H)
 print(s.server_address[1], flush=True)
 s.serve_forever()
 PY
@@ -95,6 +101,7 @@ while [ ! -s "$TMP/nsport" ]; do sleep 0.05; done
 . "$CORRAL_TOP/tests/lib/tap.sh" >/dev/null 2>&1 || true
 NS
 cat > "$TMP/calls.sh" <<'CALLS'
+T0=$TMP	# (tap.sh, sourced by ns.sh, makes a TMP of its own)
 . "$TMP/ns.sh"
 f() { "$@" >/dev/null 2>&1 || true; }
 for u in http://www.good.test:8080/hello http://www.good.test:8080/redir-ok http://www.good.test:8080/redir-evil \
@@ -109,6 +116,17 @@ for h in '[{"name":"X-Probe","value":"v1"},{"name":"X-Two","value":"v2"}]' '{"X-
 	printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_fetch","arguments":{"session_id":"%s","url":"http://www.good.test:8080/hdr","headers":%s}}}\n' "$SBX_INIT" "$SBX_CUR" "$h" |
 		env -i PATH=/usr/bin:/bin HOME="$SBX_HOME" "$SBX" --store "$SBX_STORE" --config "$SBX_CFG" | tail -n1
 done
+# a server that announces a length and stalls: the fetch holds no lock
+# while it waits (another call runs meanwhile), and it ends
+printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_fetch","arguments":{"session_id":"%s","url":"http://www.good.test:8080/short"}}}\n' "$SBX_INIT" "$SBX_CUR" |
+	env -i PATH=/usr/bin:/bin HOME="$SBX_HOME" "$SBX" --store "$SBX_STORE" --config "$SBX_CFG" > "$T0/stall.out" &
+fpid=$!
+i=0; while [ ! -e "$T0/short-seen" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_list","arguments":{}}}\n' "$SBX_INIT" |
+	env -i PATH=/usr/bin:/bin HOME="$SBX_HOME" "$SBX" --store "$SBX_STORE" --config "$SBX_CFG" | tail -n1
+if kill -0 $fpid 2>/dev/null; then echo '"the fetch was still waiting"'; else echo '"the fetch had ended"'; fi
+wait $fpid
+tail -n1 "$T0/stall.out"
 for u in http://loop.good.test:8080/c http://meta.good.test:8080/c http://priv.good.test:8080/c; do
 	/usr/bin/python3 -c "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode())" "$u"
 done
@@ -131,5 +149,8 @@ like "$(R 9 .result.content[0].text)" 'larger than the bound' 'netns: a response
 is "$(R 10 .result.structuredContent.saved_to):$(cat "$W/dl/page.txt")" "dl/page.txt:public:/saved" 'netns: save_to writes the workspace'
 is "$(R 11 .result.structuredContent.body)" "hdr:v1:v2" "netns: drun's headers array [{name, value}] is sent"
 is "$(R 12 .result.structuredContent.body)" "hdr:o1:None" 'netns: control: the headers object is sent the same way'
-is "$(sed -n '13,15p' "$TMP/ns.out" | tr '\n' ' ')" "public:/c public:/c public:/c " 'netns: control: loopback, metadata and private listeners answer a direct request'
+is "$(R 13 .result.isError)" false 'netns: another call runs while a fetch waits on a stalled server'
+is "$(R 14 .)" "the fetch was still waiting" '... and the fetch was still waiting then: it held no lock'
+like "$(R 15 .result.content[0].text)" 'announced 1000 bytes, sent 10, then nothing: given up' 'netns: a Content-Length never sent: the fetch ends, saying so'
+is "$(sed -n '16,18p' "$TMP/ns.out" | tr '\n' ' ')" "public:/c public:/c public:/c " 'netns: control: loopback, metadata and private listeners answer a direct request'
 done_testing

@@ -104,7 +104,8 @@ doc = {"name": name, "dist-tags": {"latest": "1.0.0"}, "versions": {"1.0.0": v}}
 open(w + '/' + name, 'w').write(json.dumps(doc))
 EOF
 }
-mkpkg tinypkg ''
+printf '#!/usr/bin/env node\nconsole.log("tinybin ran");\n' > "$TMP/cli.js"
+mkpkg tinypkg ',"bin":{"tinybin":"cli.js"}' "$TMP/cli.js"
 mkpkg failpkg ',"scripts":{"preinstall":"echo failing; exit 3"}'
 mkpkg slowpkg ',"scripts":{"preinstall":"sleep 9371 & setsid sleep 9372 & echo slow-started; sleep 9373"}'
 # a wheel for pip (built by hand: no network, no wheel package needed)
@@ -199,6 +200,22 @@ for who in root nobody; do
 42" "$who: a later session_bash has NODE_PATH and requires it"
 	grep -qx npm "$S/packages"
 	status_ok $? "$who: ... recorded in the session directory"
+	# the installed tree keeps its shape: bin scripts executable, .bin links
+	N=$S/workspace/.packages/npm/node_modules
+	is "$(readlink "$N/.bin/tinybin"):$(stat -c %a "$N/tinypkg/cli.js")" "../tinypkg/cli.js:755" "$who: npm's .bin link and the bin script's exec bits are kept"
+	is "$(stat -c %a "$N/tinypkg/index.js")" 644 "$who: control: other files stay 0644"
+	sbx session_bash '{"command":".packages/npm/node_modules/.bin/tinybin"}'
+	is "$(j .stdout)" "tinybin ran" "$who: ... and the .bin command runs"
+	# the record travels with a snapshot
+	sbx session_snapshot
+	snap=$(j .path)
+	sbx session_restore "{\"path\":\"$snap\"}"
+	rs=$(j .session_id)
+	sbx session_bash '{"command":"node -e \"console.log(require(\\\"tinypkg\\\"))\"; echo $NODE_PATH"}'
+	is "$(j .stdout)" "42
+$SBX_STORE/sessions/$rs/workspace/.packages/npm/node_modules" "$who: a restored session keeps the install and its NODE_PATH"
+	sbx session_close
+	sbx session_switch "{\"session_id\":\"$s\"}"
 	sbx session_fork '{"label":"forked"}'
 	fk=$(j .session_id)
 	sbx session_bash '{"command":"node -e \"console.log(require(\\\"tinypkg\\\"))\"; echo $NODE_PATH"}'

@@ -5,6 +5,7 @@
 
 #include "../../../sandbox-mcp/ckpt.h"
 #include "../../../sandbox-mcp/config.h"
+#include "../../../sandbox-mcp/copy.h"
 #include "../../../sandbox-mcp/jw.h"
 #include "../../../sandbox-mcp/sess.h"
 #include "../../../sandbox-mcp/tree.h"
@@ -101,6 +102,15 @@ main(void)
 	    "deep: at any depth");
 	ok(runrules_match_deep("src/main.c") < 0 && runrules_match_deep("a/envrc") < 0, "deep: ordinary files are not");
 	ok(runrules_is_dotgit(".GIT") && runrules_is_dotgit(".git") && !runrules_is_dotgit(".github"), ".git in any case");
+
+	/* links an install keeps: inside the tree only */
+	ok(copy_link_inside("../tinypkg/cli.js", 1) && copy_link_inside("x/y", 0) && copy_link_inside("../../a", 2),
+	    "links: leading .. within the depth, then names: kept");
+	ok(!copy_link_inside("../x", 0) && !copy_link_inside("../../x", 1), "links: more .. than the depth: refused");
+	ok(!copy_link_inside("/etc/passwd", 5) && !copy_link_inside("", 1), "links: absolute or empty: refused");
+	ok(!copy_link_inside("a/../../x", 1) && !copy_link_inside("a/..", 1), "links: .. after a name: refused");
+	ok(!copy_link_inside("./x", 1) && !copy_link_inside("a//b", 1) && !copy_link_inside("..", 1) &&
+	    !copy_link_inside("../", 1), "links: . or an empty component, or only ..: refused");
 	printf("1..%d\n", tap_n);
 	return tap_fail != 0;
 }

@@ -5,6 +5,7 @@
 
 #include "args.h"
 #include "bash.h"
+#include "streams.h"
 #include "ckpt.h"
 #include "run.h"
 #include "wsscan.h"
@@ -47,8 +48,9 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	size_t cmdn;
 	int64_t usage, max = s->cfg.max_workspace_mb << 20;
 	uint64_t fp1 = WS_FP_INIT;
-	int made, rc = -1;
+	int made, rc = -1, ran = 0;
 
+	id[0] = '\0';
 	if (arg_blob(a, "command", 1, BASH_CMD_MAX, &cmd, &cmdn, err, errn) < 0 ||
 	    arg_str(a, "description", 0, desc, sizeof desc, err, errn) < 0)
 		goto out0;
@@ -86,7 +88,7 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	jw_str(out, r.cgroup ? "cgroup" : "sweep");
 	out_stream(out, "stdout", &r.out, r.out_bytes);
 	out_stream(out, "stderr", &r.err, r.err_bytes);
-	run_res_free(&r);
+	ran = 1;
 	/* a workspace grown over its bound goes back to the last checkpoint */
 	usage = ws_scan(ss.wsfd, &fp1);
 	if (usage >= 0 && ckpt_fp_same(&ss, fp1) && ckpt_head_fast(&ss, id) == 0) {
@@ -118,6 +120,12 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	jw_bool(out, made);
 	rc = 0;
 out:
+	if (ran) {
+		/* for checkpoint_read_stdstreams: what the checkpoint's command printed */
+		if (rc == 0)
+			streams_save(s, &ss, id, &r.out, &r.err);
+		run_res_free(&r);
+	}
 	av_free(&av);
 	av_free(&env);
 	sess_release(&ss);

@@ -24,6 +24,8 @@ int chain_build_stage(struct sbx *s, const char *stage, const char *interp, char
     char *const *pins, char *const *net, struct argv *av, struct argv *env, char *err, size_t errn);
 /* probe --quiet --require full, once per process; -1 with a reason. */
 int chain_prove(struct sbx *s, char *err, size_t errn);
+/* 1 when name is found in the PATH commands get. */
+int chain_on_path(struct sbx *s, const char *name);
 
 /* A stream into the result: name (the bytes kept), name_bytes (all that
  * was written), name_truncated. */

@@ -191,6 +191,17 @@ chain_build(struct sbx *s, const struct sess *ss, char *const *prog, struct argv
 }
 
 int
+chain_on_path(struct sbx *s, const char *name)
+{
+	char childpath[8192], prog[PATH_MAX];
+	struct argv gr = { 0 };
+
+	path_grants(s, &gr, childpath, sizeof childpath);
+	av_free(&gr);
+	return exec_resolve(name, childpath[0] ? childpath : "/usr/bin:/bin", prog, sizeof prog) == 0;
+}
+
+int
 chain_build_stage(struct sbx *s, const char *stage, const char *interp, char *const *args,
     char *const *pins, char *const *net, struct argv *av, struct argv *env, char *err, size_t errn)
 {

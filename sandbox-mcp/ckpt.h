@@ -38,6 +38,11 @@ long ckpt_count(struct sbx *s, struct sess *ss);
  * starting with '.' or '-', no "..", not ending in ".lock" or '.'). */
 int ckpt_label_ok(const char *label);
 
-tool_fn tool_session_history, tool_session_diff, tool_session_rollback, tool_session_checkpoint_label;
+/* A session as session_tree shows it: id, label, current, forked_from,
+ * and its checkpoints as session_history gives them. */
+void ckpt_describe(struct sbx *s, struct sess *ss, struct jw *out);
+
+tool_fn tool_session_history, tool_session_diff, tool_session_rollback, tool_session_checkpoint_label,
+    tool_session_checkpoint_squash, tool_session_checkpoint_drop;
 
 #endif

@@ -39,25 +39,20 @@ labels_for(struct jw *w, const struct run_res *tags, const char *id)
 	jw_close(w, ']');
 }
 
-int
-tool_session_history(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+/* "checkpoints": the line, newest first, with numbers and labels */
+static int
+history_json(struct sbx *s, struct sess *ss, struct jw *out, char *err, size_t errn)
 {
 	const char *lg[] = { "log", "--no-color", "--format=%H%x1f%ct%x1f%s", "refs/heads/main", NULL };
 	struct run_res r, tags;
-	struct sess ss;
 	const char *p;
 	long num = 0;
 
-	if (sess_pick(s, a, &ss, err, errn) < 0)
-		return -1;
-	if (git_run(s, &ss, lg, NULL, 0, HIST_MAX, &r, err, errn) < 0) {
+	if (git_run(s, ss, lg, NULL, 0, HIST_MAX, &r, err, errn) < 0) {
 		run_res_free(&r);
-		sess_release(&ss);
 		return -1;
 	}
-	labels_of(s, &ss, &tags);
-	jw_key(out, "session_id");
-	jw_str(out, ss.id);
+	labels_of(s, ss, &tags);
 	jw_key(out, "checkpoints");
 	jw_open(out, '[');
 	for (p = r.out.p ? r.out.p : ""; *p; p++)
@@ -86,8 +81,43 @@ tool_session_history(struct sbx *s, const struct targs *a, struct jw *out, char 
 	jw_close(out, ']');
 	run_res_free(&r);
 	run_res_free(&tags);
-	sess_release(&ss);
 	return 0;
+}
+
+int
+tool_session_history(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	struct sess ss;
+	int rc;
+
+	if (sess_pick(s, a, &ss, err, errn) < 0)
+		return -1;
+	jw_key(out, "session_id");
+	jw_str(out, ss.id);
+	rc = history_json(s, &ss, out, err, errn);
+	sess_release(&ss);
+	return rc;
+}
+
+void
+ckpt_describe(struct sbx *s, struct sess *ss, struct jw *out)
+{
+	char cur[SBX_ID_LEN + 1], e2[SBX_ERR_MAX];
+
+	jw_key(out, "session_id");
+	jw_str(out, ss->id);
+	jw_key(out, "label");
+	if (ss->label[0]) jw_str(out, ss->label); else jw_null(out);
+	jw_key(out, "current");
+	jw_bool(out, sess_current(s, cur) == 0 && strcmp(cur, ss->id) == 0);
+	if (ss->parent[0]) {
+		jw_key(out, "forked_from");
+		jw_str(out, ss->parent);
+	}
+	if (history_json(s, ss, out, e2, sizeof e2) < 0) {
+		jw_key(out, "checkpoints");
+		jw_null(out);
+	}
 }
 
 int
@@ -255,4 +285,124 @@ tool_session_checkpoint_label(struct sbx *s, const struct targs *a, struct jw *o
 out:
 	sess_release(&ss);
 	return rc;
+}
+
+/* The line's ids, oldest first, into ids (at most max); the count or -1. */
+static int
+line_ids(struct sbx *s, struct sess *ss, char (*ids)[41], int max, char *err, size_t errn)
+{
+	const char *a[] = { "rev-list", "--reverse", "refs/heads/main", NULL };
+	struct run_res r;
+	const char *p;
+	int n = 0;
+
+	if (git_run(s, ss, a, NULL, 0, HIST_MAX, &r, err, errn) < 0) {
+		run_res_free(&r);
+		return -1;
+	}
+	for (p = r.out.p ? r.out.p : ""; *p && n < max; n++) {
+		snprintf(ids[n], 41, "%.40s", p);
+		p += strcspn(p, "\n");
+		p += *p == '\n';
+	}
+	run_res_free(&r);
+	return n;
+}
+
+/* squash (1) or drop (0) checkpoints from..to: the history is regrafted
+ * (git replace --graft, as max_checkpoints prunes it), so no id changes:
+ * drop hangs the one after to on the one before from; squash hangs to
+ * itself there, keeping its files (each checkpoint is a whole tree).
+ * Labels of the checkpoints taken out go. */
+static int
+regraft(struct sbx *s, const struct targs *a, struct jw *out, int squash, char *err, size_t errn)
+{
+	char fs[CKPT_ID_MAX + 8], ts[CKPT_ID_MAX + 8], f[CKPT_ID_MAX], t[CKPT_ID_MAX], label[SBX_LABEL_MAX + 8],
+	    (*ids)[41] = NULL, ref[SBX_LABEL_MAX + 32];
+	struct run_res r, tags;
+	struct sess ss;
+	long fn, tn;
+	int n, rc = -1;
+
+	if (arg_ckpt(a, "from_checkpoint_id", fs, sizeof fs, err, errn) < 0 ||
+	    arg_ckpt(a, "to_checkpoint_id", ts, sizeof ts, err, errn) < 0 ||
+	    (squash && arg_str(a, "label", 0, label, sizeof label, err, errn) < 0))
+		return -1;
+	if (!fs[0] || !ts[0])
+		return sbx_err(err, errn, "arguments \"from_checkpoint_id\" and \"to_checkpoint_id\" are required");
+	if (squash && label[0] && !ckpt_label_ok(label))
+		return sbx_err(err, errn, "label %s: use 1-64 of A-Z a-z 0-9 . _ - (not starting with . or -)", label);
+	if (sess_pick(s, a, &ss, err, errn) < 0)
+		return -1;
+	if (ckpt_resolve(s, &ss, fs, NULL, f, err, errn) < 0 || ckpt_resolve(s, &ss, ts, NULL, t, err, errn) < 0)
+		goto out;
+	fn = ckpt_number(s, &ss, f);
+	tn = ckpt_number(s, &ss, t);
+	if ((ids = calloc(8192, sizeof *ids)) == NULL || (n = line_ids(s, &ss, ids, 8192, err, errn)) < 0) {
+		if (!err[0])
+			sbx_err(err, errn, "out of memory");
+		goto out;
+	}
+	if (fn < 1 || tn < fn || tn >= n) {
+		sbx_err(err, errn, "checkpoints %ld to %ld: the range must start at 1 or later (0 is the baseline diff compares against) and not end before it starts",
+		    fn, tn);
+		goto out;
+	}
+	if (!squash && tn == n - 1) {
+		sbx_err(err, errn, "checkpoint %ld is the latest: it cannot be dropped", tn);
+		goto out;
+	}
+	{
+		const char *g[] = { "replace", "-f", "--graft", squash ? ids[tn] : ids[tn + 1], ids[fn - 1], NULL };
+		if (git_run(s, &ss, g, NULL, 0, 0, &r, err, errn) < 0) {
+			run_res_free(&r);
+			goto out;
+		}
+		run_res_free(&r);
+	}
+	/* the labels of what left the line */
+	labels_of(s, &ss, &tags);
+	for (const char *p = tags.out.p ? tags.out.p : ""; *p; ) {
+		size_t l = strcspn(p, "\n");
+		for (long k = fn; k <= tn - squash && l > 41; k++)
+			if (strncmp(p, ids[k], 40) == 0 && p[40] == ' ') {
+				const char *d[] = { "update-ref", "-d", ref, NULL };
+				snprintf(ref, sizeof ref, "refs/tags/%.*s", (int)(l - 41 < SBX_LABEL_MAX ? l - 41 : SBX_LABEL_MAX), p + 41);
+				git_run(s, &ss, d, NULL, 0, 0, &r, err, errn);
+				run_res_free(&r);
+			}
+		p += l + (p[l] == '\n');
+	}
+	run_res_free(&tags);
+	if (squash && label[0]) {
+		const char *u[] = { "update-ref", "-m", "label", ref, t, NULL };
+		snprintf(ref, sizeof ref, "refs/tags/%s", label);
+		if (git_run(s, &ss, u, NULL, 0, 0, &r, err, errn) < 0) {
+			run_res_free(&r);
+			goto out;
+		}
+		run_res_free(&r);
+	}
+	err[0] = '\0';
+	jw_key(out, squash ? "squashed" : "dropped");
+	jw_int(out, tn - fn + !squash);
+	jw_key(out, "session_id");
+	jw_str(out, ss.id);
+	rc = history_json(s, &ss, out, err, errn);
+out:
+	free(ids);
+	sess_release(&ss);
+	return rc;
+}
+
+int
+tool_session_checkpoint_squash(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	return regraft(s, a, out, 1, err, errn);
+}
+
+int
+tool_session_checkpoint_drop(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	return regraft(s, a, out, 0, err, errn);
 }

@@ -20,6 +20,7 @@
 #include "copy.h"
 #include "fdio.h"
 #include "path.h"
+#include "rmtree.h"
 #include "runrules.h"
 #include "sess.h"
 #include "wspath.h"
@@ -175,7 +176,7 @@ dir_beneath(int rootfd, const char *rel)
 }
 
 static int
-export_root(struct sbx *s, const char *outdir, char *root, const char **rel, char *err, size_t errn)
+export_root(struct sbx *s, const char *what, const char *outdir, char *root, const char **rel, char *err, size_t errn)
 {
 	if (s->cfg.export_root == NULL)
 		return sbx_err(err, errn, "export is off: set \"export_root\" in %s", s->cfgpath);
@@ -186,7 +187,7 @@ export_root(struct sbx *s, const char *outdir, char *root, const char **rel, cha
 		return sbx_err(err, errn, "export_root %s holds the store or the home: export refused", root);
 	if (outdir[0] == '/') {
 		if (!path_within(outdir, root))
-			return sbx_err(err, errn, "output_dir %s is not beneath export_root %s", outdir, root);
+			return sbx_err(err, errn, "%s %s is not beneath export_root %s", what, outdir, root);
 		*rel = outdir + strlen(root);
 		while (**rel == '/')
 			(*rel)++;
@@ -197,7 +198,7 @@ export_root(struct sbx *s, const char *outdir, char *root, const char **rel, cha
 		return -1;
 	for (const char *c = *rel; *c; c += strcspn(c, "/"), c += *c == '/')
 		if (strcspn(c, "/") == 4 && strncasecmp(c, ".git", 4) == 0)
-			return sbx_err(err, errn, "output_dir %s is in a .git directory: export never writes git control files", outdir);
+			return sbx_err(err, errn, "%s %s is in a .git directory: never touched (git control files)", what, outdir);
 	return 0;
 }
 
@@ -217,7 +218,7 @@ tool_session_export(struct sbx *s, const struct targs *a, struct jw *out, char *
 
 	if (arg_str(a, "output_dir", 1, outdir, sizeof outdir, err, errn) < 0 ||
 	    (keys = arg_tok(a, "keys", JSMN_ARRAY, 0, err, errn)) == -2 ||
-	    export_root(s, outdir, root, &rel, err, errn) < 0)
+	    export_root(s, "output_dir", outdir, root, &rel, err, errn) < 0)
 		return free(x), -1;
 	nk = keys >= 0 ? a->t[keys].size : 0;
 	if (nk > WS_PATHS_MAX)
@@ -292,5 +293,60 @@ out:
 	if (rootfd >= 0)
 		close(rootfd);
 	sess_release(&ss);
+	return rc;
+}
+
+/* delete_from_host: drun's one way to delete on the host, kept on export's
+ * ground: only beneath export_root (never the root itself, never a .git
+ * component), reached component by component without following a link;
+ * a link itself is removed, never what it names; a directory goes with
+ * rmtree_at, which never follows one either. Gone already: a no-op. */
+int
+tool_delete_from_host(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
+{
+	char path[PATH_MAX], root[PATH_MAX];
+	const char *rel = "", *base;
+	int rootfd, pfd, rc = -1;
+	struct stat st;
+
+	if (arg_str(a, "path", 1, path, sizeof path, err, errn) < 0 ||
+	    export_root(s, "path", path, root, &rel, err, errn) < 0)
+		return -1;
+	if (rel[0] == '\0')
+		return sbx_err(err, errn, "path %s is export_root itself: refused (name what to delete beneath it)", path);
+	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return sbx_err(err, errn, "export_root %s: %s", root, strerror(errno));
+	jw_key(out, "path");
+	{
+		char full[PATH_MAX + WS_PATH_MAX + 2];
+		snprintf(full, sizeof full, "%s/%s", root, rel);
+		jw_str(out, full);
+	}
+	if ((pfd = ws_parent(rootfd, rel, 0, &base)) < 0 || fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		int e = errno;
+		if (e == ENOENT) {
+			jw_key(out, "deleted");
+			jw_bool(out, 0);
+			jw_key(out, "note");
+			jw_str(out, "not there: nothing to do");
+			rc = 0;
+		} else {
+			sbx_err(err, errn, "%s: %s", path, ws_strerror(e));
+		}
+		goto out;
+	}
+	if ((S_ISDIR(st.st_mode) ? rmtree_at(pfd, base) : unlinkat(pfd, base, 0)) < 0) {
+		sbx_err(err, errn, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	jw_key(out, "deleted");
+	jw_bool(out, 1);
+	jw_key(out, "kind");
+	jw_str(out, S_ISDIR(st.st_mode) ? "directory" : S_ISLNK(st.st_mode) ? "symbolic link (the link only)" : "file");
+	rc = 0;
+out:
+	if (pfd >= 0)
+		close(pfd);
+	close(rootfd);
 	return rc;
 }

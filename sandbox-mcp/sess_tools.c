@@ -173,7 +173,7 @@ tool_session_fork(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	char cid[CKPT_ID_MAX + 8], at[CKPT_ID_MAX], label[SBX_LABEL_MAX + 8], id[CKPT_ID_MAX], cl[SBX_LABEL_MAX + 8],
 	    src[PATH_MAX + 8], e2[SBX_ERR_MAX];
 	const char *f[] = { "fetch", "-q", "--no-tags", "--update-head-ok", src,
-	    "+refs/heads/main:refs/heads/main", "+refs/tags/*:refs/tags/*", "+refs/meta/*:refs/meta/*", NULL };
+	    "+refs/heads/main:refs/heads/main", "+refs/tags/*:refs/tags/*", "+refs/meta/*:refs/meta/*", "+refs/replace/*:refs/replace/*", NULL };
 	struct sess from, to;
 	struct run_res r;
 	int made;

@@ -220,7 +220,7 @@ tool_session_restore(struct sbx *s, const struct targs *a, struct jw *out, char 
 	char name[SNAP_NAME_MAX + 8], dir[PATH_MAX], label[SBX_LABEL_MAX + 8], src[PATH_MAX + 64],
 	    id[CKPT_ID_MAX], e2[SBX_ERR_MAX];
 	const char *f[] = { "fetch", "-q", "--no-tags", "--update-head-ok", src, "+refs/heads/main:refs/heads/main",
-	    "+refs/tags/*:refs/tags/*", "+refs/meta/*:refs/meta/*", NULL };
+	    "+refs/tags/*:refs/tags/*", "+refs/meta/*:refs/meta/*", "+refs/replace/*:refs/replace/*", NULL };
 	struct run_res r;
 	struct sess ss;
 	struct stat st;

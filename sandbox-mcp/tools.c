@@ -9,9 +9,11 @@
 #include "pkg.h"
 #include "sess.h"
 #include "snap.h"
+#include "streams.h"
 #include "tools.h"
 
-tool_fn tool_get_config, tool_session_export, tool_session_fetch;
+tool_fn tool_get_config, tool_session_export, tool_session_fetch, tool_delete_from_host, tool_get_system_instructions,
+    tool_session_get_env, tool_session_tree, tool_session_chat_record, tool_session_merge, tool_session_extract_text;
 
 #define SID "\"session_id\":{\"type\":\"string\",\"description\":\"a session id (default: the current session)\"}"
 #define STR(n, d) "\"" n "\":{\"type\":\"string\",\"description\":\"" d "\"}"
@@ -76,6 +78,32 @@ const struct tool tools[] = {
 	{ "list_snapshots", "The snapshots under snapshots_dir.", "", "[]", tool_list_snapshots },
 	{ "session_restore", "A new session from a snapshot (a file name list_snapshots gives, or drun's path: a file directly in snapshots_dir), made current.",
 	    STR("snapshot", "the snapshot's file name") "," STR("path", "the snapshot's path, directly in snapshots_dir") "," STR("label", "the new session's label"), "[]", tool_session_restore },
+	{ "session_extract_text", "Extract the text of a PDF in the workspace into a file (save_to, default path + .txt): pdftotext runs on it inside the boundary like a session_bash command; refused when the server has no pdftotext (the server never parses a document itself).",
+	    STR("path", "workspace-relative path of the document") "," STR("save_to", "workspace-relative path for the text") "," DESC "," SID,
+	    "[\"path\"]", tool_session_extract_text },
+	{ "delete_from_host", "Delete a host file or directory beneath export_root (never the root itself, never a .git, reached without following a link; a link itself is removed, never what it names). Gone already: a no-op.",
+	    STR("path", "beneath export_root (relative to it, or absolute)"), "[\"path\"]", tool_delete_from_host },
+	{ "session_tree", "Every session with its checkpoints, forks nested under the session they came from.", "", "[]", tool_session_tree },
+	{ "get_system_instructions", "The guide to these tools: getting started, picking up a session, what each group does.", "", "[]",
+	    tool_get_system_instructions },
+	{ "session_get_env", "Read a host environment variable named on env_allowlist (what commands get in their environment already).",
+	    STR("name", "the variable's name"), "[\"name\"]", tool_session_get_env },
+	{ "session_checkpoint_squash", "Fold checkpoints from..to (1 or later) into one, keeping to's files; ids do not change; a label for the result.",
+	    CKID("from_checkpoint_id") "," CKID("to_checkpoint_id") "," STR("label", "a label for the squashed checkpoint") "," DESC "," SID,
+	    "[\"from_checkpoint_id\",\"to_checkpoint_id\"]", tool_session_checkpoint_squash },
+	{ "session_checkpoint_drop", "Take checkpoints from..to (1 or later, not the latest) out of the history; the later ones keep their files.",
+	    CKID("from_checkpoint_id") "," CKID("to_checkpoint_id") "," DESC "," SID,
+	    "[\"from_checkpoint_id\",\"to_checkpoint_id\"]", tool_session_checkpoint_drop },
+	{ "session_merge", "Lay the files of another session's checkpoint (default its latest; keys: only these paths) over this session's workspace, as a new checkpoint.",
+	    STR("source_session_id", "the session merged from") "," CKID("source_checkpoint_id") "," CKLABEL("source_checkpoint_label") ","
+	    STRS("keys", "workspace paths to merge (default all)") "," DESC "," SID, "[\"source_session_id\"]", tool_session_merge },
+	{ "checkpoint_read_stdstreams", "Read the stdout or stderr of the last session_bash whose files a checkpoint holds (default: the latest checkpoint, stdout): byte offset and limit, or with pattern (an extended regular expression) the matching lines with their line numbers and byte offsets.",
+	    CKID("checkpoint_id") "," STR("stream", "stdout (default) or stderr") "," INT("offset", "byte offset") ","
+	    INT("limit", "bytes to return (default all)") "," STR("pattern", "an extended regular expression") "," DESC "," SID,
+	    "[]", tool_checkpoint_read_stdstreams },
+	{ "session_chat_record", "Record a prompt and response in the session's chat log (kept in its history, so snapshots carry it); drun's chat CLI calls it.",
+	    STR("prompt", "the user's prompt") "," STR("response", "the agent's response") "," SID, "[\"prompt\",\"response\"]",
+	    tool_session_chat_record },
 	{ NULL, NULL, NULL, NULL, NULL }
 };
 

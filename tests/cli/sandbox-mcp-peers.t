@@ -85,7 +85,7 @@ like "$(r no_such_tool)" '"error":-32602' 'sdk: an unknown tool is a protocol er
 # 2. the Inspector CLI
 run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/list
 is "$rc" 0 'inspector: tools/list'
-is "$(printf '%s\n' "$out" | grep -c '^      "name": ')" 24 'inspector: every tool (24)'
+is "$(printf '%s\n' "$out" | grep -c '^      "name": ')" 34 'inspector: every tool (34)'
 run node "$INSPECT" "$SBX" --store "$ST" --config "$CFG" --method tools/call --tool-name create_session --tool-arg label=insp
 like "$out" '\\"label\\":\\"insp\\"' 'inspector: create_session'
 # each Inspector call is a connection of its own, which starts with no
@@ -99,7 +99,7 @@ like "$out" 'from-inspector' 'inspector: session_bash'
 ins() {
 	_t=$1; shift
 	case $_t:$* in
-	create_session:*|session_list:*|get_config:*|list_snapshots:*|session_restore:*|*session_id=*) ;;
+	create_session:*|session_list:*|get_config:*|list_snapshots:*|session_restore:*|session_tree:*|get_system_instructions:*|*session_id=*) ;;
 	*) set -- "$@" "session_id=$ISID" ;;
 	esac
 	_n=$#; _i=0
@@ -110,6 +110,13 @@ ins() {
 }
 ins get_config
 like "$ie:$res" '^false:.*"source":"file"' 'inspector: get_config'
+ins get_system_instructions
+like "$ie:$res" '^false:.*"instructions":"sandbox-mcp' 'inspector: get_system_instructions'
+ins session_tree
+like "$ie:$res" "^false:.*\"session_id\":\"$ISID\"" 'inspector: session_tree'
+ins session_bash 'command=echo ins-out' description=out
+ins checkpoint_read_stdstreams stream=stdout
+like "$ie:$res" '^false:.*"content":"ins-out\\n"' 'inspector: checkpoint_read_stdstreams'
 ins session_list
 like "$ie:$res" '^false:.*"label":"insp"' 'inspector: session_list'
 ins get_session_state

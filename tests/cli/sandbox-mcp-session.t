@@ -11,7 +11,7 @@ printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n{"jsonrpc":"2.0","id
 	env -i PATH=/usr/bin:/bin HOME="$SBX_HOME" "$SBX" --store "$SBX_STORE" >"$TMP/p" 2>&1
 like "$(sed -n 1p "$TMP/p")" '"protocolVersion":"2025-11-25".*"serverInfo":\{"name":"sandbox-mcp"' 'initialize: 2025-11-25'
 names=$(sed -n 2p "$TMP/p" | jq -r '[.result.tools[].name] | join(" ")')
-is "$names" "create_session session_switch session_list session_close get_session_state get_config session_bash session_read_file session_read_files session_write_files session_delete_files session_history session_diff session_rollback session_fork session_label session_checkpoint_label session_mount session_fetch session_package_install session_export session_snapshot list_snapshots session_restore" "tools/list: drun's names"
+is "$names" "create_session session_switch session_list session_close get_session_state get_config session_bash session_read_file session_read_files session_write_files session_delete_files session_history session_diff session_rollback session_fork session_label session_checkpoint_label session_mount session_fetch session_package_install session_export session_snapshot list_snapshots session_restore session_extract_text delete_from_host session_tree get_system_instructions session_get_env session_checkpoint_squash session_checkpoint_drop session_merge checkpoint_read_stdstreams session_chat_record" "tools/list: drun's names"
 is "$(sed -n 2p "$TMP/p" | jq -c '.result.tools[] | select(.name=="session_bash") | .inputSchema.required')" '["command"]' 'session_bash requires command'
 is "$(sed -n 3p "$TMP/p")" '{"jsonrpc":"2.0","id":3,"result":{}}' 'ping'
 like "$(sed -n 4p "$TMP/p")" '"code":-32601' 'unknown method: -32601'

@@ -22,7 +22,7 @@ sbx_setup() {
 SBX_CUR=
 sbx() {
 	_t=$1 _a=${2:-'{}'}
-	case $_t in create_session|session_list|get_config|list_snapshots|session_restore) ;;
+	case $_t in create_session|session_list|get_config|list_snapshots|session_restore|session_tree|get_system_instructions|session_get_env|delete_from_host) ;;
 	*) [ -n "$SBX_CUR" ] && _a=$(printf '%s' "$_a" |
 		jq -c --arg s "$SBX_CUR" 'if has("session_id") then . else . + {session_id: $s} end' 2>/dev/null || printf '%s' "$_a") ;;
 	esac

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfgcmd.h"
 #include "execenv.h"
 #include "git.h"
 #include "http.h"
@@ -33,6 +34,8 @@ usage(FILE *f)
 {
 	fputs("usage: sandbox-mcp [--config FILE] [--store DIR] [--cacert FILE]\n"
 	    "                   [--listen 127.0.0.1:PORT (--listen-token-file FILE | --listen-token-fd FD)]\n"
+	    "       sandbox-mcp [--config FILE] config add-path PATH | remove-path PATH |\n"
+	    "                   add-domain NAME | remove-domain NAME | list\n"
 	    "       sandbox-mcp -h | --help | --version\n"
 	    "An MCP server (stdio, or loopback HTTP) of sandbox sessions: commands run\n"
 	    "through env-filter and confine after probe, files stay beneath the workspace,\n"
@@ -48,8 +51,11 @@ usage(FILE *f)
 	    "      --listen-token-fd FD      the same, from a descriptor\n"
 	    "  -h, --help         this text\n"
 	    "      --version      print the version\n\n"
+	    "config: drun's verbs, editing mount_allowlist or domain_allowlist of FILE\n"
+	    "(the file is checked first, and the rest of it kept as written).\n\n"
 	    "Exit status:\n"
-	    "  0  the end of input (or SIGTERM with --listen)\n"
+	    "  0  the end of input (or SIGTERM with --listen); config: done\n"
+	    "  1  config: refused (an entry or a file it will not write)\n"
 	    "  2  a usage or system error\n"
 	    "See sandbox-mcp(1).\n", f);
 }
@@ -115,6 +121,7 @@ open_store(struct sbx *s)
 struct opts {
 	const char *cfg, *store, *cacert, *listen, *tfile;
 	int tfd, port;
+	int verb;		/* argv index of "config", 0 none */
 };
 
 enum { OPT_CACERT = 256, OPT_LISTEN, OPT_LTOKEN_FILE, OPT_LTOKEN_FD };
@@ -157,6 +164,10 @@ parse(int argc, char **argv, struct opts *o)
 			msg_badopt(c, argc, argv, NULL);
 			return -1;
 		}
+	}
+	if (optind < argc && strcmp(argv[optind], "config") == 0 && !o->listen) {
+		o->verb = optind;	/* drun's configuration verbs */
+		return 0;
 	}
 	if (optind < argc)
 		return msg_usage("unexpected argument %s", argv[optind]), msg_hint("sandbox-mcp --help"), -1;
@@ -230,7 +241,11 @@ main(int argc, char **argv)
 		return EXIT_USAGE;
 	s.envp = environ;
 	s.cacert = o.cacert;
-	if (defaults(&s, o.cfg, o.store) < 0 || open_store(&s) < 0)
+	if (defaults(&s, o.cfg, o.store) < 0)
+		return EXIT_USAGE;
+	if (o.verb)
+		return cfgcmd_main(s.cfgpath, s.home[0] ? s.home : NULL, argc - o.verb, argv + o.verb);
+	if (open_store(&s) < 0)
 		return EXIT_USAGE;
 	if (resolve_stepdir(s.stepdir, sizeof s.stepdir) < 0)
 		return msg_fatal_sys("cannot find the step programs (/proc/self/exe)"), EXIT_USAGE;

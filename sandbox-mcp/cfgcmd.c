@@ -22,8 +22,18 @@
 #include "msg.h"
 #include "path.h"
 #include "status.h"
+#include "toml.h"
 
 enum { CFG_TOK = 4096 };
+
+/* token t's text as written (a string with its quotes) */
+static void
+raw(struct buf *o, const char *js, const jsmntok_t *t)
+{
+	int q = t->type == JSMN_STRING;
+
+	buf_add(o, js + t->start - q, (size_t)(t->end - t->start + 2 * q));
+}
 
 /* The file's text with key's list given add or less rm; *changed 0 when
  * it was already so. */
@@ -41,11 +51,10 @@ edit(const char *js, size_t len, const char *key, const char *add, const char *r
 		int v = k + 1;
 		buf_adds(o, first ? "  " : ",\n  ");
 		first = 0;
-		buf_add(o, js + t[k].start - 1, (size_t)(t[k].end - t[k].start + 2));
+		raw(o, js, &t[k]);
 		buf_adds(o, ": ");
 		if (!json_eq(js, &t[k], key)) {
-			buf_add(o, js + t[v].start - (t[v].type == JSMN_STRING),
-			    (size_t)(t[v].end - t[v].start + 2 * (t[v].type == JSMN_STRING)));
+			raw(o, js, &t[v]);
 			continue;
 		}
 		seen = 1;
@@ -59,7 +68,7 @@ edit(const char *js, size_t len, const char *key, const char *add, const char *r
 				add = NULL;	/* there already */
 			buf_adds(o, f ? "" : ", ");
 			f = 0;
-			buf_add(o, js + t[x].start - 1, (size_t)(t[x].end - t[x].start + 2));
+			raw(o, js, &t[x]);
 		}
 		if (add) {
 			buf_adds(o, t[v].size ? ", " : "");
@@ -108,10 +117,77 @@ list(const struct config *c)
 		printf("  - %s\n", c->mount_allowlist.v[i]);
 }
 
+/* drun keys with no meaning here, left out by import-toml (named only):
+ * the web interface's port, the chat client's model and its API keys */
+static int
+dropped(const char *js, const jsmntok_t *k)
+{
+	size_t l = (size_t)(k->end - k->start);
+
+	return json_eq(js, k, "web_port") || json_eq(js, k, "default_model") ||
+	    (l > 8 && memcmp(js + k->end - 8, "_api_key", 8) == 0);
+}
+
+/* import-toml FILE: drun's config.toml converted into the (new) JSON file */
+static int
+import_toml(const char *cfgpath, const char *home, const char *src)
+{
+	static jsmntok_t t[CFG_TOK];
+	struct buf js = { 0 }, out = { 0 };
+	struct json_err e;
+	struct config c;
+	char *text;
+	size_t len;
+	int n, k = 1, first = 1;
+
+	if (access(cfgpath, F_OK) == 0)
+		return msg_fatal("%s exists: not replaced", cfgpath),
+		    msg_hint("remove it first, or change it with config add-path and add-domain"), 1;
+	if (file_read_bounded(AT_FDCWD, src, 1 << 20, &text, &len) < 0)
+		return msg_fatal_sys("unable to read %s", src), EXIT_USAGE;
+	if (toml_to_json(text, len, &js, &e) < 0) {
+		free(text);
+		buf_free(&js);
+		return msg_fatal("%s:%d:%d: %s", src, e.line, e.col, e.msg), 1;
+	}
+	free(text);
+	n = json_parse(js.p, js.len, t, CFG_TOK);
+	buf_adds(&out, "{\n");
+	for (int i = 0; n > 0 && i < t[0].size; i++, k = json_next(t, k + 1)) {
+		if (dropped(js.p, &t[k])) {
+			fprintf(stderr, "sandbox-mcp: %.*s: not carried (no meaning here)\n", t[k].end - t[k].start, js.p + t[k].start);
+			continue;
+		}
+		buf_adds(&out, first ? "  " : ",\n  ");
+		first = 0;
+		raw(&out, js.p, &t[k]);
+		buf_adds(&out, ": ");
+		raw(&out, js.p, &t[k + 1]);
+	}
+	buf_adds(&out, "\n}\n");
+	buf_free(&js);
+	config_defaults(&c);
+	if (n < 1 || !out.p || config_parse(out.p, out.len, &c, &e) < 0) {
+		config_free(&c);
+		buf_free(&out);
+		return msg_fatal("%s: %s", src, n < 1 ? "unable to convert" : e.msg),
+		    msg_hint("see DRUN COMPATIBILITY in sandbox-mcp(1)"), 1;
+	}
+	config_free(&c);
+	if (write_cfg(cfgpath, &out) < 0) {
+		buf_free(&out);
+		return msg_fatal_sys("unable to write %s", cfgpath), EXIT_USAGE;
+	}
+	buf_free(&out);
+	fprintf(stderr, "sandbox-mcp: %s converted into %s\n", src, cfgpath);
+	(void)home;
+	return 0;
+}
+
 int
 cfgcmd_main(const char *cfgpath, const char *home, int argc, char **argv)
 {
-	static const char use[] = "config add-path PATH | remove-path PATH | add-domain NAME | remove-domain NAME | list";
+	static const char use[] = "config add-path PATH | remove-path PATH | add-domain NAME | remove-domain NAME | list | import-toml FILE";
 	const char *verb = argc > 1 ? argv[1] : "", *arg = argc > 2 ? argv[2] : NULL, *key, *add = NULL, *rm = NULL;
 	char why[1024], real[PATH_MAX], h[HOST_MAX];
 	struct config c;
@@ -120,6 +196,8 @@ cfgcmd_main(const char *cfgpath, const char *home, int argc, char **argv)
 	size_t len = 0;
 	int changed;
 
+	if (strcmp(verb, "import-toml") == 0 && arg && argc == 3)
+		return import_toml(cfgpath, home, arg);
 	if (config_load(cfgpath, home, &c, why, sizeof why) < 0)
 		return msg_fatal("%s", why), msg_hint("fix the file first: config never rewrites a file it cannot read"), EXIT_USAGE;
 	if (strcmp(verb, "list") == 0 && argc == 2) {

@@ -60,4 +60,38 @@ like "$?:$(cat "$TMP/err")" '2:.*bash_command_denylist' "a drun key sandbox-mcp 
 rm -f "$C"
 cfg add-domain c.example
 is "$?:$(jq -c .domain_allowlist "$C")" '0:["c.example"]' 'control: no file yet: made, with the entry'
+
+# drun's config.toml, converted by one command
+cat > "$TMP/config.toml" <<EOF
+# drun's, as its README shows it
+domain_allowlist = [
+  "pypi.org",        # python packages
+  "files.pythonhosted.org",
+]
+mount_allowlist = ["$TMP/proj"]
+max_workspace_mb = 1_024
+snapshot_on_close = true
+bash_timeout_ms = 30000
+web_port = 7274
+default_model = "ollama_chat/qwen3.6:latest"
+anthropic_api_key = "sk-ant-SECRET-VALUE"
+EOF
+rm -f "$C"
+cfg import-toml "$TMP/config.toml"
+is "$?:$(jq -c '[.domain_allowlist,.mount_allowlist,.max_workspace_mb,.snapshot_on_close,.bash_timeout_ms]' "$C")" \
+	"0:[[\"pypi.org\",\"files.pythonhosted.org\"],[\"$TMP/proj\"],1024,true,30000]" 'import-toml: the keys converted'
+like "$(cat "$TMP/err" | tr '\n' ' ')" 'web_port: not carried.*default_model: not carried.*anthropic_api_key: not carried' '... the keys with no meaning here named, not carried'
+status_ok $(! grep -q 'SECRET' "$C" "$TMP/err"; echo $?) '... and the API key is nowhere: not in the file, not in the messages'
+cfg list > "$TMP/list"
+like "$(cat "$TMP/list" | tr '\n' ' ')" "pypi.org .*$TMP/proj" 'control: the converted file reads'
+cfg import-toml "$TMP/config.toml"
+like "$?:$(cat "$TMP/err")" '1:.*exists: not replaced' 'import-toml over an existing file: refused'
+rm -f "$C"
+for t in '[server]' 'x.y = 1' 'max_sessions = 1.5' 'bash_command_denylist = ["rm -rf"]' 'mount_allowlist = "/"' 'max_sessions = """5"""'; do
+	printf '%s\n' "$t" > "$TMP/bad.toml"
+	cfg import-toml "$TMP/bad.toml"
+	r=$?
+	is "$r:$([ -e "$C" ]; echo $?)" "1:1" "import-toml refuses, writing nothing: $t"
+done
+like "$(cat "$TMP/err")" 'bad.toml:1:16: multi-line strings are not understood' '... with the line and column'
 done_testing

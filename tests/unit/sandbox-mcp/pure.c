@@ -8,6 +8,7 @@
 #include "../../../sandbox-mcp/copy.h"
 #include "../../../sandbox-mcp/jw.h"
 #include "../../../sandbox-mcp/sess.h"
+#include "../../../sandbox-mcp/toml.h"
 #include "../../../sandbox-mcp/tree.h"
 #include "../../../sandbox-mcp/wspath.h"
 #include "runrules.h"
@@ -111,6 +112,34 @@ main(void)
 	ok(!copy_link_inside("a/../../x", 1) && !copy_link_inside("a/..", 1), "links: .. after a name: refused");
 	ok(!copy_link_inside("./x", 1) && !copy_link_inside("a//b", 1) && !copy_link_inside("..", 1) &&
 	    !copy_link_inside("../", 1), "links: . or an empty component, or only ..: refused");
+
+	/* drun's config.toml, the subset */
+	{
+		static const char *const good[][2] = {
+			{ "# c\n\nmax_sessions = 5 # n\n", "{\"max_sessions\":5}" },
+			{ "a = \"x\\ty\\u00e9\"\nb = 'C:\\p'\n", "{\"a\":\"x\\ty\xc3\xa9\",\"b\":\"C:\\\\p\"}" },
+			{ "l = [\n  \"p\", # one\n  \"q\",\n]\r\nn = -1_000\nt = true\n", "{\"l\":[\"p\",\"q\"],\"n\":-1000,\"t\":true}" },
+			{ "e = []", "{\"e\":[]}" },
+		};
+		static const char *const tbad[] = { "[t]\nx=1", "a.b = 1", "x = 1.5", "x = 0x10", "x = 01", "x = 1__0",
+		    "x = \"\"\"m\"\"\"", "x = [[1]]", "x = {a=1}", "x = 1979-05-27", "x = \"a", "x = 1 2", "x = 1\nx = 2",
+		    "\"q\" = 1", "x = \"\\x\"", "x = \"\\ud800\"", "x = [1 2]", "x", "x = \"a\nb\"", "x = nan",
+		    "x = 1234567890123456789" };
+		for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+			struct buf o = { 0 };
+			struct json_err te;
+			int r = toml_to_json(good[i][0], strlen(good[i][0]), &o, &te);
+			is_str(r == 0 ? o.p : te.msg, good[i][1], "toml: %s", good[i][1]);
+			buf_free(&o);
+		}
+		for (size_t i = 0; i < sizeof tbad / sizeof tbad[0]; i++) {
+			struct buf o = { 0 };
+			struct json_err te;
+			ok(toml_to_json(tbad[i], strlen(tbad[i]), &o, &te) < 0 && te.line >= 1 && te.col >= 1 && te.msg[0],
+			    "toml refused with a position: %s", tbad[i]);
+			buf_free(&o);
+		}
+	}
 	printf("1..%d\n", tap_n);
 	return tap_fail != 0;
 }

@@ -5,9 +5,12 @@
  *   dropped n=N t=MS
  *
  * MS: milliseconds since the epoch; KIND: connect, bind, sendto, sendmsg,
- * sendmmsg; DEST: 127.0.0.1:80, [::1]:80, unix:/path, unix:@abstract or
- * family:N; WHY: one word (metadata, link-local, loopback, private, remote,
- * no-network, port, unix-path, abstract, unix-dgram, family); EXE and COMM
+ * sendmmsg, open, unlink, ioctl; DEST: 127.0.0.1:80, [::1]:80, unix:/path,
+ * unix:@abstract, family:N or path:/dev/pts/N, path:/dev/shm/NAME; WHY: one
+ * word (metadata, link-local, loopback, private, remote, no-network, port,
+ * unix-path, abstract, unix-dgram, family; pty-other: a terminal whose
+ * master the program does not hold; shm-other: a /dev/shm object it did
+ * not make); EXE and COMM
  * the caller's /proc/PID/exe and comm, "" when unreadable. DEST, EXE and
  * COMM are what the agent chose: every byte outside 0x21..0x7e, and '%',
  * is written %XX, and each is cut to a bounded length, so a record is one

@@ -109,6 +109,8 @@ struct ipdest;
  * to d, or to the copied address sa[0..len) (any family). */
 int sb_refused_ip(int err, const char *why, const struct ipdest *d);
 int sb_refused(int err, const char *why, const void *sa, size_t len);
+/* A refusal of a file: dest "path:" DIR NAME (the agent's bytes, escaped). */
+int sb_refused_path(int err, const char *why, const char *dir, const char *name);
 
 /* The caller's descriptor fdnum (the same open file), once the
  * notification is known to be still pending: the fd, or -errno

@@ -102,8 +102,14 @@ sb_own_serve(const struct sb_policy *p, int nfd, const struct seccomp_notif *req
 	    || nr == __NR_open
 #endif
 	    ) {
-		if ((p->own & SB_OWN_PTY) && strncmp(path, "/dev/pts/", 9) == 0)
-			return sb_pty_open(nfd, req, path, flags, resp);
+		if ((p->own & SB_OWN_PTY) && strncmp(path, "/dev/pts/", 9) == 0) {
+			r = sb_pty_open(nfd, req, path, flags, resp);
+			/* a terminal whose master it does not hold: Landlock
+			 * refuses it (but the one granted), said here */
+			if (r == 1 && (p->tty == NULL || strcmp(path, p->tty) != 0))
+				(void)sb_refused_path(-EACCES, "pty-other", "", path);
+			return r;
+		}
 		return name ? sb_shm_open(nfd, req, name, flags, mode, resp) : 1;
 	}
 	return name ? sb_shm_unlink(name, resp) : 1;

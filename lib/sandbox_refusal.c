@@ -88,6 +88,13 @@ kind(long nr)
 	case __NR_sendmsg: return "sendmsg";
 	case __NR_sendmmsg: return "sendmmsg";
 	case __NR_listen: return "listen";
+	case __NR_openat: return "open";
+	case __NR_unlinkat: return "unlink";
+	case __NR_ioctl: return "ioctl";
+#ifdef __NR_open
+	case __NR_open: return "open";
+	case __NR_unlink: return "unlink";
+#endif
 	default: return "call";
 	}
 }
@@ -183,6 +190,22 @@ sb_refused(int err, const char *why, const void *sa, size_t len)
 		}
 	} else
 		snprintf(r.dest, sizeof r.dest, "family:%u", (unsigned)fam);
+	emit(&r, why);
+	return err;
+}
+
+int
+sb_refused_path(int err, const char *why, const char *dir, const char *name)
+{
+	struct refusal r;
+	size_t dl = strlen(dir), nl = strlen(name);
+
+	if (rfd < 0)
+		return err;
+	memset(&r, 0, sizeof r);
+	memcpy(r.dest, "path:", 5);
+	dl = refusal_escape(dir, dl, r.dest + 5, sizeof r.dest - 5);
+	refusal_escape(name, nl > REFUSAL_RAW_DEST ? REFUSAL_RAW_DEST : nl, r.dest + 5 + dl, sizeof r.dest - 5 - dl);
 	emit(&r, why);
 	return err;
 }

@@ -164,7 +164,7 @@ sb_shm_open(int nfd, const struct seccomp_notif *req, const char *name, int flag
 		fd = open_own(dfd, name, acc);
 	close(dfd);
 	if (fd == -EACCES)
-		return resp->error = -EACCES, 0;
+		return resp->error = sb_refused_path(-EACCES, "shm-other", "/dev/shm/", name), 0;
 	if (fd < 0)
 		return resp->error = fd, 0;
 	if ((flags & O_TRUNC) && acc != O_RDONLY && ftruncate(fd, 0) != 0) {
@@ -197,7 +197,7 @@ sb_shm_unlink(const char *name, struct seccomp_notif_resp *resp)
 	}
 	if (!S_ISREG(st.st_mode) || !shm_own(st.st_ino)) {
 		close(dfd);
-		return resp->error = -EACCES, 0;
+		return resp->error = sb_refused_path(-EACCES, "shm-other", "/dev/shm/", name), 0;
 	}
 	r = unlinkat(dfd, name, 0) == 0 ? 0 : -errno;
 	close(dfd);

@@ -132,6 +132,15 @@ refusal_why(const struct refusal *r, const struct plan *pl)
 	char host[64], key[64];
 	unsigned port;
 
+	if (strncmp(r->dest, "path:/dev/pts/", 14) == 0) {
+		msg_info("    another terminal of yours (its master is not the agent's): nothing in a policy grants it");
+		return;
+	}
+	if (strncmp(r->dest, "path:/dev/shm/", 14) == 0) {
+		msg_info("    shared memory the agent did not make: \"write\": [\"/dev/shm\"] would allow it"
+		    " (every program's shared memory; not advised)");
+		return;
+	}
 	if (ip_dest(r->dest, host, sizeof host, &port) != 0) {
 		msg_info("    %s: nothing in a policy grants it", strncmp(r->dest, "unix:", 5) == 0 ?
 		    "a unix socket corral does not hand to the agent" : "a socket family the boundary never allows");
@@ -153,6 +162,16 @@ refusal_why(const struct refusal *r, const struct plan *pl)
 	grant_key(v.grant, key, sizeof key);
 	msg_info("    %s: %s would allow it (%s; corral why --connect %s%s%s:%u)", v.rule, v.grant, key,
 	    strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port);
+}
+
+/* 1 when a refusal of a file (a pty, shared memory) is among them */
+static int
+files(const struct refusals *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (strncmp(rs->r[i].dest, "path:", 5) == 0)
+			return 1;
+	return 0;
 }
 
 static int
@@ -190,8 +209,8 @@ refusals_report(const struct refusals *rs, const struct plan *pl, int code, int6
 	if (code == 0 || recent == 0 || quiet)
 		return;
 	/* what came beyond the records kept came later still: recent too */
-	msg_info("the boundary refused %s%zu network call%s of programs this run started, shortly before it ended (status %d):",
-	    rs->dropped ? "at least " : "", recent + rs->more + (size_t)rs->dropped,
+	msg_info("the boundary refused %s%zu %scall%s of programs this run started, shortly before it ended (status %d):",
+	    rs->dropped ? "at least " : "", recent + rs->more + (size_t)rs->dropped, files(rs) ? "" : "network ",
 	    recent + rs->more + rs->dropped == 1 ? "" : "s", code);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct refusal *r = &rs->r[i];

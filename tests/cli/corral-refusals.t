@@ -56,6 +56,21 @@ cat >"$X/fds.py" <<'EOF'
 import os, sys
 print(" ".join(sorted(os.listdir("/proc/self/fd"), key=int)))
 EOF
+cat >"$X/files.py" <<'PY'
+import os, sys
+import _posixshmem as shm
+try:
+    os.close(os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)); print("pts:ok")
+except OSError as e:
+    print("pts:%d" % e.errno)
+try:
+    os.close(shm.shm_open("/" + sys.argv[2], os.O_RDWR)); print("shm:ok")
+except OSError as e:
+    print("shm:%d" % e.errno)
+os.close(shm.shm_open("/" + sys.argv[3], os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+shm.shm_unlink("/" + sys.argv[3]); print("own:ok")
+sys.exit(1)
+PY
 cp "$CORRAL_TOP/tests/helpers/ipnet.py" "$X/ipnet.py"
 N=$X/ipnet.py
 chmod 0644 "$X"/*.py
@@ -126,6 +141,32 @@ suite() {	# suite WHO: $AS runs a command as WHO
 		run R -p "$TMP/$who/ports.json" -- sh -c "$PY $N tcp-only 198.51.100.10 443; exit 1"
 		is "$rc:$out:$err" "1:ENETUNREACH:" "$who: control: port 443 is let through (and finds no route here), nothing extra"
 	fi
+
+	# a terminal and a shared memory object made outside (the broker's
+	# pty and shm refusals), and the agent's own object (the control)
+	$AS "$PY" -c 'import os, sys, time; m, s = os.openpty(); print(os.getpid(), os.ttyname(s), flush=True); time.sleep(600)' >"$TMP/$who/pts" &
+	while [ ! -s "$TMP/$who/pts" ]; do sleep 0.05; done
+	read -r ptspid pts <"$TMP/$who/pts"
+	echo "$ptspid" >>"$TMP/pids"
+	$AS sh -c "echo outside > /dev/shm/corral-rf-$who"
+	run $AS "$PY" "$X/files.py" "$pts" "corral-rf-$who" "corral-rf-own-$who"
+	is "$rc:$out" "1:pts:ok
+shm:ok
+own:ok" "$who: control: outside, the other terminal and the object open"
+	run R -p "$TMP/$who/dflt.json" -- "$PY" "$X/files.py" "$pts" "corral-rf-$who" "corral-rf-own-$who"
+	is "$rc:$out" "1:pts:13
+shm:13
+own:ok" "$who: inside, both refused (EACCES), its own object made and removed"
+	like "$err" "^corral: the boundary refused 2 calls of programs this run started" "$who: ... both said, as calls"
+	like "$err" "corral:   open path:$pts \\(python3[.0-9]*, pid [0-9]+\\)" "$who: ... the terminal's open named"
+	like "$err" "another terminal of yours \\(its master is not the agent's\\): nothing in a policy grants it" "$who: ... and that nothing grants it"
+	like "$err" "corral:   open path:/dev/shm/corral-rf-$who \\(python3" "$who: ... the object's open named"
+	like "$err" "shared memory the agent did not make: \"write\": \\[\"/dev/shm\"\\] would allow it" "$who: ... and the line that would allow it"
+	unlike "$err" "corral-rf-own-$who" "$who: ... its own object is no refusal"
+	like "$(log)" "\"call\":\"open\",\"dest\":\"path:$pts\",\"why\":\"pty-other\"" "$who: the audit log records the terminal's refusal"
+	like "$(log)" "\"call\":\"open\",\"dest\":\"path:/dev/shm/corral-rf-$who\",\"why\":\"shm-other\"" "$who: ... and the object's"
+	rm -f "/dev/shm/corral-rf-$who"
+	kill "$ptspid"
 }
 
 if is_root; then

@@ -178,13 +178,15 @@ ss_env_set(struct ss *s, int argc, char **argv)
 	else {
 		/* the other lines as they were, this one last */
 		size_t k = at < 0 ? len : (size_t)at;
-		memcpy(nbuf, buf, k);
+		if (k > 0)	/* buf is NULL for a project not stored yet */
+			memcpy(nbuf, buf, k);
 		if (at >= 0) {
 			memcpy(nbuf + k, buf + at + ll, len - (size_t)at - ll);
 			k += len - (size_t)at - ll;
 		}
 		k += (size_t)sprintf(nbuf + k, "%s=", name);
-		memcpy(nbuf + k, val, vlen);
+		if (vlen > 0)
+			memcpy(nbuf + k, val, vlen);
 		nbuf[k + vlen] = '\n';
 		nlen = k + vlen + 1;
 		r = env_store(efd, proj, nbuf, nlen);

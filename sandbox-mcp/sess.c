@@ -268,7 +268,8 @@ sess_ids(struct sbx *s, char (*ids)[SBX_ID_LEN + 1], int max)
 		n++;
 	}
 	closedir(d);
-	qsort(v, (size_t)n, sizeof *v, cmp_created);
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof *v, cmp_created);
 	for (int i = 0; i < n && i < max; i++)
 		strcpy(ids[i], v[i].id);
 	free(v);

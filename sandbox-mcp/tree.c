@@ -166,7 +166,8 @@ cache_load(struct sess *ss, struct tlist *l)
 		p = z + 1;
 	}
 	free(buf);
-	qsort(l->v, l->n, sizeof *l->v, by_path);
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof *l->v, by_path);
 }
 
 static void
@@ -457,7 +458,8 @@ tree_commit(struct sbx *s, struct sess *ss, const char *parent, const char *msg,
 		}
 	}
 	run_res_free(&r);
-	qsort(now.v, now.n, sizeof *now.v, by_path);
+	if (now.n > 1)	/* qsort(NULL, 0) is undefined: an empty workspace */
+		qsort(now.v, now.n, sizeof *now.v, by_path);
 	cache_save(ss, &now, id);
 	tl_free(&now);
 	return 0;
@@ -691,7 +693,8 @@ tree_checkout(struct sbx *s, struct sess *ss, const char *id, int64_t budget, ch
 		return sbx_err(err, errn, "checkpoint %.12s holds %lld bytes (each file at its full size), over max_workspace_mb (%lld MB): nothing written",
 		    id, (long long)total, (long long)(s->cfg.max_workspace_mb));
 	}
-	qsort(want.v, want.n, sizeof *want.v, by_path);
+	if (want.n > 1)
+		qsort(want.v, want.n, sizeof *want.v, by_path);
 	cache_load(ss, &cache);
 	if ((pr = calloc(1, sizeof *pr)) == NULL)
 		goto out;

@@ -109,6 +109,9 @@ struct ipdest;
  * to d, or to the copied address sa[0..len) (any family). */
 int sb_refused_ip(int err, const char *why, const struct ipdest *d);
 int sb_refused(int err, const char *why, const void *sa, size_t len);
+/* The controlling terminal's /dev/pts/N: 1, 0 none, -1 with errno
+ * (ENOTTY: no pts, device in *major_minor; ENOENT: not that node). */
+int sb_ctty_path(char *path, size_t n, unsigned *major_minor);
 /* A refusal of a file: dest "path:" DIR NAME (the agent's bytes, escaped). */
 int sb_refused_path(int err, const char *why, const char *dir, const char *name);
 

@@ -105,8 +105,12 @@ sb_own_serve(const struct sb_policy *p, int nfd, const struct seccomp_notif *req
 		if ((p->own & SB_OWN_PTY) && strncmp(path, "/dev/pts/", 9) == 0) {
 			r = sb_pty_open(nfd, req, path, flags, resp);
 			/* a terminal whose master it does not hold: Landlock
-			 * refuses it (but the one granted), said here */
-			if (r == 1 && (p->tty == NULL || strcmp(path, p->tty) != 0))
+			 * refuses it (but the one granted: --tty, --ctty, the
+			 * broker's controlling terminal too), said here */
+			char ct[64];
+			unsigned dv;
+			if (r == 1 && (p->tty == NULL || strcmp(path, p->tty) != 0) &&
+			    !(p->ctty && sb_ctty_path(ct, sizeof ct, &dv) == 1 && strcmp(path, ct) == 0))
 				(void)sb_refused_path(-EACCES, "pty-other", "", path);
 			return r;
 		}

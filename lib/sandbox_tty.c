@@ -79,26 +79,44 @@ sb_tty_rules(int rfd, const char *path, int abi, struct sb_error *e)
  * alias, so the pts is found by its device number (TIOCGDEV) and checked
  * to be that node. No controlling terminal: nothing granted. */
 int
-sb_ctty_rules(int rfd, int abi, struct sb_error *e)
+sb_ctty_path(char *path, size_t n, unsigned *major_minor)
 {
-	char path[64];
 	unsigned int dev;
 	struct stat st;
 	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), r;
 
 	if (fd < 0)
-		return 0;	/* ENXIO: no controlling terminal, nothing to grant */
+		return 0;	/* ENXIO: no controlling terminal */
 	r = ioctl(fd, TIOCGDEV, &dev);
 	close(fd);
 	if (r < 0)
-		return sb_fail(e, SB_E_SYS, errno, NULL, "--ctty: unable to tell the controlling terminal: %s",
-		    strerror(errno));
+		return -1;
+	*major_minor = dev;
 	/* Unix98 pts: majors 136 to 143, 256 minors each */
 	if (major(dev) < 136 || major(dev) > 143)
+		return errno = ENOTTY, -1;
+	snprintf(path, n, "/dev/pts/%u", (major(dev) - 136) * 256 + minor(dev));
+	if (stat(path, &st) != 0 || !S_ISCHR(st.st_mode) || st.st_rdev != makedev(major(dev), minor(dev)))
+		return errno = ENOENT, -1;
+	return 1;
+}
+
+int
+sb_ctty_rules(int rfd, int abi, struct sb_error *e)
+{
+	char path[64];
+	unsigned int dev = 0;
+	int r = sb_ctty_path(path, sizeof path, &dev);
+
+	if (r == 0)
+		return 0;	/* nothing to grant */
+	if (r < 0 && errno == ENOTTY)
 		return sb_fail(e, SB_E_PATH, ENOTTY, "name the terminal with --tty PATH",
 		    "--ctty: the controlling terminal is not a pts (device %u:%u)", major(dev), minor(dev));
-	snprintf(path, sizeof path, "/dev/pts/%u", (major(dev) - 136) * 256 + minor(dev));
-	if (stat(path, &st) != 0 || !S_ISCHR(st.st_mode) || st.st_rdev != makedev(major(dev), minor(dev)))
+	if (r < 0 && errno == ENOENT)
 		return sb_fail(e, SB_E_PATH, ENOENT, NULL, "--ctty: %s is not the controlling terminal", path);
+	if (r < 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL, "--ctty: unable to tell the controlling terminal: %s",
+		    strerror(errno));
 	return sb_tty_rules(rfd, path, abi, e);
 }

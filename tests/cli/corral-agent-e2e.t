@@ -14,12 +14,27 @@
 # directory above it is writable by others: in the build tree, not /tmp);
 # its shell runs git with GIT_CONFIG_GLOBAL=/dev/null, so the identity
 # comes from GIT_AUTHOR_* and GIT_COMMITTER_* in the policy).
+#
+# codex 0.171.0 (codex exec): a model provider of -c lines at the server
+# (Responses API; OPENAI_BASE_URL it ignores), the key from the env file.
+# The model is one codex does not know (corral-scripted): its tools are then
+# plain functions, exec_command among them, rather than a JavaScript cell
+# of nested tools; it has no file writer then, so the file is written by a
+# command (the first command runs on a pty of codex's own, tty: true). Its
+# own sandbox is off (--dangerously-bypass-approvals-and-sandbox: no
+# approvals, no bubblewrap, namespaces, Landlock or seccomp of its own):
+# corral is the boundary, and a sandbox of codex's inside it would need
+# what corral refuses (a user namespace). Its shell gets the secret's path
+# (shell_environment_policy keeps *SECRET* names once told to). The same
+# run bare, in the same kind of namespace, is the control: it works, and
+# there the secret is read.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 C=$CORRAL_BIN/corral
 SRV=$CORRAL_TOP/tests/helpers/model-server.py
 nmc=$("$CORRAL_TOP/mk/npm" agent-claude @anthropic-ai/claude-code@2.1.197) &&
-nmg=$("$CORRAL_TOP/mk/npm" agent-gemini @google/gemini-cli@0.61.0)
-status_ok $? "claude-code and gemini-cli fetched (once) from npm"
+nmg=$("$CORRAL_TOP/mk/npm" agent-gemini @google/gemini-cli@0.61.0) &&
+nmx=$("$CORRAL_TOP/mk/npm" agent-codex @openai/codex@0.171.0)
+status_ok $? "claude-code, gemini-cli and codex fetched (once) from npm"
 CLB=$(dirname "$(readlink -f "$nmc/.bin/claude")")
 NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"
 GS=$CORRAL_TOP/build/agent-settings/gemini.json
@@ -57,19 +72,28 @@ srv=$!
 trap 'kill $srv 2>/dev/null; wait $srv 2>/dev/null' EXIT
 n=0; while [ ! -s "$B/port" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 P=$(cat "$B/port") || exit 98
+export P
 sed "s/PORT/$P/g" "$B/policy.in" > "$B/cfg/policy.json"
 [ "$who" = nobody ] && chown nobody:nogroup "$B/cfg/policy.json"
 cd "$B/repo" && $AS "$@"
 S
 chmod 0755 "$TMP/inner"
 
-suite() {	# suite AGENT WHO
-	a=$1 who=$2
-	B=$TMP/$a-$who H=$B/home W=$B/repo
+# setup DIR: B, H (the user's home: a git identity, a secret), W (the
+# user's repository, one commit)
+setup() {
+	B=$1 H=$1/home W=$1/repo
 	mkdir -p "$H" "$W" "$B/cfg" "$B/state"
 	cp "$TMP/script.json" "$B/script.json"
 	printf '[user]\n\tname = Corral Tester\n\temail = tester@example.com\n' > "$H/.gitconfig"
 	echo "TOKEN-real-home-secret" > "$H/.netrc"
+	(cd "$W" && git init -q -b main && echo base > base.txt && git add base.txt &&
+	    git -c user.name=U -c user.email=u@x commit -qm base)
+}
+
+suite() {	# suite AGENT WHO
+	a=$1 who=$2
+	setup "$TMP/$a-$who"
 	case $a in
 	claude)
 		(umask 077 && echo "ANTHROPIC_API_KEY=sk-corral-e2e-not-a-key" > "$B/key.env")
@@ -81,22 +105,28 @@ suite() {	# suite AGENT WHO
 		printf '{"network": {"allow_loopback": [PORT]}, "read": ["%s"],\n "env": {"set": {"GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:PORT", "GEMINI_CLI_SYSTEM_SETTINGS_PATH": "%s", "CORRAL_E2E_SECRET": "%s",\n  "GIT_AUTHOR_NAME": "Corral Tester", "GIT_AUTHOR_EMAIL": "tester@example.com", "GIT_COMMITTER_NAME": "Corral Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"},\n  "files": ["%s"]}}\n' \
 		    "$GS" "$GS" "$H/.netrc" "$B/key.env" > "$B/policy.in"
 		P=$nmg/.bin CMD="gemini -p 'write hello.txt and commit it' --yolo" ;;
+	codex)	# $P: the server's port, set by inner
+		(umask 077 && echo "OPENAI_API_KEY=sk-corral-e2e-not-a-key" > "$B/key.env")
+		printf '{"network": {"allow_loopback": [PORT]},\n "env": {"set": {"CORRAL_E2E_SECRET": "%s"}, "files": ["%s"]}}\n' \
+		    "$H/.netrc" "$B/key.env" > "$B/policy.in"
+		P=$nmx/.bin CMD=$CODEX ;;
 	esac
-	(cd "$W" && git init -q -b main && echo base > base.txt && git add base.txt &&
-	    git -c user.name=U -c user.email=u@x commit -qm base)
 	head0=$(git -C "$W" rev-parse HEAD)
 	if [ $who = root ]; then AS=""; else AS=$NOBODY; chown -R nobody:nogroup "$B"; fi
 	chmod 0700 "$H" "$B/cfg"
 	E="env -i HOME=$H PATH=$P:/usr/bin:/bin XDG_STATE_HOME=$B/state"
 	run unshare -n "$TMP/inner" $who "$B" "$SRV" "$AS" sh -c "$E timeout 600 '$C' run -p '$B/cfg/policy.json' -- $CMD"
-	is "$rc" 0 "$a/$who: $a -p under corral run: the turn ends, status 0"
+	is "$rc" 0 "$a/$who: $a's one-shot turn under corral run ends, status 0"
 	is "$(printf '%s\n' "$out" | tail -1)" "all done" "$a/$who: ... with the model's last words"
 	L=$B/log
 	G() { $AS env -i HOME="$H" PATH=/usr/bin:/bin git -C "$W" "$@"; }
 	like "$(grep -c '"step": ' "$L" 2>/dev/null)" "^([4-9]|[1-9][0-9]+)$" "$a/$who: the agent asked the scripted model at least four times"
 	like "$(grep '"step": 1,' "$L" | head -1)" "shell-ran-42.*user=$who" "$a/$who: its shell tool ran the command, as $who (the result came back to the model)"
 	like "$(grep '"step": 1,' "$L" | head -1)" "home-unreachable" "$a/$who: ... inside the boundary: the real home's secret unreadable"
-	like "$(grep '"step": 3,' "$L" | head -1)" "(File created successfully|Successfully created).*model: hello" "$a/$who: its file tool wrote the file and git committed it"
+	if [ $a = codex ]; then
+		like "$(grep '"step": 1,' "$L" | head -1)" 'shell-ran-42\\r\\n' "$a/$who: ... on a pty of its own (its output's lines end in CR LF)"
+	fi
+	like "$(grep '"step": 3,' "$L" | head -1)" "(File created successfully|Successfully created|Process exited with code 0.*Output:\\\\n\").*model: hello" "$a/$who: its file tool (codex: its shell) wrote the file and git committed it"
 	br=$(G for-each-ref --format='%(refname:short)' 'refs/heads/corral/*' | head -1)
 	like "$br" "^corral/[0-9a-f]{8}$" "$a/$who: the work came back on a corral/ branch"
 	like "$err" "corral: git: branch $br: 1 commit" "$a/$who: ... and corral said so"
@@ -105,15 +135,36 @@ suite() {	# suite AGENT WHO
 	is "$(G rev-parse "$br~1" 2>/dev/null)" "$head0" "$a/$who: on top of the user's HEAD"
 	is "$(G rev-parse HEAD):$(ls "$W" | tr '\n' ' ')" "$head0:base.txt " "$a/$who: the user's checkout untouched"
 	unlike "$out$err$(cat "$B/state/corral/audit.log" 2>/dev/null)" "sk-corral-e2e|real-home-secret" "$a/$who: neither the key nor the secret in the output or the audit log"
-	status_ok "$([ ! -e "$H/.claude" ] && [ ! -e "$H/.claude.json" ] && [ ! -e "$H/.gemini" ]; echo $?)" "$a/$who: nothing of the agent's landed in the real home"
+	status_ok "$([ ! -e "$H/.claude" ] && [ ! -e "$H/.claude.json" ] && [ ! -e "$H/.gemini" ] && [ ! -e "$H/.codex" ]; echo $?)" "$a/$who: nothing of the agent's landed in the real home"
 	is "$(ls "$B/state/corral" | grep -c '^a[0-9a-f]\{10\}$')" 0 "$a/$who: the attempt's home is gone afterwards"
 	# control: the same secret, outside the boundary, is readable by $who
 	run $AS cat "$H/.netrc"
 	is "$out" "TOKEN-real-home-secret" "$a/$who: control: outside, the secret is readable"
 }
 
-for a in claude gemini; do
+CODEX='codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -m corral-scripted \
+	-c model_provider=corral -c model_providers.corral.name=corral -c model_providers.corral.wire_api=responses \
+	-c model_providers.corral.base_url=\"http://127.0.0.1:$P/v1\" -c model_providers.corral.env_key=OPENAI_API_KEY \
+	-c shell_environment_policy.ignore_default_excludes=true "write hello.txt and commit it" </dev/null'
+
+# codex bare (control): the same script and command, without corral, in a
+# namespace of the same kind: the commit lands in the repository itself,
+# and the secret is read
+bare() {	# bare WHO
+	who=$1
+	setup "$TMP/codex-bare-$who"
+	echo '{}' > "$B/policy.in"
+	if [ $who = root ]; then AS=""; else AS=$NOBODY; chown -R nobody:nogroup "$B"; fi
+	run unshare -n "$TMP/inner" $who "$B" "$SRV" "$AS" sh -c "env -i HOME=$H PATH=$nmx/.bin:/usr/bin:/bin OPENAI_API_KEY=sk-corral-e2e-not-a-key CORRAL_E2E_SECRET=$H/.netrc timeout 300 $CODEX"
+	is "$rc:$(printf '%s\n' "$out" | tail -1)" "0:all done" "codex/$who: control: bare codex exec ends its turn with the model's last words"
+	like "$(grep '"step": 1,' "$B/log" | head -1)" "shell-ran-42.*user=$who.*TOKEN-real-home-secret" "codex/$who: control: ... its shell ran the command, and bare it reads the secret"
+	is "$($AS env -i HOME="$H" PATH=/usr/bin:/bin git -C "$W" log --format=%s -1)" "model: hello" "codex/$who: control: ... and committed in the repository itself"
+}
+
+for a in claude gemini codex; do
 	suite $a root
 	suite $a nobody
 done
+bare root
+bare nobody
 done_testing

@@ -10,11 +10,14 @@ the provider the request's path names:
     POST /v1/messages/count_tokens    Anthropic token count
     POST /v1beta/models/M:streamGenerateContent[?alt=sse]  Gemini (gemini-cli), SSE
     POST /v1beta/models/M:generateContent, :countTokens     Gemini, JSON
+    POST /v1/responses                OpenAI Responses (codex), SSE
 Any other path gets 404 (logged).
 
 SCRIPT is a JSON list of steps, played in order to the agent's main loop (the
-request that offers the shell tool: Bash, run_shell_command): {"shell": CMD}, {"write": [PATH, TEXT]}
-(PATH relative to the agent's working directory, which the request states),
+request that offers the shell tool: Bash, run_shell_command, exec_command):
+{"shell": CMD}, {"write": [PATH, TEXT]} (PATH relative to the agent's working
+directory, which the request states; codex, whose tools have no file writer
+under a model it does not know, writes it through its shell: printf > PATH),
 then {"text": T} ends the turn. The step is the number of tool results the
 conversation already holds, so a retried request gets the same answer.
 Requests without the tools (side queries: titles, summaries) get "ok".
@@ -26,6 +29,7 @@ import http.server
 import json
 import os
 import re
+import shlex
 import sys
 
 portfile, logpath, scriptpath = sys.argv[1:4]
@@ -112,6 +116,48 @@ def gemini_parts(req):
     return [{"text": s.get("text", "done")}], step, results
 
 
+def responses_results(req):
+    return [block_text(i.get("output", "")) for i in req.get("input", [])
+            if isinstance(i, dict) and i.get("type") == "function_call_output"]
+
+
+def responses_items(req):
+    names = {t.get("name") for t in req.get("tools", []) if isinstance(t, dict)}
+    results = responses_results(req)
+    step = len(results)
+    if "exec_command" not in names or step >= len(SCRIPT):
+        return [{"type": "message", "role": "assistant", "text": "ok"}], step, results
+    s = SCRIPT[step]
+    cmd = s.get("shell")
+    if "write" in s:
+        cmd = "printf '%%s' %s > %s" % (shlex.quote(s["write"][1]), shlex.quote(s["write"][0]))
+    if cmd is not None:
+        # tty: codex runs the command on a pty of its own (the agent's pty)
+        return [{"type": "function_call", "call_id": "call_corral_%02d" % step, "name": "exec_command",
+                 "arguments": json.dumps({"cmd": cmd, "tty": "shell" in s, "yield_time_ms": 30000})}], step, results
+    return [{"type": "message", "role": "assistant", "text": s.get("text", "done")}], step, results
+
+
+def responses_stream(model, items):
+    rid = "resp_corral"
+    ev = [{"type": "response.created", "response": {"id": rid, "model": model, "status": "in_progress"}}]
+    out = []
+    for i, it in enumerate(items):
+        if it["type"] == "message":
+            it = {"type": "message", "id": "msg_corral_%d" % i, "role": "assistant", "status": "completed",
+                  "content": [{"type": "output_text", "text": it["text"], "annotations": []}]}
+        else:
+            it = dict(it, id="fc_corral_%d" % i, status="completed")
+        out.append(it)
+        ev.append({"type": "response.output_item.added", "output_index": i, "item": it})
+        ev.append({"type": "response.output_item.done", "output_index": i, "item": it})
+    ev.append({"type": "response.completed", "response": {
+        "id": rid, "model": model, "status": "completed", "output": out,
+        "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
+                  "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}}})
+    return sse(ev)
+
+
 def sse(events):
     return "".join("event: %s\ndata: %s\n\n" % (e["type"], json.dumps(e)) for e in events).encode()
 
@@ -175,6 +221,12 @@ class H(http.server.BaseHTTPRequestHandler):
                    "content": blocks, "stop_reason": stop, "stop_sequence": None,
                    "usage": {"input_tokens": 10, "output_tokens": 5}}
             return self.answer(200, "application/json", json.dumps(msg).encode())
+        if path == "/v1/responses":
+            model = req.get("model", "codex")
+            items, step, results = responses_items(req)
+            log({"path": path, "model": model, "stream": bool(req.get("stream")), "step": step,
+                 "results": results, "answer": items})
+            return self.answer(200, "text/event-stream", responses_stream(model, items))
         m = re.match(r"/v1(?:beta|alpha)?/models/([^/:]+):(streamGenerateContent|generateContent|countTokens)$", path)
         if m and m.group(2) == "countTokens":
             log({"path": path})

@@ -149,6 +149,8 @@ gitseen_changed(const struct gitseen *s, const char *dir, const char *name, cons
 	if (st->st_ctim.tv_sec < s->ready.tv_sec ||
 	    (st->st_ctim.tv_sec == s->ready.tv_sec && st->st_ctim.tv_nsec < s->ready.tv_nsec))
 		return 0;	/* unchanged since the set-up */
+	if (s->cap == 0)
+		return 0;	/* the checkout had no file: every one is new */
 	h = hash(dir, name);
 	for (size_t j = h & (s->cap - 1); s->paths[j]; j = (j + 1) & (s->cap - 1))
 		if (s->paths[j] == h)

@@ -166,6 +166,16 @@ corral: hint: use --worktree (the default): the agent gets a checkout of its own
 	is "$rc" 0 "$who: control: in-place works where a mount namespace can be had"
 	status_ok "$([ ! -e "$W/.git/hooks/post-checkout" ] && [ ! -e "$W/sub/.git" ]; echo $?)" "$who: in-place: the real .git untouched, the new nested repository moved aside"
 	like "$(G log --format=%s --branches='corral/*' | tr '\n' '|')" "ip" "$who: in-place: the commit came back"
+
+	# a repository whose one commit is empty: the agent's checkout has no
+	# file (corral crashed on its first new file in the import, 139)
+	EW=$B/empty
+	mkdir -p "$EW" && (cd "$EW" && git init -q -b main && git -c user.name=U -c user.email=u@x commit -q --allow-empty -m init)
+	[ "$who" = nobody ] && chown -R nobody:nogroup "$EW"
+	RE() { (cd "$EW" && $AS $E timeout 120 "$C" run "$@"); }
+	run RE -- sh -c 'echo x > f && git add f && git commit -qm agent-f'
+	is "$rc" 0 "$who: a repository with only an empty commit: the run ends 0"
+	is "$(git -c safe.directory='*' -C "$EW" log --format=%s --branches='corral/*' | head -1)" "agent-f" "$who: ... and the agent's first file comes back"
 }
 
 suite root ""

@@ -24,8 +24,9 @@
  *   - AF_NETLINK: connected (the broker keeps no capability but
  *     CAP_SYS_PTRACE, so it can do no more there than the caller);
  *   - any other family: EACCES.
- * Each request is served by a worker thread (an idle one, or a new one
- * when none is idle), so a slow TCP connect does not hold up the others. When the last sandboxed process exits, the
+ * Each request is answered by the thread that received it, while another
+ * waits for the next (leader and followers, below), so a slow TCP connect
+ * does not hold up the others. When the last sandboxed process exits, the
  * listener reports POLLHUP and serving ends; the process ends when its
  * child does. */
 #include <errno.h>
@@ -249,12 +250,6 @@ serve(struct broker *b, const struct seccomp_notif *req, struct seccomp_notif_re
 	return r;
 }
 
-struct job {
-	struct broker *b;
-	struct seccomp_notif req;
-	struct job *next;
-};
-
 /* Answer one notification. */
 static void
 answer(struct broker *b, const struct seccomp_notif *req)
@@ -276,63 +271,85 @@ answer(struct broker *b, const struct seccomp_notif *req)
 	(void)ioctl(b->nfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
-/* The workers: a thread is started only when none is idle (starting one,
- * its 256 KiB stack mapped and unmapped, was most of a brokered connect's
- * cost); one that has answered waits for the next request. They end with
- * the process. */
+/* The threads: leader and followers. One thread (the leader) waits for
+ * the next request; when it has one, it makes an idle follower the leader
+ * (or starts a thread when none is idle) and answers the request itself,
+ * so no request waits for another thread to be woken and scheduled (a
+ * hand-off to a waiting worker cost a cross-CPU wake-up per connect on a
+ * quiet machine; a thread per request, its stack mapped and unmapped each
+ * time, cost more under load) and a slow connect holds up no other. When
+ * the listener reports the end, every thread that waits returns; one
+ * still answering ends with the process. */
 static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	struct job *head, *tail;
-	int idle, queued;
-} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, 0, 0 };
+	int leading, idle, done;
+	pthread_attr_t at;
+} lf = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
-static void *
-worker(void *arg)
+/* As the leader: the next request. 1, or 0 at the end of serving. */
+static int
+next_request(struct broker *b, struct seccomp_notif *req)
 {
-	struct job *j = arg;
+	struct pollfd pfd = { .fd = b->nfd, .events = POLLIN };
 
 	for (;;) {
-		answer(j->b, &j->req);
-		free(j);
-		pthread_mutex_lock(&pool.mu);
-		pool.idle++;
-		while (pool.head == NULL)
-			pthread_cond_wait(&pool.cv, &pool.mu);
-		pool.idle--;
-		j = pool.head;
-		pool.head = j->next;
-		if (pool.head == NULL)
-			pool.tail = NULL;
-		pool.queued--;
-		pthread_mutex_unlock(&pool.mu);
+		if (poll(&pfd, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 0;
+		}
+		if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
+			return 0;
+		memset(req, 0, sizeof *req);
+		if (ioctl(b->nfd, SECCOMP_IOCTL_NOTIF_RECV, req) != 0)
+			continue;
+		/* What the program makes itself (lib/sandbox_own.c) never
+		 * waits on a peer: answered by the leader as it is. */
+		if (sb_own_request(b->p, req)) {
+			answer(b, req);
+			continue;
+		}
+		return 1;
 	}
-	return NULL;
 }
 
-/* To an idle worker, else to a new one, else answered here. */
-static void
-dispatch(struct job *j, const pthread_attr_t *at)
+static void *
+serve_lf(void *arg)
 {
+	struct broker *b = arg;
+	struct seccomp_notif req;
 	pthread_t th;
 
-	j->next = NULL;
-	pthread_mutex_lock(&pool.mu);
-	if (pool.idle > pool.queued) {
-		if (pool.tail)
-			pool.tail->next = j;
+	for (;;) {
+		pthread_mutex_lock(&lf.mu);
+		lf.idle++;
+		while (lf.leading && !lf.done)
+			pthread_cond_wait(&lf.cv, &lf.mu);
+		lf.idle--;
+		if (lf.done) {
+			pthread_mutex_unlock(&lf.mu);
+			return NULL;
+		}
+		lf.leading = 1;
+		pthread_mutex_unlock(&lf.mu);
+		if (!next_request(b, &req)) {
+			pthread_mutex_lock(&lf.mu);
+			lf.done = 1;
+			pthread_cond_broadcast(&lf.cv);
+			pthread_mutex_unlock(&lf.mu);
+			return NULL;
+		}
+		pthread_mutex_lock(&lf.mu);
+		lf.leading = 0;
+		if (lf.idle > 0)
+			pthread_cond_signal(&lf.cv);
 		else
-			pool.head = j;
-		pool.tail = j;
-		pool.queued++;
-		pthread_cond_signal(&pool.cv);
-		pthread_mutex_unlock(&pool.mu);
-		return;
-	}
-	pthread_mutex_unlock(&pool.mu);
-	if (pthread_create(&th, at, worker, j) != 0) {
-		answer(j->b, &j->req);
-		free(j);
+			/* none idle: a new one leads; if none can be started, this
+			 * one leads again once it has answered */
+			(void)pthread_create(&th, &lf.at, serve_lf, b);
+		pthread_mutex_unlock(&lf.mu);
+		answer(b, &req);
 	}
 }
 
@@ -385,48 +402,15 @@ static void *
 broker_serve(void *arg)
 {
 	struct broker *b = arg;
-	struct seccomp_notif req;
-	struct pollfd pfd;
-	pthread_attr_t at;
-	struct job *j;
 
 	b->nfd = take_listener(b->child, b->sock);
 	close(b->sock);
 	if (b->nfd < 0)
 		return NULL;	/* the child failed before its filter and says why */
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&at, 256 * 1024);
-	pfd.fd = b->nfd;
-	pfd.events = POLLIN;
-	for (;;) {
-		if (poll(&pfd, 1, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return NULL;
-		}
-		if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
-			return NULL;
-		memset(&req, 0, sizeof req);
-		if (ioctl(b->nfd, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
-			continue;
-		/* What the program makes itself (lib/sandbox_own.c) never
-		 * waits on a peer: answered here, with no allocation or
-		 * thread start on every trapped open. Anything else gets a
-		 * thread, so a slow connect holds up no other; without one,
-		 * this thread answers it. */
-		if (sb_own_request(b->p, &req)) {
-			answer(b, &req);
-			continue;
-		}
-		if ((j = malloc(sizeof *j)) == NULL) {
-			answer(b, &req);
-			continue;
-		}
-		j->b = b;
-		j->req = req;
-		dispatch(j, &at);
-	}
+	pthread_attr_init(&lf.at);
+	pthread_attr_setdetachstate(&lf.at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&lf.at, 256 * 1024);
+	return serve_lf(b);	/* this thread returns at the end of serving */
 }
 
 int

@@ -222,4 +222,5 @@ policy_print(FILE *f, const struct policy *p)
 		sep = "}";
 	}
 	fprintf(f, "%s\n}\n", sep);
+	policy_free(&def);
 }

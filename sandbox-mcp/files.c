@@ -16,6 +16,7 @@
 #include "rnd.h"
 #include "sess.h"
 #include "wspath.h"
+#include "window.h"
 #include "wsscan.h"
 
 /* Read a workspace file whole (bounded). */
@@ -41,7 +42,7 @@ int
 tool_session_read_file(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
 {
 	char path[WS_PATH_MAX + 1], pat[1024];
-	int64_t offset = 0, limit = 2000, line = 0, shown = 0, matched = 0;
+	int64_t offset = 0, limit = -1;
 	regex_t re;
 	struct sess ss;
 	char *buf;
@@ -50,10 +51,10 @@ tool_session_read_file(struct sbx *s, const struct targs *a, struct jw *out, cha
 
 	if (arg_str(a, "path", 1, path, sizeof path, err, errn) < 0 || ws_path_check(path, err, errn) < 0 ||
 	    arg_int(a, "offset", 0, INT64_MAX, &offset, err, errn) < 0 ||
-	    arg_int(a, "limit", 1, 1000000, &limit, err, errn) < 0 ||
+	    arg_int(a, "limit", 0, INT64_MAX, &limit, err, errn) < 0 ||
 	    (haspat = arg_str(a, "pattern", 0, pat, sizeof pat, err, errn)) < 0)
 		return -1;
-	if (haspat && regcomp(&re, pat, REG_EXTENDED | REG_NOSUB) != 0)
+	if (haspat && regcomp(&re, pat, REG_EXTENDED | REG_NEWLINE) != 0)
 		return sbx_err(err, errn, "pattern is not a valid extended regular expression");
 	if (sess_pick(s, a, &ss, err, errn) < 0 || slurp(&ss, path, FILE_READ_MAX, &buf, &len, err, errn) < 0) {
 		if (haspat)
@@ -63,62 +64,7 @@ tool_session_read_file(struct sbx *s, const struct targs *a, struct jw *out, cha
 	}
 	jw_key(out, "path");
 	jw_str(out, path);
-	jw_key(out, haspat ? "matches" : "content");
-	if (haspat)
-		jw_open(out, '[');
-	{
-		struct buf content = { 0 };
-		for (size_t p = 0; p < len; ) {
-			size_t l = strcspn(buf + p, "\n");
-			size_t e = p + l < len ? p + l : len;
-			int take = line >= offset && shown < limit;
-			if (take && haspat) {
-				char c = buf[e];
-				buf[e] = '\0';
-				take = regexec(&re, buf + p, 0, NULL, 0) == 0;
-				buf[e] = c;
-				if (take) {
-					matched++;
-					jw_open(out, '{');
-					jw_key(out, "line");
-					jw_int(out, line + 1);
-					jw_key(out, "text");
-					jw_strn(out, buf + p, e - p);
-					jw_close(out, '}');
-				}
-			} else if (take) {
-				buf_add(&content, buf + p, e - p + (e < len));
-			}
-			if (take)
-				shown++;
-			line++;
-			p = e + 1;
-		}
-		if (haspat) {
-			jw_close(out, ']');
-		} else if (utf8_valid(buf, len) && memchr(buf, '\0', len) == NULL) {
-			jw_strn(out, content.p ? content.p : "", content.len);
-		} else {
-			/* bytes that are not text come back exactly: the whole file */
-			char *enc = malloc(B64_LEN(len) + 1);
-			if (enc == NULL || b64_encode(buf, len, enc, B64_LEN(len) + 1) < 0)
-				jw_null(out);
-			else
-				jw_str(out, enc);
-			free(enc);
-			jw_key(out, "encoding");
-			jw_str(out, "base64");
-		}
-		buf_free(&content);
-	}
-	jw_key(out, "total_lines");
-	jw_int(out, line);
-	jw_key(out, "offset");
-	jw_int(out, offset);
-	jw_key(out, "returned_lines");
-	jw_int(out, shown);
-	jw_key(out, "bytes");
-	jw_int(out, (int64_t)len);
+	window_emit(out, buf, len, offset, limit, haspat ? &re : NULL);
 	free(buf);
 	if (haspat)
 		regfree(&re);

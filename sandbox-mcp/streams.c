@@ -18,6 +18,7 @@
 #include "ckpt.h"
 #include "fdio.h"
 #include "streams.h"
+#include "window.h"
 
 enum { STREAM_READ_MAX = 1 << 20 };
 
@@ -93,7 +94,7 @@ tool_checkpoint_read_stdstreams(struct sbx *s, const struct targs *a, struct jw 
 	int64_t offset = 0, limit = -1;
 	struct sess ss;
 	char *buf = NULL;
-	size_t len = 0, from, to;
+	size_t len = 0;
 	int haspat, rc = -1;
 	regex_t re;
 
@@ -120,52 +121,11 @@ tool_checkpoint_read_stdstreams(struct sbx *s, const struct targs *a, struct jw 
 		buf = NULL;
 		len = 0;
 	}
-	from = (size_t)offset < len ? (size_t)offset : len;
-	to = limit < 0 || (uint64_t)limit > len - from ? len : from + (size_t)limit;
 	jw_key(out, "checkpoint_id");
 	jw_str(out, id);
 	jw_key(out, "stream");
 	jw_str(out, stream[0] ? stream : "stdout");
-	jw_key(out, "offset");
-	jw_int(out, (int64_t)from);
-	jw_key(out, "total_bytes");
-	jw_int(out, (int64_t)len);
-	if (haspat) {
-		long line = 1;
-		jw_key(out, "matches");
-		jw_open(out, '[');
-		for (size_t p = 0; p < len; line++) {
-			size_t e = p;
-			while (e < len && buf[e] != '\n')
-				e++;
-			if (p >= from && e <= to) {
-				char c = buf[e < len ? e : len - 1];
-				if (e < len)
-					buf[e] = '\0';
-				if (regexec(&re, buf + p, 0, NULL, 0) == 0) {
-					jw_open(out, '{');
-					jw_key(out, "line_number");
-					jw_int(out, line);
-					jw_key(out, "byte_offset");
-					jw_int(out, (int64_t)p);
-					jw_key(out, "text");
-					jw_strn(out, buf + p, e - p);
-					jw_close(out, '}');
-				}
-				if (e < len)
-					buf[e] = c;
-			}
-			p = e + 1;
-		}
-		jw_close(out, ']');
-	} else {
-		jw_key(out, "content");
-		jw_strn(out, buf ? buf + from : "", to - from);
-		jw_key(out, "length");
-		jw_int(out, (int64_t)(to - from));
-		jw_key(out, "has_more");
-		jw_bool(out, to < len);
-	}
+	window_emit(out, buf, len, offset, limit, haspat ? &re : NULL);
 	rc = 0;
 out:
 	free(buf);

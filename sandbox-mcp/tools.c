@@ -39,8 +39,8 @@ const struct tool tools[] = {
 	{ "session_bash", "Run a shell command (sh -c) in the session workspace, confined: no network; reads the workspace, the system and PATH directories and the allowlisted mounts; writes only the workspace and the session tmp. File changes become a checkpoint.",
 	    STR("command", "the command, run by /bin/sh -c") "," STR("description", "what it does (the checkpoint message)") "," SID,
 	    "[\"command\"]", tool_session_bash },
-	{ "session_read_file", "Read a workspace file: lines from offset (0-based), at most limit; with pattern (an extended regular expression), only the matching lines. Content that is not UTF-8 comes back whole as base64 (encoding: base64).",
-	    STR("path", "workspace-relative path") "," INT("offset", "lines to skip") "," INT("limit", "lines to return (default 2000)") ","
+	{ "session_read_file", "Read a workspace file, as drun: limit bytes from byte offset (default all); with pattern (an extended regular expression), the matching lines within them with their line numbers and byte offsets. Bytes that are not UTF-8 text come back as base64 (encoding: base64).",
+	    STR("path", "workspace-relative path") "," INT("offset", "byte offset") "," INT("limit", "bytes to return (default all)") ","
 	    STR("pattern", "an extended regular expression") "," DESC "," SID, "[\"path\"]", tool_session_read_file },
 	{ "session_read_files", "Read several workspace files whole.", STRS("paths", "workspace-relative paths") "," DESC "," SID,
 	    "[\"paths\"]", tool_session_read_files },

@@ -72,6 +72,9 @@ cat > "$TMP/script" <<'JSON'
  {"call": "list_snapshots", "args": {}},
  {"call": "session_restore", "args": {"path": "@snap"}},
  {"call": "session_read_file", "args": {"path": "f.txt", "description": "restored"}},
+ {"call": "session_read_file", "args": {"path": "f.txt", "offset": 5, "limit": 3, "description": "bytes"}},
+ {"call": "session_read_file", "args": {"path": "f.txt", "offset": 1, "pattern": "fork", "description": "grep"}},
+ {"call": "session_read_file", "args": {"path": "f.txt", "pattern": "fork", "description": "grep"}},
  {"call": "session_close", "args": {}}]
 JSON
 sed -i "s|HOST|$TMP/host|; s|EXP|$TMP/exp|g" "$TMP/script"
@@ -115,6 +118,9 @@ status_ok $([ ! -e "$TMP/exp/out/doc.pdf" ] && [ -e "$TMP/exp/out/a.txt" ]; echo
 is "$(rj session_tree 1 '[.sessions[]|.forks|length]|add')" 1 'session_tree: the fork under its session'
 like "$(rj session_snapshot 1 .path)" "^$ST/snapshots/" 'snapshot: a path'
 is "$(rj session_read_file 3 .content)" "from the fork" 'restore {path}: the merged file is back'
+is "$(rj session_read_file 4 '[.content,.offset,.length,.total_bytes,.has_more]|@json')" '["the",5,3,14,true]' 'read_file {offset, limit}: bytes, as drun'
+is "$(rj session_read_file 5 '.matches|length')" 0 'read_file {offset: 1, pattern}: a line starting before the offset is not searched'
+is "$(rj session_read_file 6 '.matches[0]|[.line_number,.byte_offset,.text]|@json')" '[1,0,"from the fork"]' 'control: from 0 it matches, with its line number and byte offset'
 like "$(r session_close)" '"isError":false' 'close'
 
 # the same replay with one unknown argument: refused, named

@@ -16,6 +16,7 @@
 #include "path.h"
 #include "pkgspec.h"
 #include "stepdir.h"
+#include "storeseen.h"
 #include "wsscan.h"
 
 /* 1 when real lies within one of the mount_allowlist entries (resolved). */
@@ -176,7 +177,7 @@ record(struct sess *ss, const struct buf *add)
 int
 tool_session_mount(struct sbx *s, const struct targs *a, struct jw *out, char *err, size_t errn)
 {
-	char path[PATH_MAX], real[PATH_MAX], dir[PATH_MAX], id[CKPT_ID_MAX];
+	char path[PATH_MAX], real[PATH_MAX], dir[PATH_MAX], id[CKPT_ID_MAX], other[PATH_MAX];
 	struct mctx m = { s, { 0 }, 0 };
 	struct copy_opt o = { .fmode = 0644, .is_overlay = is_overlay, .overlay = overlay, .ctx = &m };
 	struct sess ss;
@@ -199,6 +200,15 @@ tool_session_mount(struct sbx *s, const struct targs *a, struct jw *out, char *e
 		return sbx_err(err, errn, "%s would expose the home or the store: refused", real);
 	if (strcmp(real, "/") == 0 || lstat(real, &st) < 0)
 		return sbx_err(err, errn, "%s: refused", real);
+	/* another server's or corral's store, whatever the allowlist says:
+	 * its sessions, attempts and sign-ins are not this agent's */
+	switch (store_near(real, other, sizeof other)) {
+	case 1:
+		return sbx_err(err, errn, "%s %s the store %s: refused (mount a project directory that holds no store)",
+		    real, strcmp(real, other) == 0 ? "is" : path_within(real, other) ? "lies in" : "holds", other);
+	case -1:
+		return sbx_err(err, errn, "%s: unable to check for a store beneath it: %s: refused", real, strerror(errno));
+	}
 	if (sess_pick(s, a, &ss, err, errn) < 0)
 		return -1;
 	base = strrchr(real, '/') + 1;

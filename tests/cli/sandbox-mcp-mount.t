@@ -52,6 +52,45 @@ echo "{\"mount_allowlist\": [\"$H\", \"$TMP/missing\"]}" > "$SBX_CFG"
 sbx session_list
 is "$iserr" false 'control: project directories (and a missing one) are fine'
 
+# another store under an allowlisted directory: a second sandbox-mcp's
+# (with a session holding a secret) and corral's session-store; whatever
+# the allowlist, a mount that is, lies in or holds one is refused, through
+# the SDK client; control: a project beside them mounts
+. "$CORRAL_TOP/tests/lib/sbxsdk.sh"
+OS=$H/team/sbx-store CS=$H/team2/corral-store
+mkdir -p "$H/team" "$H/team2" "$H/proj3/src"
+echo code > "$H/proj3/src/a.c"
+sbx_setup "$TMP/other"
+SBX_STORE=$OS
+sbx create_session
+osid=$(j .session_id)
+sbx session_write_files '{"entries":[{"path":"secret.txt","content":"OTHER-AGENT-SECRET"}]}'
+is "$iserr:$(cat "$OS/sessions/$osid/workspace/secret.txt")" "false:OTHER-AGENT-SECRET" 'control: the other store holds a session with a secret'
+"$CORRAL_BIN/session-store" --store "$CS" begin --agent claude > /dev/null
+status_ok $([ -d "$CS/attempts" ] && [ -f "$CS/.lock" ]; echo $?) "control: corral's store holds an attempt"
+sbx_setup "$TMP/a"
+echo "{\"mount_allowlist\": [\"$H\"]}" > "$SBX_CFG"
+cat > "$TMP/script-stores" <<JSON
+[{"call": "create_session", "args": {}},
+ {"call": "session_mount", "args": {"path": "$H/team"}},
+ {"call": "session_mount", "args": {"path": "$OS"}},
+ {"call": "session_mount", "args": {"path": "$OS/sessions/$osid/workspace"}},
+ {"call": "session_mount", "args": {"path": "$H/team2"}},
+ {"call": "session_mount", "args": {"path": "$CS/attempts"}},
+ {"call": "session_mount", "args": {"path": "$H/proj3"}},
+ {"call": "session_bash", "args": {"command": "cat proj3/src/a.c; grep -rl OTHER-AGENT-SECRET . || echo no-secret"}}]
+JSON
+HOME=$SBX_HOME sdk_run "$TMP/script-stores" --store "$SBX_STORE" --config "$SBX_CFG"
+is "$sdk_rc" 0 'stores: the SDK script completes'
+like "$(r session_mount 1)" "\"isError\":true.*$H/team holds the store $OS: refused" 'mount of a directory holding another sandbox-mcp store: refused, named'
+like "$(r session_mount 2)" "\"isError\":true.*$OS is the store $OS: refused" 'mount of the store itself: refused'
+like "$(r session_mount 3)" "\"isError\":true.*lies in the store $OS: refused" "mount of a session's workspace in it: refused"
+like "$(r session_mount 4)" "\"isError\":true.*$H/team2 holds the store $CS: refused" "mount of a directory holding corral's store: refused"
+like "$(r session_mount 5)" "\"isError\":true.*lies in the store $CS: refused" "mount of its attempts: refused"
+like "$(r session_mount 6)" '"isError":false.*"copied_to":"proj3"' 'control: a project beside them mounts'
+is "$(rj session_bash 1 .stdout)" "code
+no-secret" 'control: its file is there, and no secret of the other store reached the workspace'
+
 # a configuration file deleted while the server runs
 rm -f "$TMP/in"
 mkfifo "$TMP/in"

@@ -9,6 +9,7 @@ struct hs_opts {
 	const char *session_store;	/* absolute path of session-store */
 	const char *test_cacert;	/* passed on to session-store (tests) */
 	int full_setup;
+	unsigned wait_record;		/* create: seconds to wait for begin's record */
 	struct profiles prof;
 	char *const *envp;		/* the caller's, for HOME and XDG_CONFIG_HOME */
 };

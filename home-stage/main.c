@@ -9,6 +9,7 @@
 #include "fdio.h"
 #include "hs.h"
 #include "msg.h"
+#include "num.h"
 #include "version.h"
 
 static void
@@ -17,7 +18,7 @@ usage(int fd)
 	fprintf(fd == 1 ? stdout : stderr,
 	    "usage: home-stage create --state DIR --attempt ID --agent NAME [--signin NAME]\n"
 	    "                         [--full-setup] [--workspace DIR] [--profiles FILE]\n"
-	    "                         [--session-store PATH]\n"
+	    "                         [--session-store PATH] [--wait-record SECONDS]\n"
 	    "       home-stage finish [--profiles FILE] [--session-store PATH] [--test-cacert FILE] DIR\n"
 	    "       home-stage -h | --help | --version\n"
 	    "create prints the attempt directory (with --full-setup, then the folders\n"
@@ -38,6 +39,7 @@ main(int argc, char **argv, char **envp)
 		{ "profiles", required_argument, NULL, 'p' },
 		{ "session-store", required_argument, NULL, 'S' },
 		{ "test-cacert", required_argument, NULL, 'C' },
+		{ "wait-record", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -45,7 +47,7 @@ main(int argc, char **argv, char **envp)
 	struct hs_opts o;
 	const char *cmd, *dir = NULL;
 	char err[512];
-	int c;
+	int c, secs;
 
 	msg_init(argv[0]);
 	memset(&o, 0, sizeof o);
@@ -70,6 +72,13 @@ main(int argc, char **argv, char **envp)
 		case 'p': o.profiles_file = optarg; break;
 		case 'S': o.session_store = optarg; break;
 		case 'C': o.test_cacert = optarg; break;
+		case 'W':
+			if (num_parse_int(optarg, 0, 3600, &secs) < 0) {
+				msg_fatal("bad --wait-record %.32s (want 0 to 3600 seconds)", optarg);
+				return EXIT_USAGE;
+			}
+			o.wait_record = (unsigned)secs;
+			break;
 		case 'h': usage(1); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 		case 'V': printf("home-stage %s\n", CORRAL_VERSION); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 		default:
@@ -83,7 +92,8 @@ main(int argc, char **argv, char **envp)
 		return EXIT_USAGE;
 	}
 	if (strcmp(cmd, "finish") == 0) {
-		if (optind + 1 != argc || o.state || o.attempt || o.agent || o.signin || o.full_setup || o.workspace) {
+		if (optind + 1 != argc || o.state || o.attempt || o.agent || o.signin || o.full_setup || o.workspace ||
+		    o.wait_record) {
 			msg_usage("finish [--profiles FILE] [--session-store PATH] [--test-cacert FILE] DIR");
 			return EXIT_USAGE;
 		}

@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "execenv.h"
 #include "fdio.h"
 #include "gitcfg.h"
@@ -135,6 +138,43 @@ run_store(const struct hs_opts *o, const char *store, char **args, int fd0, int 
 		if (errno != EINTR)
 			return -1;
 	return wait_code(st);
+}
+
+/* The attempt's record, read now; with wait > 0 (session-store begin,
+ * started beside, is writing it) read again whenever a name appears in
+ * attempts/ (begin renames the record into place), for up to wait
+ * seconds. Only the store's own directory is read: nothing the agent can
+ * write (it has not started). 0, or -1 with errno (ENOENT: not recorded). */
+static int
+attempt_await(int sfd, const char *id, unsigned wait, struct attempt *at)
+{
+	char err[256], ev[4096], w[64];
+	int64_t deadline = clock_ms(CLOCK_MONOTONIC) + (int64_t)wait * 1000, left;
+	int afd, ino = -1, r, e;
+
+	if ((afd = store_subdir(sfd, "attempts", wait > 0, err, sizeof err)) < 0)
+		return -1;
+	if (wait > 0 && (ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) >= 0) {
+		snprintf(w, sizeof w, "/proc/self/fd/%d", afd);
+		if (inotify_add_watch(ino, w, IN_MOVED_TO | IN_CREATE | IN_ONLYDIR) < 0) {
+			close(ino);
+			ino = -1;	/* no inotify here: look every 2 ms */
+		}
+	}
+	/* watched first, then read: a record renamed in between is seen */
+	while ((r = store_read_attempt(afd, id, at)) < 0 && errno == ENOENT &&
+	    (left = deadline - clock_ms(CLOCK_MONOTONIC)) > 0) {
+		struct pollfd p = { ino, POLLIN, 0 };
+		(void)poll(&p, ino >= 0, ino >= 0 ? (int)left : left < 2 ? (int)left : 2);
+		while (ino >= 0 && read(ino, ev, sizeof ev) > 0)
+			;
+	}
+	e = errno;
+	if (ino >= 0)
+		close(ino);
+	close(afd);
+	errno = e;
+	return r;
 }
 
 /* The path of an open directory, from /proc. */
@@ -302,10 +342,7 @@ hs_create(struct hs_opts *o)
 	}
 	{	/* the attempt must be this agent's, and running */
 		struct attempt at;
-		int atfd = store_subdir(sfd, "attempts", 0, err, sizeof err);
-		r = atfd < 0 ? -1 : store_read_attempt(atfd, o->attempt, &at);
-		if (atfd >= 0)
-			close(atfd);
+		r = attempt_await(sfd, o->attempt, o->wait_record, &at);
 		if (r < 0 || strcmp(at.agent, o->agent) != 0 || at.ended) {
 			msg_fatal("attempt %s: %s", o->attempt, r < 0 ? "no such attempt in the store" :
 			    at.ended ? "it has ended" : "it was begun for another agent");

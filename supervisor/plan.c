@@ -97,7 +97,8 @@ step_begin(const struct plan *pl, struct argv *a)
 	av_push(a, "begin");
 	av_push(a, "--agent");
 	av_push(a, pl->agent);
-	/* corral chooses the id, so that home-stage create can run beside */
+	/* corral chooses the id, so that home-stage create can run beside
+	 * (it waits for the record: --wait-record) */
 	av_push(a, "--id");
 	av_push(a, pl->attempt);
 	/* and the leftovers of a killed corral go under the same lock (a live
@@ -144,6 +145,10 @@ step_create(const struct plan *pl, struct argv *a)
 	av_push(a, pl->workspace);
 	av_push(a, "--session-store");
 	av_pushf(a, "%s/session-store", pl->stepdir);
+	/* started beside begin: it waits for the attempt's record, bounded
+	 * (corral ends it sooner when begin fails) */
+	av_push(a, "--wait-record");
+	av_push(a, "30");
 	if (pl->nosignin[0]) {
 		av_push(a, "--full-setup");
 		av_push(a, "--profiles");

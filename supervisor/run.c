@@ -120,6 +120,7 @@ struct runstate {
 	char agent_sock[108];		/* agentsock.c, "" none */
 	int have_attempt, have_dir;
 	struct spawned begin;		/* session-store begin (run_open) */
+	struct spawned create;		/* home-stage create, beside begin (run_open) */
 	struct spawned probe;		/* probe, beside begin and create (prove_start) */
 	struct runfiles rf;		/* files that run code, before the chain (runfiles.c) */
 	int rf_taken;
@@ -193,6 +194,7 @@ drop_started(struct runstate *s)
 {
 	spawned_drop(&s->probe);
 	spawned_drop(&s->begin);
+	spawned_drop(&s->create);
 }
 
 static int
@@ -207,14 +209,14 @@ fail_run(struct runstate *s)
 static int
 write_nosignin(const struct plan *pl)
 {
-	char doc[512];
+	char doc[512], err[256];
 	const char *name = strrchr(pl->nosignin, '/') + 1;
 	int n = plan_nosignin_json(pl, doc, sizeof doc), fd, r;
 
 	if (n < 0)
 		return errno = ENAMETOOLONG, -1;
-	fd = open(pl->store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	/* before begin has run: the store may not be there yet */
+	if ((fd = store_open(pl->store, 1, err, sizeof err)) < 0)
 		return -1;
 	{
 		/* the same document every time: rewrite (and fsync) only
@@ -340,8 +342,9 @@ prove_collect(struct runstate *s)
  * override). corral chooses the attempt id; session-store begin records it
  * and reaps the leftovers of a killed corral under the store's lock (a
  * live attempt, ours included, is never reaped) while corral ends what a
- * killed corral left running in its cgroups. home-stage create follows:
- * it checks that the attempt is recorded, this agent's and running. */
+ * killed corral left running in its cgroups. home-stage create starts at
+ * the same time and waits for the record (--wait-record): it stages
+ * nothing before the attempt is recorded, this agent's and running. */
 /* The files that run code in root, before the agent starts (runfiles.c). */
 static void
 snapshot(struct runstate *s, const char *root)
@@ -351,23 +354,36 @@ snapshot(struct runstate *s, const char *root)
 		msg_warn_sys("unable to look for files that run code in %s", root);
 }
 
+/* Start a step beside others (its output captured): 0, or -1 said. */
+static int
+start_step(struct runstate *s, int (*build)(const struct plan *, struct argv *), struct spawned *sp,
+    const char *what)
+{
+	struct argv a = { 0 };
+	int r = build(&s->pl, &a) < 0 ? -1 : spawn_start(a.v, s->senv, SPAWN_CAPTURE, sp), serr = errno;
+
+	av_free(&a);
+	errno = serr;
+	if (r < 0)
+		msg_fatal_sys("unable to run %s", what);
+	return r;
+}
+
 static int
 run_open(struct runstate *s)
 {
-	struct argv a = { 0 };
 	char out[256];
-	int ws, serr;
+	int ws;
 
 	if (rnd_hex(s->attempt, STORE_ID_LEN / 2) < 0)
 		return msg_fatal_sys("unable to make an attempt id (getrandom)"), -1;
 	s->pl.attempt = s->attempt;
-	if (step_begin(&s->pl, &a) < 0 || spawn_start(a.v, s->senv, SPAWN_CAPTURE, &s->begin) < 0) {
-		serr = errno;
-		av_free(&a);
-		errno = serr;
-		return msg_fatal_sys("unable to run session-store begin"), -1;
-	}
-	av_free(&a);
+	if (s->pl.nosignin[0] && write_nosignin(&s->pl) < 0)
+		return msg_fatal_sys("unable to write %s", s->pl.nosignin), -1;
+	/* create is collected by run_stage */
+	if (start_step(s, step_begin, &s->begin, "session-store begin") < 0 ||
+	    start_step(s, step_create, &s->create, "home-stage create") < 0)
+		return -1;
 	/* what a keeper that was killed left running ends, while they run;
 	 * and a workspace the agent works in as it is (no attempt checkout
 	 * to make first) is looked at for files that run code */
@@ -381,6 +397,8 @@ run_open(struct runstate *s)
 	chomp(out);
 	if (wait_code(ws) != 0 || strcmp(out, s->attempt) != 0) {
 		msg_fatal("session-store begin failed (status %d): nothing was started", wait_code(ws));
+		/* create waits for a record that will not come: end it */
+		kill(s->create.pid, SIGTERM);
 		return -1;
 	}
 	s->have_attempt = 1;
@@ -396,19 +414,13 @@ run_open(struct runstate *s)
 static int
 run_stage(struct runstate *s)
 {
-	struct argv a = { 0 };
 	char out[PATH_MAX * 2], *nl;
-	int ws, serr;
+	int ws;
 
-	if (s->pl.nosignin[0] && write_nosignin(&s->pl) < 0)
-		return msg_fatal_sys("unable to write %s", s->pl.nosignin), -1;
-	ws = step_create(&s->pl, &a) < 0 ? -1 : spawn_wait(a.v, s->senv, out, sizeof out);
-	serr = errno;
-	av_free(&a);
-	if (ws < 0) {
-		errno = serr;
+	ws = spawn_collect(&s->create, out, sizeof out);
+	s->create.pid = -1;
+	if (ws < 0)
 		return msg_fatal_sys("unable to run home-stage create"), -1;
-	}
 	if (wait_code(ws) != 0 || out[0] != '/') {
 		msg_fatal("home-stage create failed (status %d): nothing was started", wait_code(ws));
 		return -1;
@@ -619,7 +631,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	s.au.fd = -1;
 	s.den.fd = -1;
 	s.ref.rd = s.ref.wr = -1;
-	s.begin.pid = s.probe.pid = -1;
+	s.begin.pid = s.probe.pid = s.create.pid = -1;
 	signals_install();
 	policy_init(&s.pol);
 	if (plan_load(o, envp, &s.pol, &s.pl, 1) < 0 || check_steps(&s.pl) < 0)
@@ -633,8 +645,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 		return EXIT_CHAIN_FAIL;
 	if (run_open(&s) < 0)
 		return drop_started(&s), EXIT_CHAIN_FAIL;
-	if (pending_sig)
-		return interrupted(&s);
+	/* a signal meanwhile: after create, so that its tree is removed */
 	r = run_stage(&s);
 	/* the proof, before anything that is not bookkeeping starts */
 	if (r < 0 || prove_collect(&s) < 0)

@@ -23,7 +23,7 @@ like "$out" "-f $TMP/secret.env" "the file is named"
 like "$out" "^eval \"\\\$\\($CORRAL_BIN/probe --require full\\)\" \\|\\| exit 125$" "probe first, by absolute path, fail closed"
 like "$out" "^ATTEMPT=\\\$\\(od -An -N16 -tx1 /dev/urandom \\| tr -d ' \\\\n'\\)$" "the attempt id: 128 random bits, chosen by the caller"
 like "$out" "^$CORRAL_BIN/session-store --store $TMP/state/corral begin --agent none --id \"\\\$ATTEMPT\" --reap >/dev/null \\|\\| exit 125$" "begin records it and reaps the leftovers"
-like "$out" "ATTEMPT_DIR=\\\$\\($CORRAL_BIN/home-stage create --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" --agent none --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --full-setup --profiles $TMP/state/corral/nosignin-none.json\\)" "create: no sign-in, the override profile"
+like "$out" "ATTEMPT_DIR=\\\$\\($CORRAL_BIN/home-stage create --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" --agent none --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --wait-record 30 --full-setup --profiles $TMP/state/corral/nosignin-none.json\\)" "create: no sign-in, the override profile"
 like "$out" "^\\(umask 077 && printf '%s' '\\{\"none\": \\{\"signin\": \".corral-no-signin\", .*\"full_setup\": \\[\\]\\}\\}' > $TMP/state/corral/nosignin-none.json\\)$" "the override profile is written by hand too"
 like "$out" "^$CORRAL_BIN/keeper --pty \\\\$" "keeper starts the chain, by absolute path, with its terminal"
 like "$out" "^  -- $CORRAL_BIN/env-filter --baseline " "env-filter starts the next line, by absolute path"
@@ -72,7 +72,7 @@ like "$out" "begin --agent claude" "claude inferred from the command"
 unlike "$out" "--signin" "no sign-in in the store: none staged"
 mkdir -p "$TMP/state/corral/creds" && echo x > "$TMP/state/corral/creds/claude"
 run $E "$C" explain -w "$TMP/ws" -- /opt/x/claude --help
-like "$out" "--agent claude --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --signin claude" "a stored sign-in is staged"
+like "$out" "--agent claude --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --wait-record 30 --signin claude" "a stored sign-in is staged"
 run $E "$C" explain -a codex -w "$TMP/ws" -- node cli.js
 like "$out" "begin --agent codex" "-a names the agent"
 run $E "$C" explain -a 'Bad Name' -w "$TMP/ws" -- true

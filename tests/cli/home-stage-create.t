@@ -122,6 +122,28 @@ like "$err" "^home-stage: fatal: attempt $idx: it was begun for another agent" "
 run H create --state "$st" --attempt 0123456789abcdef0123456789abcdef --agent claude
 is $rc 1 "an attempt the store lacks: exit 1"
 like "$err" "no such attempt in the store" "unknown attempt: message"
+# Started beside session-store begin (corral run): --wait-record waits for
+# the record and stages nothing before it. The control, without it, refuses
+# the same attempt not yet recorded.
+rid() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
+idw=$(rid)
+run H create --state "$st" --attempt "$idw" --agent claude
+is $rc 1 "control: an attempt not recorded yet, no --wait-record: refused"
+H create --state "$st" --attempt "$idw" --agent claude --wait-record 60 >"$TMP/w.out" 2>"$TMP/w.err" &
+wp=$!
+S begin --agent claude --pid $$ --id "$idw" >/dev/null
+wait $wp
+status_ok $? "--wait-record: create started before begin stages the home once begin records it"
+d=$(cat "$TMP/w.out")
+is "$(cat "$d/id")" "$idw" "--wait-record: the tree is the attempt's"
+is "$(cat "$d/home/.claude/.credentials.json")" "$(cat "$TMP/c0")" "--wait-record: the sign-in released for it"
+run H create --state "$st" --attempt "$(rid)" --agent claude --wait-record 1
+is $rc 1 "--wait-record: no record within the bound: refused"
+like "$err" "no such attempt in the store" "--wait-record: no record: message"
+run H create --state "$st" --attempt "$idx" --agent claude --wait-record 60
+is $rc 1 "--wait-record: a record of another agent: refused at once"
+run H create --state "$st" --attempt "$idw" --agent claude --wait-record x
+is $rc 2 "--wait-record: not a number: exit 2"
 idy=$(S begin --agent claude --pid $$); S end "$idy" --status 0
 run H create --state "$st" --attempt "$idy" --agent claude
 is $rc 1 "an ended attempt: exit 1"

@@ -91,7 +91,7 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	"the parent's /proc/PID/environ is unreadable with /proc granted; /proc/self is readable",
 	"with capabilities dropped Landlock must deny ptrace-class access", 2, {
 	{ "read /proc/PARENT/environ", ATT_DENY, { EACCES, 0 }, 0 },
-	{ "read /proc/self/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM, 0 },
+	{ "read /proc/self/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM, 1 },
 [CK_TCP] = { "tcp", TIER_FSNET,
 	"TCP connect reaches granted ports only; MPTCP, which would bypass the port rules, cannot be opened",
 	"TCP port rules need Landlock ABI 4 (Linux 6.7 or later)", 3, {
@@ -188,7 +188,7 @@ OUTSIDE(CK_IOPRIO, "ioprio", "ioprio_set", ", its I/O priority"),
 	{ "read /proc/PARENT/maps", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "readlink /proc/PARENT/fd/N (its descriptor on B/f)", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "read /proc/PARENT/cmdline", ATT_ALLOW, { 0, 0 }, 0 },
-	{ "read /proc/PARENT/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM, 0 },
+	{ "read /proc/PARENT/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM, 1 },
 /* Its attempts come last in its child: see contain.h. */
 [CK_USERNS] = { "userns", TIER_FS,
 	"no user namespace can be made (which would give back every capability inside it); unshare itself works",
@@ -200,8 +200,13 @@ OUTSIDE(CK_IOPRIO, "ioprio", "ioprio_set", ", its I/O priority"),
 };
 const size_t probe_nchecks = CK_COUNT;
 _Static_assert((int)CK_COUNT <= (int)PROBE_MAX_CHECKS, "too many checks");
-/* Child 0: every check but udp (A and /proc granted, the TCP port rules,
- * scoping); child 1: udp (no network, which port rules conflict with). */
+/* Child 0: A granted, the TCP port rules, scoping; child 1: udp (no
+ * network, which port rules conflict with), the checks on other processes
+ * and the two that need an address space of their own (/proc granted),
+ * which a fork has anyway; child 2: egress (its broker would answer child
+ * 0's connects itself, and a kernel or a caller that refuses the broker
+ * must leave the others proven). Child 0 then shares probe's memory
+ * (run.c). */
 const int probe_nchildren = 3;
 
 /* errno of a -1 result, 0 for success */

@@ -154,22 +154,25 @@ probe_teardown(struct probe_ctx *ctx)
 }
 
 /*
- * Speed. On a virtual machine fork(2) costs about a millisecond (a new
- * address space, page by page), clone(CLONE_VM) a twentieth of that. So
- * every child but the last is a fork, made first; the last shares this
- * process's memory and runs while this process only waits in poll(2):
- * its credentials, seccomp filter, Landlock domain, descriptor table and
- * limits are its own, which is all the sandbox touches, but errno and
- * memory are shared, hence one such child at a time, and none holding a
- * check that needs its own address space (PROBE_OWN_MM). They all run at
- * once, on as many CPUs as there are. Each dies with this process
- * (PR_SET_PDEATHSIG); one still silent at the deadline is killed.
+ * Speed. On a virtual machine a new address space is the dearest thing a
+ * process can ask for: fork(2) costs some 0.4-1.4 ms here (page tables
+ * made, and every page written after it copied), clone(CLONE_VM) a
+ * twentieth of that. So the children holding a check that needs an
+ * address space of its own (PROBE_OWN_MM: the /proc checks, and egress,
+ * whose sandbox forks its broker) are forks, made first; then the first
+ * child without such a check shares this process's memory and runs while
+ * this process only waits in poll(2): its credentials, seccomp filter,
+ * Landlock domain, descriptor table and limits are its own, which is all
+ * the sandbox touches, but errno and memory are shared, hence one such
+ * child at a time. They all run at once, on as many CPUs as there are.
+ * Each dies with this process (PR_SET_PDEATHSIG); one still silent at the
+ * deadline is killed.
  */
 enum { MAXCHILDREN = 4, EXIT_ORPHAN = 122, STACK = 256 * 1024 };
-/* Each child runs on a stack of its own that this process never touches:
- * a fork's copy of a used page costs a copy-on-write fault (some 15 us on
- * a virtual machine), a fresh one next to nothing. */
-static char stacks[MAXCHILDREN][STACK] __attribute__((aligned(4096)));
+/* The sharing child's stack, which this process never touches: a fork's
+ * copy of a used page costs a copy-on-write fault (some 15 us on a
+ * virtual machine), a fresh one next to nothing. */
+static char stack[STACK] __attribute__((aligned(4096)));
 
 /* ASan keeps per-thread state that a CLONE_VM child would share and
  * corrupt: the sanitizer build (make san) forks every child. */
@@ -207,17 +210,57 @@ kid_main(void *a)
 	_exit(0);
 }
 
+/* The one child that shares memory: the first with no check that needs
+ * its own address space; -1 for none. */
 static int
-shares_memory(int child)
+sharing_child(void)
 {
 	size_t i;
+	int c;
 
-	if (child != probe_nchildren - 1 || child == 0)
-		return 0;
-	for (i = 0; i < probe_nchecks; i++)
-		if (probe_checks[i].child == child && (probe_checks[i].flags & PROBE_OWN_MM))
-			return 0;
-	return 1;
+	if (PROBE_FORK_ALL)
+		return -1;
+	for (c = 0; c < probe_nchildren; c++) {
+		for (i = 0; i < probe_nchecks; i++)
+			if (probe_checks[i].child == c && (probe_checks[i].flags & PROBE_OWN_MM))
+				break;
+		if (i == probe_nchecks)
+			return c;
+	}
+	return -1;
+}
+
+/* Start child k: its report pipe, then a fork or (vm) a clone. */
+static void
+start(struct kid *k, int vm)
+{
+	int p[2];
+
+	k->fd = -1;
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		k->pid = -1;
+		k->status = errno;
+		return;
+	}
+	k->wfd = p[1];
+	k->parent = getpid();
+	/* libc's fork, not clone, for a copy: libc's own state (the
+	 * thread id raise() and pthreads use) must be the child's, as a
+	 * broker's child (sb_apply forks, the child here serves) needs */
+	if (!vm) {
+		k->pid = fork();
+		if (k->pid == 0)
+			kid_main(k);
+	} else {
+		k->pid = clone(kid_main, stack + STACK, CLONE_VM | SIGCHLD, k);
+	}
+	if (k->pid < 0)
+		k->status = errno;
+	else
+		k->fd = p[0];
+	close(p[1]);
+	if (k->pid < 0)
+		close(p[0]);
 }
 
 /* Read every report until each pipe is at its end, or the deadline. */
@@ -295,7 +338,7 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 	static struct probe_obs report[PROBE_MAX_CHECKS];	/* by child, then table order */
 	struct kid k[MAXCHILDREN];
 	size_t i, slot[MAXCHILDREN], used = 0;
-	int c, n = probe_nchildren, p[2];
+	int c, n = probe_nchildren, vm;
 	long deadline = clock_ms(CLOCK_MONOTONIC) + timeout_ms;
 
 	if (n > MAXCHILDREN || probe_nchecks > PROBE_MAX_CHECKS) {
@@ -310,36 +353,16 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 				k[c].want += sizeof report[0];
 		used += k[c].want / sizeof report[0];
 	}
+	vm = sharing_child();
 	for (c = 0; c < n; c++) {
-		k[c].fd = -1;
-		if (pipe2(p, O_CLOEXEC) < 0) {
-			k[c].pid = -1;
-			k[c].status = errno;
-			continue;
-		}
 		k[c].fn = child;
 		k[c].child = c;
 		k[c].ctx = ctx;
-		k[c].wfd = p[1];
-		k[c].parent = getpid();
-		/* libc's fork, not clone, for a copy: libc's own state (the
-		 * thread id raise() and pthreads use) must be the child's, as a
-		 * broker's child (sb_apply forks, the child here serves) needs */
-		if (PROBE_FORK_ALL || !shares_memory(c)) {
-			k[c].pid = fork();
-			if (k[c].pid == 0)
-				kid_main(&k[c]);
-		} else {
-			k[c].pid = clone(kid_main, stacks[c] + STACK, CLONE_VM | SIGCHLD, &k[c]);
-		}
-		if (k[c].pid < 0)
-			k[c].status = errno;
-		else
-			k[c].fd = p[0];
-		close(p[1]);
-		if (k[c].pid < 0)
-			close(p[0]);
+		if (c != vm)	/* the forks first: they copy this process */
+			start(&k[c], 0);
 	}
+	if (vm >= 0)
+		start(&k[vm], 1);
 	collect(k, n, deadline);
 	for (c = 0; c < n; c++) {
 		if (k[c].pid < 0)

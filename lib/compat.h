@@ -18,6 +18,9 @@
 #define PR_CAP_AMBIENT_IS_SET 1
 #define PR_CAP_AMBIENT_CLEAR_ALL 4
 #endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif

@@ -67,14 +67,32 @@ outside(const struct probe_ctx *ctx, const int *need, int wfd, pid_t parent)
 	_exit(fd_write_all(wfd, ob, probe_nchecks * sizeof ob[0]) == 0 ? 0 : 1);
 }
 
+/* The caller's seccomp mode and filter count, from /proc/self/status. Its
+ * own function: the buffer's pages are touched (stack probes) only when a
+ * check needs it. */
+static __attribute__((noinline)) void
+caller_seccomp(int *mode, int *filters)
+{
+	char status[16384];
+	ssize_t n;
+	int fd;
+
+	*mode = *filters = -1;
+	if ((fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = fd_read_bounded(fd, status, sizeof status);
+		if (n > 0)
+			probe_seccomp_parse(status, (size_t)n, mode, filters);
+		close(fd);
+	}
+}
+
 void
 probe_above(const struct probe_ctx *ctx, struct probe_outcome *oc, int timeout_ms)
 {
 	static struct probe_obs ob[PROBE_MAX_CHECKS];
-	int need[PROBE_MAX_CHECKS], any = 0, mode, filters, p[2], st, fd;
+	int need[PROBE_MAX_CHECKS], any = 0, mode, filters, p[2], st;
 	size_t i, got = 0, want = probe_nchecks * sizeof ob[0];
 	long deadline = clock_ms(CLOCK_MONOTONIC) + timeout_ms;
-	char status[16384];
 	ssize_t n;
 	pid_t pid, self;
 
@@ -82,13 +100,7 @@ probe_above(const struct probe_ctx *ctx, struct probe_outcome *oc, int timeout_m
 		any |= need[i] = probe_control_refused(&probe_checks[i], &oc[i]) != 0;
 	if (!any)
 		return;
-	mode = filters = -1;
-	if ((fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)) >= 0) {
-		n = fd_read_bounded(fd, status, sizeof status);
-		if (n > 0)
-			probe_seccomp_parse(status, (size_t)n, &mode, &filters);
-		close(fd);
-	}
+	caller_seccomp(&mode, &filters);
 	for (i = 0; i < probe_nchecks; i++) {
 		oc[i].above.seccomp = mode;
 		oc[i].above.filters = filters;

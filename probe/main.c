@@ -128,6 +128,7 @@ main(int argc, char **argv)
 		msg_fatal_sys("unable to run the checks");
 		return EXIT_USAGE;
 	}
+	probe_prefault(res, probe_nchecks * sizeof res[0]);
 	for (i = 0; i < probe_nchecks; i++)
 		probe_judge(&probe_checks[i], &oc[i], &res[i]);
 
@@ -141,6 +142,7 @@ main(int argc, char **argv)
 	r.kernel = uname(&u) == 0 ? u.release : "unknown";
 	r.abi = sb_abi();
 	if (!o.quiet) {
+		probe_prefault(out, 8192);	/* the default report's size, or a start */
 		n = probe_format(o.fmt, &r, out, sizeof out);
 		if (n < 0 || fd_write_all(1, out, (size_t)n) < 0) {
 			msg_fatal_sys("unable to write the report");

@@ -21,10 +21,11 @@ FUZZSRC_sandbox-mcp/pkgspec := sandbox-mcp/pkgspec.c
 FUZZSRC_sandbox-mcp/toml := sandbox-mcp/toml.c
 # egress-proxy's request head parser alone (serve.c is the socket side)
 FUZZSRC_egress-proxy/request := egress-proxy/request.c
-# supervisor's sources take SHA-256 from mk/deps' static BearSSL (the glibc
+# supervisor's and git-stage's sources take SHA-256 from mk/deps' static BearSSL (the glibc
 # build of `mk/deps --san` when there; the musl one's hash code is plain C)
 FUZZDEP := $(firstword $(wildcard build/deps/glibc build/deps/musl))
 FUZZLIB_supervisor := -I$(FUZZDEP)/include $(FUZZDEP)/lib/libbearssl.a
+FUZZLIB_git-stage := $(FUZZLIB_supervisor)
 fuzz_srcs = $(if $(FUZZSRC_$(1)),$(FUZZSRC_$(1)),$(call srcs_of,$(firstword $(subst /, ,$(1)))))
 
 all: $(BINS)

@@ -56,8 +56,8 @@ no_exec(void)
 	return sf_install(&f, 0) < 0 ? -1 : 0;
 }
 
-int
-selfnarrow(struct sb_policy *pol, char *why, size_t cap)
+static int
+narrow(struct sb_policy *pol, int exec_ok, char *why, size_t cap)
 {
 	struct sb_error e;
 
@@ -75,9 +75,21 @@ selfnarrow(struct sb_policy *pol, char *why, size_t cap)
 		snprintf(why, cap, "%s", e.msg);
 		return -1;
 	}
-	if (no_exec() < 0) {
+	if (!exec_ok && no_exec() < 0) {
 		snprintf(why, cap, "unable to install its seccomp filter: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+int
+selfnarrow(struct sb_policy *pol, char *why, size_t cap)
+{
+	return narrow(pol, 0, why, cap);
+}
+
+int
+selfnarrow_exec(struct sb_policy *pol, char *why, size_t cap)
+{
+	return narrow(pol, 1, why, cap);
 }

@@ -13,7 +13,7 @@
 #include "denials.h"
 #include "msg.h"
 #include "resolve.h"
-#include "spawn.h"
+#include "procspawn.h"
 #include "store.h"
 
 static void

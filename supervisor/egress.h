@@ -4,7 +4,7 @@
 #define CORRAL_EGRESS_H
 #include "audit.h"
 #include "plan.h"
-#include "spawn.h"
+#include "procspawn.h"
 
 struct egressproc {
 	struct spawned sp;	/* pid -1: none */

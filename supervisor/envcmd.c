@@ -17,7 +17,7 @@
 #include "fdio.h"
 #include "msg.h"
 #include "projenv.h"
-#include "spawn.h"
+#include "procspawn.h"
 #include "stepdir.h"
 #include "store.h"
 

@@ -57,20 +57,15 @@ explain_print(FILE *f, const struct plan *pl0)
 
 	pl.attempt = SHVAR("ATTEMPT");
 	pl.attempt_dir = SHVAR("ATTEMPT_DIR");
-	if (git)
-		/* the git set-up and import are corral's own code, not yet a
-		 * step program: a script that claimed to run them would lie */
-		fprintf(f, "#!/bin/sh\n"
-		    "# corral explain: what corral run executes, step by step. NOT runnable by hand\n"
-		    "# in a git repository: corral run sets up the agent's repository and checkout\n"
-		    "# and imports its work in its own process (no step program yet); those steps\n"
-		    "# are comments below. Outside a repository (or with \"git\": \"off\") the script runs.\n"
-		    "# Secrets are passed by file and never appear here.\n"
-		    "echo 'corral explain: this script is not runnable by hand in a git repository' >&2; exit 125\n");
-	else
-		fprintf(f, "#!/bin/sh\n"
-		    "# corral explain: what corral run executes, step by step; runnable by hand.\n"
-		    "# Secrets are passed by file and never appear here.\n");
+	fprintf(f, "#!/bin/sh\n"
+	    "# corral explain: what corral run executes, step by step; runnable by hand.\n"
+	    "# Secrets are passed by file and never appear here.\n");
+	if (git && pl.pol->git == GIT_WORKTREE) {
+		/* the checkout and where the agent starts: what git-stage
+		 * create prints (the first free slot of this repository) */
+		snprintf(pl.gw.work, sizeof pl.gw.work, "%s", SHVAR("GIT_WORK"));
+		snprintf(pl.agent_ws, sizeof pl.agent_ws, "%s", SHVAR("GIT_CWD"));
+	}
 	if (pl.pol->userns)
 		fprintf(f, "# warning: %s\n", POLICY_USERNS_WARNING);
 	notes_print(f, "# ", &pl);	/* tool: install trees and toolchains granted, PATH left out */

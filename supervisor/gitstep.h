@@ -4,6 +4,7 @@
 #define CORRAL_GITSTEP_H
 #include <stdio.h>
 
+#include "argv.h"
 #include "plan.h"
 
 /* A workspace beneath a repository's top (not its top): 1, with
@@ -14,19 +15,23 @@ int gitstep_top(struct plan *pl);
  * and hint filled). Nothing for "git": "off". */
 int gitws_plan(struct plan *pl, const struct policy *pol, char *why, size_t whyn,
     char *hint, size_t hinth);
-/* corral run, once the attempt id is known: set up, fill pl->agent_ws, say
- * the mode in one line. -1: reported. */
-int gitstep_begin(struct plan *pl, const char *attempt);
-/* corral run, after every process of the attempt ended: import, say where
- * the work is in one line. -1: reported (the attempt's directory stays). */
-int gitstep_end(struct plan *pl, const char *attempt);
-/* Remove a set-up attempt the chain never ran in. */
-void gitstep_discard(struct plan *pl);
+/* git-stage's argv: create (phase 0), finish (1), discard (2). 0, or -1. */
+int gitstep_argv(const struct plan *pl, int phase, struct argv *a);
+/* corral run, once the attempt id is known: git-stage create (which says
+ * the mode in one line), pl->agent_ws and the checkout from what it
+ * printed. -1: reported. */
+int gitstep_begin(struct plan *pl, const char *attempt, char **senv);
+/* corral run, after every process of the attempt ended: git-stage finish
+ * (the import, confined; it says where the work is). -1: reported (the
+ * attempt's directory stays). */
+int gitstep_end(struct plan *pl, const char *attempt, char **senv);
+/* git-stage discard: a set-up attempt the chain never ran in. */
+void gitstep_discard(struct plan *pl, char **senv);
 /* confine's grants for the workspace (step_chain). */
 void gitstep_grants(const struct plan *pl, struct argv *a);
 /* env-filter pins for the workspace (PWD in worktree mode). */
 void gitstep_pins(const struct plan *pl, struct argv *a);
-/* explain: the set-up (phase 0) or import (phase 1) as comments. */
+/* explain: git-stage create (phase 0) or finish (phase 1), with comments. */
 void gitstep_explain(FILE *f, const struct plan *pl, int phase);
 /* The mode in one word: worktree, in-place, off, or none (no repository). */
 const char *gitstep_mode(const struct plan *pl);

@@ -21,7 +21,7 @@
 #include "msg.h"
 #include "num.h"
 #include "rnd.h"
-#include "spawn.h"
+#include "procspawn.h"
 
 /* The proxies' environment: PATH and HOME, and the names the policy keeps
  * for a stdio upstream (mcp-proxy passes on only those given with -e). */

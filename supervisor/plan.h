@@ -1,8 +1,8 @@
 /* plan: one run, resolved (paths, steps, agent), and the argv of every step.
  * The step builders are pure: run executes what explain prints (but for
  * the descriptors only corral run has: confine --refusals and --listeners,
- * keeper --pid-fd; and in a git repository, whose set-up and import are
- * corral's own code, explain's script says it is not runnable by hand). */
+ * keeper --pid-fd), in a git repository too (git-stage create and finish,
+ * gitstep.c). */
 #ifndef CORRAL_PLAN_H
 #define CORRAL_PLAN_H
 #include <limits.h>

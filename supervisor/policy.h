@@ -8,6 +8,7 @@
  */
 #ifndef CORRAL_POLICY_H
 #define CORRAL_POLICY_H
+#include "gitmode.h"
 #include "json.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -24,7 +25,6 @@ enum { POLICY_MAX_LEN = 1 << 20, POLICY_MAX_TOKENS = 16384, POLICY_MAX_PORTS = 6
 enum net_mode { NET_OPEN, NET_NONE, NET_PORTS, NET_ALLOW, NET_UNFILTERED };
 /* a git workspace: the agent's own checkout, the user's checkout over a
  * private repository, or the real .git (see corral(1)) */
-enum git_mode { GIT_WORKTREE, GIT_INPLACE, GIT_OFF };
 
 struct strlist {
 	char **v;

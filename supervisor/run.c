@@ -31,7 +31,7 @@
 #include "projenv.h"
 #include "reslimit.h"
 #include "rnd.h"
-#include "spawn.h"
+#include "procspawn.h"
 #include "store.h"
 #include "wait.h"
 
@@ -201,7 +201,7 @@ static int
 fail_run(struct runstate *s)
 {
 	drop_started(s);
-	gitstep_discard(&s->pl);	/* set up, never used */
+	gitstep_discard(&s->pl, s->senv);	/* set up, never used */
 	close_attempt(s, EXIT_CHAIN_FAIL);
 	return EXIT_CHAIN_FAIL;
 }
@@ -272,7 +272,7 @@ link_fullsetup(const struct plan *pl, const char *dir)
 	return r;
 }
 
-static const char *const steps_needed[] = { "probe", "session-store", "home-stage", "keeper", "env-filter", "confine", NULL };
+static const char *const steps_needed[] = { "probe", "session-store", "home-stage", "git-stage", "keeper", "env-filter", "confine", NULL };
 
 static int
 check_steps(const struct plan *pl)
@@ -603,7 +603,7 @@ static int
 interrupted(struct runstate *s)
 {
 	drop_started(s);
-	gitstep_discard(&s->pl);
+	gitstep_discard(&s->pl, s->senv);
 	if (s->have_attempt)
 		close_attempt(s, 128 + pending_sig);
 	return 128 + pending_sig;
@@ -652,7 +652,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 		return fail_run(&s);
 	if (pending_sig)
 		return interrupted(&s);
-	if (gitstep_begin(&s.pl, s.attempt) < 0 ||
+	if (gitstep_begin(&s.pl, s.attempt, s.senv) < 0 ||
 	    egress_start(&s.eg, &s.pl, &s.au, envp) < 0 ||
 	    mcp_start(&s.mcp, &s.pl, &s.au, envp) < 0)	/* the browser's names the egress port */
 		return fail_run(&s);
@@ -669,7 +669,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	runfiles_report(&s.rf, &s.au, o->quiet);
 	runfiles_free(&s.rf);
 	/* every process of the attempt has ended: its git work, as data */
-	gitstep_end(&s.pl, s.attempt);
+	gitstep_end(&s.pl, s.attempt, s.senv);
 	if (after)
 		code = after(&s.pl, code, arg);
 

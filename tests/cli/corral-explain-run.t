@@ -3,12 +3,15 @@
 # by hand with sh outside a git repository, gives what corral run gives
 # (status, output, no process left), with limits through keeper's options
 # (the wall clock's 124 included); the attempt is opened and closed the
-# same way. In a git repository the script says it is not runnable by hand
-# and refuses (125). As root and as nobody.
+# same way. In a git repository too: git-stage create and finish are in the
+# script, which gives the same output, a corral/ branch and the user's
+# checkout untouched. As root and as nobody.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 C=$CORRAL_BIN/corral
 tag=$$
 
+# git as the test (root) in a repository nobody owns
+Gs() { git -c safe.directory='*' "$@"; }
 alive() { pgrep -f -- "$1" >/dev/null; }
 gone() {
 	i=0
@@ -56,16 +59,40 @@ suite() {
 	like "$(cat "$B/x.sh")" "keeper --wall-seconds 2 --open-files 64 --pty " "$who: the limits are keeper's options in the script"
 	unlike "$(cat "$B/x.sh")" "^# limit " "$who: no limit is a comment only"
 
-	# a git repository: the script says it is not runnable by hand, and is not
+	# a git repository (worktree mode): the script runs git-stage create and
+	# finish as corral run does; the same agent output, a corral/ branch
+	# each, the user's checkout untouched, no process left
 	G=$B/repo
-	mkdir -p "$G"
-	(cd "$G" && git init -q && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m init)
+	mkdir -p "$G/sub"
+	(cd "$G" && git init -q && echo one > a && echo keep > sub/k && git add a sub/k &&
+	    git -c user.name=t -c user.email=t@t commit -q -m init && echo local >> a && echo u > untracked)
 	[ "$who" = nobody ] && chown -R nobody:nogroup "$G"
-	run sh -c "cd $G && $AS $E $C explain -- true > $B/g.sh"
+	state0=$(cd "$G" && Gs status --porcelain && Gs rev-parse HEAD && cat a untracked)
+	gcmd="echo made > new-\$\$.txt; pwd | sed 's|.*/||'; cat ../a; setsid sleep 4403.$tag$wn >/dev/null 2>&1 & exit 4"
+	gbr() { (cd "$G" && Gs for-each-ref --format='%(refname:short)' 'refs/heads/corral/*' | wc -l); }
+	run sh -c "cd '$G/sub' && $AS $E timeout 120 '$C' run -- sh -c \"$gcmd\""
+	r_rc=$rc r_out=$out
+	is "$r_rc:$r_out" "4:sub
+one
+local" "$who: control: corral run in a git repository: its status and output (in its checkout, from sub)"
+	is "$(gbr)" 1 "$who: ... a corral/ branch"
+	is "$(cd "$G" && Gs status --porcelain && Gs rev-parse HEAD && cat a untracked)" "$state0" "$who: ... the user's checkout untouched"
+	status_ok "$(gone "sleep 4403.$tag$wn"; echo $?)" "$who: ... no process left"
+	run sh -c "cd '$G/sub' && $AS $E $C explain -- sh -c \"$gcmd\" > $B/g.sh"
 	is "$rc" 0 "$who: explain in a git repository"
-	like "$(cat "$B/g.sh")" "NOT runnable by hand" "$who: ... the script says it is not runnable by hand"
-	run sh -c "cd $G && $AS $E sh $B/g.sh"
-	is "$rc:$err" "125:corral explain: this script is not runnable by hand in a git repository" "$who: ... and refuses when run (125), before any step"
+	like "$(cat "$B/g.sh")" "git-stage create --name corral " "$who: ... the script runs git-stage create"
+	like "$(cat "$B/g.sh")" "git-stage finish --name corral " "$who: ... and git-stage finish"
+	unlike "$(cat "$B/g.sh")" "not runnable" "$who: ... and says nothing of not being runnable"
+	run sh -c "cd '$G/sub' && $AS $E timeout 120 sh $B/g.sh"
+	is "$rc:$out" "$r_rc:$r_out" "$who: explain's script in a git repository: the same status and output as corral run"
+	like "$err" "corral: git: branch corral/" "$who: ... the same line about the branch"
+	is "$(gbr)" 2 "$who: ... a corral/ branch of its own"
+	br=$(cd "$G" && Gs for-each-ref --format='%(refname:short)' 'refs/heads/corral/*' | tail -1)
+	like "$(cd "$G" && Gs show --stat "$br")" "sub/new-" "$who: ... holding the agent's file"
+	is "$(cd "$G" && Gs status --porcelain && Gs rev-parse HEAD && cat a untracked)" "$state0" "$who: ... the user's checkout untouched"
+	status_ok "$(gone "sleep 4403.$tag$wn"; echo $?)" "$who: ... no process left"
+	status_ok "$(gone "git-stage create.*$G"; echo $?)" "$who: ... not even the holder of its checkout"
+	is "$(ls "$B/home/.local/state/corral/git" | grep -cv '^co$\|^trash$')" 0 "$who: ... and no attempt left in the store"
 }
 
 suite root 1

@@ -49,10 +49,11 @@ is "$rc:$out" "0:it's|a b|\$HOME||x\"y|" "the chain, run by hand, passes every a
 # a repository's top: the agent's own checkout, the real objects read-only
 git -C "$TMP/ws" init -q
 run $E "$C" explain -w "$TMP/ws" -- true
-like "$out" " -W $TMP/state/corral/git/co/[0-9a-f]{16}\\.0/ws -r '$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/base' -r $TMP/ws/.git/objects " "worktree: the attempt's checkout (the repository's stable one), the base's objects and the real objects"
+like "$out" " -W \"\\\$GIT_WORK\" -r '$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/base' -r $TMP/ws/.git/objects " "worktree: the attempt's checkout (what git-stage create printed), the base's objects and the real objects"
 unlike "$out" " -W $TMP/ws " "worktree: the real workspace is not granted"
-like "$out" "^cd $TMP/state/corral/git/co/[0-9a-f]{16}\\.0/ws " "worktree: the chain runs in the checkout"
-like "$out" "^#   git --git-dir=$TMP/ws/.git pack-objects --revs --stdout .* index-pack --stdin --strict" "explain prints the import"
+like "$out" "^GIT_STAGE=\\\$\\($CORRAL_BIN/git-stage create --name corral --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" .*--caller \"\\\$\\\$\" $TMP/ws\\) \\|\\| exit 125\$" "worktree: git-stage create makes the checkout"
+like "$out" "^cd \"\\\$GIT_CWD\" \\|\\| exit 125\$" "worktree: the chain runs in the checkout (the path quoted)"
+like "$out" "^$CORRAL_BIN/git-stage finish --name corral --state $TMP/state/corral --attempt \"\\\$ATTEMPT\"\$" "explain prints the import: git-stage finish"
 run $E "$C" explain --in-place -w "$TMP/ws" -- true
 like "$out" " --mount-ro '$TMP/ws/.git/objects:$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/real-objects' --mount '$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/repo:$TMP/ws/.git' -W $TMP/ws " "in-place: the attempt repository over .git, the workspace"
 printf '{"git": "off"}' > "$TMP/off.json"

@@ -26,6 +26,8 @@ shape confine 125 confine "$B/confine"
 shape probe 2 probe "$B/probe"
 shape home-stage 2 home-stage "$B/home-stage" create
 shape home-stage 2 home-stage "$B/home-stage" finish
+shape git-stage 2 git-stage "$B/git-stage" create
+shape git-stage 2 git-stage "$B/git-stage" finish
 shape session-store 2 session-store "$B/session-store"
 for sub in begin end list show put release renew reap; do
 	shape session-store 2 session-store "$B/session-store" --store "$TMP/st" $sub
@@ -58,7 +60,7 @@ is "$rc:$err" "2:session-store: usage: option --older-than needs an argument
 session-store: hint: session-store --help" "session-store reap --older-than: needs an argument"
 
 # --help to a full disk fails, everywhere; to a pipe it works (control)
-for p in env-filter confine probe home-stage session-store mcp-proxy sandbox-mcp egress-proxy corral; do
+for p in env-filter confine probe home-stage git-stage session-store mcp-proxy sandbox-mcp egress-proxy corral; do
 	case $p in env-filter|confine) want=125 ;; *) want=2 ;; esac
 	"$B/$p" --help > /dev/full 2>"$TMP/e"
 	is "$?" "$want" "$p --help > /dev/full: status $want"
@@ -68,10 +70,11 @@ for p in env-filter confine probe home-stage session-store mcp-proxy sandbox-mcp
 done
 # the agent-facing programs (README's checklist) end --help with an exit
 # table: "Exit status:" and one "  N  meaning" line a status, at least 0 and 2
-for p in mcp-proxy egress-proxy sandbox-mcp; do
+for p in mcp-proxy egress-proxy sandbox-mcp git-stage; do
 	t=$("$B/$p" --help | sed -n '/^Exit status:$/,$p' | grep -E '^  [0-9]+  ' | awk '{print $1}' | tr '\n' ' ')
 	want="0 2 "
 	[ $p = sandbox-mcp ] && want="0 1 2 "	# 1: a refusal of its config verbs
+	[ $p = git-stage ] && want="0 1 2 "	# 1: refused, or the import failed
 	is "$t" "$want" "$p --help: an exit table ($want)"
 done
 t=$("$B/probe" --help | sed -n '/^Exit status:$/,$p' | grep -cE '^  [0-9]+  ')

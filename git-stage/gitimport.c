@@ -27,7 +27,7 @@
 #include "gitref.h"
 #include "gitrun.h"
 #include "gitnested.h"
-#include "gitws.h"
+#include "gs.h"
 #include "gitxref.h"
 #include "parentdir.h"
 #include "rmtree.h"
@@ -642,8 +642,8 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	summarize(g, res);
 	r = 0;
 done:
-	if (res->quarantined == 0 && res->xrefused == 0 && rmtree_at(AT_FDCWD, g->dir) < 0)
-		msg_say(why, whyn, "unable to remove %s: %s", g->dir, strerror(errno));
+	/* the caller removes g->dir once the checkout's slot is given back */
+	res->done = res->quarantined == 0 && res->xrefused == 0;
 out:
 	res->overlaps = (int)ov.n;
 	for (size_t i = 0; i < ov.n; i++)

@@ -1,6 +1,6 @@
 /* corral's git runner carries every protection of lib/gitsafe, whatever
  * the call. */
-#include "../../../supervisor/gitrun.h"
+#include "gitrun.h"
 #include "argv.h"
 #include "gitsafe_check.h"
 

@@ -7,7 +7,7 @@
 
 #include "argv.h"
 #include "gitref.h"
-#include "gitws.h"
+#include "gs.h"
 
 enum { GITXREF_MAX = 64 };	/* refs imported beside HEAD, at most */
 

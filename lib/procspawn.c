@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "fdio.h"
-#include "spawn.h"
+#include "procspawn.h"
 
 /*
  * Speed. On a virtual machine fork(2) costs about a millisecond (a copy of

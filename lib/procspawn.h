@@ -1,7 +1,7 @@
-/* spawn: run one step program with an explicit environment and collect its
+/* procspawn: (corral, git-stage) run one step program with an explicit environment and collect its
  * standard output (bounded). stdin is /dev/null, stderr is shared. */
-#ifndef CORRAL_SPAWN_H
-#define CORRAL_SPAWN_H
+#ifndef CORRAL_PROCSPAWN_H
+#define CORRAL_PROCSPAWN_H
 #include <stddef.h>
 #include <sys/types.h>
 

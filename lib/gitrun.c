@@ -10,7 +10,7 @@
 #include "argv.h"
 #include "gitsafe.h"
 #include "gitrun.h"
-#include "spawn.h"
+#include "procspawn.h"
 
 /* corral's own beside lib/gitsafe's: its PATH, no replace refs (the
  * agent could have written some), no optional locks (a status never writes

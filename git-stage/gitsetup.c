@@ -1,5 +1,5 @@
-/* gitws: locate the real repository, undo the old --git-protect layout,
- * set up the attempt repository and its checkout (see gitws.h). */
+/* gitsetup: undo the old --git-protect layout, set up the attempt
+ * repository and its checkout, give the checkout's slot back (gs.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,156 +17,13 @@
 #include "gitref.h"
 #include "gitrun.h"
 #include "gitnested.h"
-#include "gitws.h"
+#include "gs.h"
 #include "parentdir.h"
 #include "path.h"
 #include "private.h"
 #include "rmtree.h"
 
 #define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-
-/* path, relative to base unless absolute, resolved into out */
-static int
-resolve_at(const char *base, const char *path, char *out)
-{
-	char tmp[PATH_MAX * 2];
-
-	if (path[0] == '/')
-		snprintf(tmp, sizeof tmp, "%s", path);
-	else if ((size_t)snprintf(tmp, sizeof tmp, "%s/%s", base, path) >= PATH_MAX)
-		return errno = ENAMETOOLONG, -1;
-	return realpath(tmp, out) ? 0 : -1;
-}
-
-int
-gitws_find_top(const char *dir, char *top, char *sub)
-{
-	char p[PATH_MAX + 8];
-	struct stat st;
-	size_t n;
-
-	snprintf(top, PATH_MAX, "%s", dir);
-	for (;;) {
-		if ((size_t)snprintf(p, sizeof p, "%s/.git", strcmp(top, "/") ? top : "") < sizeof p &&
-		    lstat(p, &st) == 0) {
-			n = strcmp(top, "/") ? strlen(top) : 0;
-			snprintf(sub, PATH_MAX, "%s", dir[n] == '/' ? dir + n + 1 : dir + n);
-			return 1;
-		}
-		char *sl = strrchr(top, '/');
-		if (sl == NULL || strcmp(top, "/") == 0)
-			return 0;
-		sl[sl == top] = '\0';
-	}
-}
-
-/* FNV-1a: a short name for a path (not a secret, not a security check:
- * a clash only makes two repositories share a row of slots) */
-static unsigned long long
-fnv64(const char *s)
-{
-	unsigned long long h = 14695981039346656037ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-void
-gitws_slot_path(const char *store, const char *top, int n, char *out, char *lock)
-{
-	const char *b = strrchr(top, '/');
-
-	b = b && b[1] ? b + 1 : "repo";
-	snprintf(out, PATH_MAX, "%s/git/co/%016llx.%d/%s", store, fnv64(top), n, b);
-	if (lock)
-		snprintf(lock, PATH_MAX, "%s/git/co/%016llx.%d.lock", store, fnv64(top), n);
-}
-
-static void
-find_objects(struct gitws *g)
-{
-	char obj[PATH_MAX], real[PATH_MAX], *buf, *l, *e;
-	size_t len;
-
-	if ((size_t)snprintf(obj, sizeof obj, "%s/objects", g->common) >= sizeof obj - 20 ||
-	    realpath(obj, real) == NULL)
-		return;
-	av_push(&g->objects, real);
-	/* a repository borrowing objects (clone --shared, --reference) */
-	if (file_read_bounded(AT_FDCWD, strcat(obj, "/info/alternates"), 65536, &buf, &len) < 0)
-		return;
-	for (l = buf; *l; l = e) {
-		e = l + strcspn(l, "\n");
-		if (*e)
-			*e++ = '\0';
-		snprintf(obj, sizeof obj, "%s", g->objects.v[0]);
-		if (*l && *l != '#' && resolve_at(obj, l, real) == 0)
-			av_push(&g->objects, real);
-	}
-	free(buf);
-}
-
-int
-gitws_locate(struct gitws *g, const char *ws, char *why, size_t whyn)
-{
-	char p[PATH_MAX + 16], pointer[PATH_MAX], *buf;
-	struct stat st;
-	size_t len;
-	int r;
-
-	snprintf(g->ws, sizeof g->ws, "%s", ws);
-	snprintf(p, sizeof p, "%s/.git", ws);
-	if (lstat(p, &st) < 0)
-		return msg_say(why, whyn, "%s: %s", p, strerror(errno));
-	if (S_ISREG(st.st_mode)) {
-		/* a linked worktree: "gitdir: PATH" */
-		if (file_read_bounded(AT_FDCWD, p, 4096, &buf, &len) < 0)
-			return msg_say(why, whyn, "unable to read %s: %s", p, strerror(errno));
-		r = gitref_gitfile(buf, len, pointer, sizeof pointer);
-		free(buf);
-		if (r < 0 || resolve_at(ws, pointer, g->gitdir) < 0)
-			return msg_say(why, whyn, "%s does not name a git directory", p);
-		g->linked = 1;
-	} else if (realpath(p, g->gitdir) == NULL || stat(g->gitdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		return msg_say(why, whyn, "%s is not a git directory", p);
-	}
-	snprintf(p, sizeof p, "%s/commondir", g->gitdir);
-	if (file_read_bounded(AT_FDCWD, p, 4096, &buf, &len) == 0) {
-		while (len > 0 && buf[len - 1] == '\n')
-			buf[--len] = '\0';
-		r = len > 0 && len < sizeof pointer ? resolve_at(g->gitdir, buf, g->common) : -1;
-		free(buf);
-		if (r < 0)
-			return msg_say(why, whyn, "%s does not name the common git directory", p);
-	} else {
-		snprintf(g->common, sizeof g->common, "%s", g->gitdir);
-	}
-	g->hexlen = 40;
-	snprintf(p, sizeof p, "%s/config", g->common);
-	if (file_read_bounded(AT_FDCWD, p, 1 << 20, &buf, &len) == 0) {
-		for (char *c = buf; *c; c++)
-			if (*c >= 'A' && *c <= 'Z')
-				*c = (char)(*c - 'A' + 'a');
-		if (strstr(buf, "objectformat") && strstr(buf, "sha256"))
-			g->hexlen = 64;
-		free(buf);
-	}
-	find_objects(g);
-	if (g->objects.err || g->objects.n == 0)
-		return msg_say(why, whyn, "%s/objects: not found", g->common);
-	return 0;
-}
-
-void
-gitws_free(struct gitws *g)
-{
-	av_free(&g->objects);
-	av_free(&g->nested);
-	av_free(&g->deplinks);
-	gitseen_free(&g->seen);
-}
-
 int
 gitws_undo_protect(const struct gitws *g, char *why, size_t whyn)
 {
@@ -237,77 +94,6 @@ next:		;
 	free(buf);
 }
 
-static int
-write_new(int dfd, const char *name, const char *buf, size_t len)
-{
-	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		return -1;
-	if (fd_write_all(fd, buf, len) < 0) {
-		close(fd);
-		return -1;
-	}
-	return close(fd);
-}
-
-int
-gitws_copy(int sfd, const char *sname, int dfd, const char *dname, unsigned long long max)
-{
-	struct stat st;
-	char buf[65536];
-	ssize_t n;
-	int in, out, e;
-
-	in = openat(sfd, sname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (in < 0)
-		return -1;
-	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode) || (unsigned long long)st.st_size > max) {
-		e = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
-		close(in);
-		return errno = e, -1;
-	}
-	out = openat(dfd, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    st.st_mode & 0100 ? 0755 : 0644);
-	if (out < 0) {
-		e = errno;
-		close(in);
-		return errno = e, -1;
-	}
-	for (;;) {
-		n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0);
-		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP))
-			break;	/* fall back to read and write */
-		if (n <= 0)
-			goto done;
-	}
-	while ((n = read(in, buf, sizeof buf)) > 0)
-		if (fd_write_all(out, buf, (size_t)n) < 0) {
-			n = -1;
-			break;
-		}
-done:
-	e = errno;
-	close(in);
-	if (close(out) < 0 && n == 0)
-		n = -1;
-	return n < 0 ? (errno = e, -1) : 0;
-}
-
-int
-gitws_copy_index(int sfd, const char *sname, int dfd, const char *dname)
-{
-	struct timespec tv[2];
-	struct stat st;
-
-	if (gitws_copy(sfd, sname, dfd, dname, ~0ULL) < 0)
-		return -1;
-	if (fstatat(sfd, sname, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -1;
-	tv[0] = st.st_atim;
-	tv[1] = st.st_mtim;
-	return utimensat(dfd, dname, tv, AT_SYMLINK_NOFOLLOW);
-}
 
 /* A path git printed for the real workspace: relative, no "..", no .git. */
 static int
@@ -393,8 +179,8 @@ make_repo(struct gitws *g, int rfd, const char *alt, char *headref, char *why, s
 	snprintf(cfg, sizeof cfg, "[core]\n\trepositoryformatversion = %d\n\tfilemode = true\n"
 	    "\tbare = false\n\tlogallrefupdates = true\n%s%s", g->hexlen == 64,
 	    g->hexlen == 64 ? "[extensions]\n\tobjectformat = sha256\n" : "", user);
-	if (write_new(rfd, "config", cfg, strlen(cfg)) < 0 ||
-	    write_new(rfd, "objects/info/alternates", alt, strlen(alt)) < 0)
+	if (gitws_write_new(rfd, "config", cfg, strlen(cfg)) < 0 ||
+	    gitws_write_new(rfd, "objects/info/alternates", alt, strlen(alt)) < 0)
 		return msg_say(why, whyn, "unable to write the attempt repository: %s", strerror(errno));
 	code = gitrun(&gc, fer, -1, -1, &refs, &rlen, 256 << 20);
 	if (code != 0) {
@@ -427,7 +213,7 @@ make_repo(struct gitws *g, int rfd, const char *alt, char *headref, char *why, s
 		pn += n;
 		packed[pn++] = '\n';
 	}
-	if (write_new(rfd, "packed-refs", packed, pn) < 0)
+	if (gitws_write_new(rfd, "packed-refs", packed, pn) < 0)
 		goto sys;
 	headref[0] = '\0';
 	if (kind == 1) {
@@ -440,7 +226,7 @@ make_repo(struct gitws *g, int rfd, const char *alt, char *headref, char *why, s
 			goto nomem;
 		sprintf(o, "%s\n", oid);
 	}
-	if (write_new(rfd, "HEAD", o, strlen(o)) < 0)
+	if (gitws_write_new(rfd, "HEAD", o, strlen(o)) < 0)
 		goto sys;
 	r = 0;
 	goto out;
@@ -528,43 +314,6 @@ checkout(struct gitws *g, int rfd, int wfd, char **st, size_t *stlen, char *why,
 	return r;
 }
 
-void
-gitws_add_name(char *buf, size_t n, const char *name)
-{
-	size_t at = strlen(buf);
-
-	if (at + strlen(name) + 8 < n) {
-		snprintf(buf + at, n - at, "%s", at ? ", " : "");
-		at = strlen(buf);
-		/* a path may hold anything: control bytes are shown as '?' */
-		for (const char *c = name; *c && at + 1 < n; c++)
-			buf[at++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
-		buf[at] = '\0';
-	} else if (at + 5 < n && strcmp(buf + at - 3, "...") != 0) {
-		snprintf(buf + at, n - at, ", ...");
-	}
-}
-
-size_t
-gitws_alt(const struct gitws *g, char *buf, size_t n)
-{
-	size_t k = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < g->objects.n && k < n; i++)
-		k += (size_t)snprintf(buf + k, n - k, "%s\n", g->objects.v[i]);
-	return k;
-}
-
-int
-gitws_stdin(int afd, const char *name, const char *buf, size_t len)
-{
-	(void)unlinkat(afd, name, 0);
-	if (write_new(afd, name, buf, len) < 0)
-		return -1;
-	return openat(afd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-}
-
 /* The user's state at the start as the attempt's base: the paths git
  * status named hashed into the attempt's index (their objects into
  * g->basedir, never the real repository), a tree, a commit over HEAD; the
@@ -633,10 +382,10 @@ make_base(struct gitws *g, int rfd, int afd, const char *headref, const char *st
 		snprintf(p, sizeof p, "%s", headref);
 		if ((pfd = parentdir_open(rfd, p, 0755, &base)) < 0)
 			return msg_say(why, whyn, "unable to write %s in the attempt repository: %s", headref, strerror(errno));
-		code = write_new(pfd, base, line, strlen(line));
+		code = gitws_write_new(pfd, base, line, strlen(line));
 		close(pfd);
 	} else {
-		code = unlinkat(rfd, "HEAD", 0) < 0 ? -1 : write_new(rfd, "HEAD", line, strlen(line));
+		code = unlinkat(rfd, "HEAD", 0) < 0 ? -1 : gitws_write_new(rfd, "HEAD", line, strlen(line));
 	}
 	if (code < 0)
 		return msg_say(why, whyn, "unable to move the attempt's HEAD to its base: %s", strerror(errno));
@@ -656,8 +405,8 @@ link_deps(struct gitws *g, int rfd, int wfd)
 	int pfd, efd = -1, r;
 
 	av_free(&g->deplinks);
-	for (size_t i = 0; g->deps && i < g->deps->n; i++) {
-		snprintf(rel, sizeof rel, "%s", g->deps->v[i]);
+	for (size_t i = 0; i < g->ndeps; i++) {
+		snprintf(rel, sizeof rel, "%s", g->deps[i]);
 		while (strlen(rel) > 1 && rel[strlen(rel) - 1] == '/')
 			rel[strlen(rel) - 1] = '\0';
 		if (!path_ok(rel) || (size_t)snprintf(real, sizeof real, "%s/%s", g->ws, rel) >= PATH_MAX ||
@@ -791,7 +540,8 @@ gitws_release(struct gitws *g, int keep)
 	char store[PATH_MAX], *e, kept[PATH_MAX], name[NAME_MAX + 1];
 	int gfd, sfd;
 
-	if (g->lockfd <= 0)
+	/* the slot's lock: held here, or by the holder (hold.c) */
+	if (g->mode != GIT_WORKTREE || !g->work[0] || strcmp(g->work, g->ws) == 0)
 		return;
 	/* STORE/git/co/SLOT/NAME */
 	snprintf(store, sizeof store, "%s", g->work);
@@ -815,8 +565,10 @@ gitws_release(struct gitws *g, int keep)
 		}
 		close(gfd);
 	}
-	close(g->lockfd);
+	if (g->lockfd > 0)
+		close(g->lockfd);
 	g->lockfd = 0;
+	g->work[0] = '\0';
 	store[strlen(store) - 4] = '\0';
 	gitws_trash_reap(store);
 }
@@ -855,7 +607,7 @@ gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, 
 		goto toolong;
 	if (mkdirat(afd, "base", 0755) < 0 || (bfd = openat(afd, "base", OPEN_DIR)) < 0 ||
 	    mkdirat(bfd, "info", 0755) < 0 || mkdirat(bfd, "pack", 0755) < 0 ||
-	    write_new(bfd, "info/alternates", alt, n) < 0)
+	    gitws_write_new(bfd, "info/alternates", alt, n) < 0)
 		goto sys;
 	n = 0;
 	alt[0] = '\0';

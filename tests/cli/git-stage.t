@@ -1,0 +1,74 @@
+#!/bin/sh
+# git-stage by hand: create makes the checkout and prints it, finish
+# imports the agent's work onto a corral/ branch from inside its own
+# boundary: a write outside the attempt's directory, the checkout's slot
+# and the repository's objects, refs and logs is refused (attack), one
+# inside the attempt's directory is not (control), and the same user
+# writes the refused path outside git-stage (control). As root and nobody.
+. "$CORRAL_TOP/tests/lib/tap.sh"
+GS=$CORRAL_BIN/git-stage
+G() { git -c safe.directory='*' "$@"; }
+
+suite() {
+	who=$1
+	if [ "$who" = root ]; then AS=""; else AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"; fi
+	B=$TMP/$who
+	mkdir -p "$B/home/st" "$B/repo"
+	chmod 700 "$B/home/st"
+	(cd "$B/repo" && G init -q && echo one > a && git add a && git -c user.name=t -c user.email=t@t commit -q -m init)
+	[ "$who" = nobody ] && chown -R nobody:nogroup "$B"
+	S=$B/home/st E="env -i PATH=/usr/bin:/bin HOME=$B/home"
+	id=0123456789abcdef0123456789abcdef
+
+	run $AS $E "$GS" create --state "$S" --attempt $id "$B/repo"
+	is "$rc" 0 "$who: create"
+	work=$(printf '%s\n' "$out" | sed -n 's/^work //p')
+	like "$work" "^$S/git/co/" "$who: ... prints the checkout, in the store"
+	like "$(printf '%s\n' "$out" | sed -n 's/^cwd //p')" "^$work\$" "$who: ... and where the agent starts"
+	like "$err" "^git-stage: git: worktree: the agent works in $work" "$who: ... and says so in its own name"
+	status_ok "$([ -f "$S/git/$id/state" ]; echo $?)" "$who: ... its state in the attempt's directory"
+	is "$(cat "$work/a")" one "$who: ... the checkout holds the files"
+	# the agent's work: a commit and a file
+	echo agent > "$work/c"
+	[ "$who" = nobody ] && chown -R nobody:nogroup "$work"
+
+	# the attack: a write into the user's home, from inside finish
+	run $AS $E GIT_STAGE_TEST_WRITE="$B/home/pwned" "$GS" finish --state "$S" --attempt $id
+	is "$rc" 0 "$who: finish"
+	like "$err" "test: $B/home/pwned: Permission denied" "$who: attack: finish cannot write into the home"
+	status_ok "$([ ! -e "$B/home/pwned" ]; echo $?)" "$who: ... nothing made there"
+	like "$err" "git-stage: git: branch corral/01234567: " "$who: ... and its import still works"
+	is "$(cd "$B/repo" && G show corral/01234567:c)" agent "$who: ... the agent's file on the branch"
+	is "$(cd "$B/repo" && G status --porcelain)" "" "$who: ... the user's checkout untouched"
+	status_ok "$([ ! -e "$S/git/$id" ]; echo $?)" "$who: ... the attempt's directory removed"
+	# control: the same user writes there outside git-stage
+	run $AS $E sh -c "echo x > '$B/home/pwned'"
+	is "$rc" 0 "$who: control: the same user writes into the home outside finish"
+	rm -f "$B/home/pwned"
+
+	# control: a write into the attempt's directory, from inside finish
+	id2=fedcba9876543210fedcba9876543210
+	run $AS $E "$GS" create --state "$S" --attempt $id2 "$B/repo"
+	is "$rc" 0 "$who: control: a second create"
+	run $AS $E GIT_STAGE_TEST_WRITE="$S/git/$id2/probe" "$GS" finish --state "$S" --attempt $id2
+	like "$err" "test: $S/git/$id2/probe: written" "$who: control: finish writes into the attempt's directory"
+	like "$err" "the agent changed nothing" "$who: ... nothing to import"
+	# nothing of it left running (the checkout's holder ended)
+	sleep 0.2
+	status_ok "$(pgrep -f "git-stage create.*$B/repo" >/dev/null; [ $? -ne 0 ]; echo $?)" "$who: no holder left"
+
+	# discard: an attempt set up and never run
+	id3=00000000111111112222222233333333
+	run $AS $E "$GS" create --state "$S" --attempt $id3 "$B/repo"
+	run $AS $E "$GS" discard --state "$S" --attempt $id3
+	is "$rc" 0 "$who: discard"
+	status_ok "$([ ! -e "$S/git/$id3" ]; echo $?)" "$who: ... the attempt's directory removed"
+	is "$(cd "$B/repo" && G for-each-ref 'refs/heads/corral/*' | wc -l)" 1 "$who: ... no branch made"
+	# usage
+	run "$GS" finish --state "$S"
+	is "$rc:$err" "2:git-stage: usage: finish needs --state (an absolute directory) and --attempt (an id)" "$who: finish without --attempt: usage (2)"
+}
+
+suite root
+suite nobody
+done_testing

@@ -76,10 +76,18 @@ fail:
 }
 
 int
-pty_fg(const struct pty *t)
+pty_fg(struct pty *t)
 {
-	pid_t p = tcgetpgrp(t->term);
+	pid_t p;
 
+	if (t->notctty)
+		return 1;
+	p = tcgetpgrp(t->term);
+	/* ENOTTY: not keeper's controlling terminal (keeper is in a session
+	 * of its own), which it cannot become (every open is O_NOCTTY): no
+	 * job control to follow, and no need to ask again on every key */
+	if (p < 0 && errno == ENOTTY)
+		t->notctty = 1;
 	/* -1: the terminal is gone (hung up): reading it says so */
 	return p < 0 || p == t->fg;
 }
@@ -119,8 +127,12 @@ pty_winsize(const struct pty *t)
 		(void)ioctl(t->master, TIOCSWINSZ, &ws);
 }
 
-int
-pty_from_agent(struct pty *t)
+/* What the agent printed, filtered, to the user. A read shorter than the
+ * buffer took all there was: back to poll, which says when there is more
+ * (a read to EAGAIN cost a system call per keystroke's echo); all, to
+ * EAGAIN, only for the last word (pty_close). */
+static int
+from_agent(struct pty *t, int all)
 {
 	static char b[16384], f[sizeof b + ESCF_MAX_SEQ];
 	ssize_t n;
@@ -131,6 +143,8 @@ pty_from_agent(struct pty *t)
 			size_t k = escf_run(&t->esc, b, (size_t)n, f);
 			if (t->out >= 0 && k > 0)
 				(void)fd_write_all(t->out, f, k);
+			if ((size_t)n < sizeof b && !all)
+				return 0;
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -140,6 +154,12 @@ pty_from_agent(struct pty *t)
 		t->hup = 1;	/* EIO: every pts descriptor is closed */
 		return -1;
 	}
+}
+
+int
+pty_from_agent(struct pty *t)
+{
+	return from_agent(t, 0);
 }
 
 int
@@ -183,7 +203,7 @@ pty_close(struct pty *t)
 	if (t->master < 0)
 		return;
 	if (!t->hup)
-		(void)pty_from_agent(t);
+		(void)from_agent(t, 1);
 	pty_restore(t);
 	close(t->sfd);
 	close(t->master);

@@ -34,13 +34,14 @@ struct pty {
 	size_t blen;
 	int hup;		/* the agent's side is closed */
 	int gone;		/* the user's terminal hung up (EOF or EIO) */
+	int notctty;		/* term is not keeper's controlling terminal */
 	struct escfilter esc;	/* what it prints, without clipboard writes and answer-backs */
 };
 
 /* 1: a pair was made (the user's terminal found), 0: no terminal, -1 error. */
 int pty_open(struct pty *t);
 /* Is the job keeper started in the user's terminal's foreground? */
-int pty_fg(const struct pty *t);
+int pty_fg(struct pty *t);
 /* Raw mode on the user's terminal when keeper's job is in its foreground. */
 void pty_raw(struct pty *t);
 /* The user's modes back. */

@@ -5,6 +5,8 @@
 
 struct hs_opts {
 	const char *state, *attempt, *agent, *signin, *workspace;
+	const char *trees;		/* create: where the tree goes (rundir.h);
+					   NULL: the state directory */
 	const char *profiles_file;	/* passed on to session-store */
 	const char *session_store;	/* absolute path of session-store */
 	const char *test_cacert;	/* passed on to session-store (tests) */

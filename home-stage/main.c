@@ -18,8 +18,9 @@ usage(int fd)
 	fprintf(fd == 1 ? stdout : stderr,
 	    "usage: home-stage create --state DIR --attempt ID --agent NAME [--signin NAME]\n"
 	    "                         [--full-setup] [--workspace DIR] [--profiles FILE]\n"
-	    "                         [--session-store PATH] [--wait-record SECONDS]\n"
-	    "       home-stage finish [--profiles FILE] [--session-store PATH] [--test-cacert FILE] DIR\n"
+	    "                         [--session-store PATH] [--wait-record SECONDS] [--trees DIR]\n"
+	    "       home-stage finish [--state DIR] [--profiles FILE] [--session-store PATH]\n"
+	    "                         [--test-cacert FILE] TREE\n"
 	    "       home-stage -h | --help | --version\n"
 	    "create prints the attempt directory (with --full-setup, then the folders\n"
 	    "to grant read-write); finish prints the names it took back.\n"
@@ -40,6 +41,7 @@ main(int argc, char **argv, char **envp)
 		{ "session-store", required_argument, NULL, 'S' },
 		{ "test-cacert", required_argument, NULL, 'C' },
 		{ "wait-record", required_argument, NULL, 'W' },
+		{ "trees", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -72,6 +74,7 @@ main(int argc, char **argv, char **envp)
 		case 'p': o.profiles_file = optarg; break;
 		case 'S': o.session_store = optarg; break;
 		case 'C': o.test_cacert = optarg; break;
+		case 'T': o.trees = optarg; break;
 		case 'W':
 			if (num_parse_int(optarg, 0, 3600, &secs) < 0) {
 				msg_fatal("bad --wait-record %.32s (want 0 to 3600 seconds)", optarg);
@@ -92,9 +95,9 @@ main(int argc, char **argv, char **envp)
 		return EXIT_USAGE;
 	}
 	if (strcmp(cmd, "finish") == 0) {
-		if (optind + 1 != argc || o.state || o.attempt || o.agent || o.signin || o.full_setup || o.workspace ||
-		    o.wait_record) {
-			msg_usage("finish [--profiles FILE] [--session-store PATH] [--test-cacert FILE] DIR");
+		if (optind + 1 != argc || o.attempt || o.agent || o.signin || o.full_setup || o.workspace ||
+		    o.wait_record || o.trees) {
+			msg_usage("finish [--state DIR] [--profiles FILE] [--session-store PATH] [--test-cacert FILE] TREE");
 			return EXIT_USAGE;
 		}
 		dir = argv[optind];

@@ -23,6 +23,7 @@
 #include "path.h"
 #include "rmtree.h"
 #include "rnd.h"
+#include "rundir.h"
 #include "store.h"
 
 /* What create noted about the sign-in it staged; finish compares. */
@@ -299,10 +300,10 @@ hs_create(struct hs_opts *o)
 {
 	const struct profile *p;
 	char err[256], state[PATH_MAX], ws[PATH_MAX], name[NAME_MAX + 1], nonce[STORE_TREE_NONCE_LEN + 1];
-	char metabuf[512];
+	char metabuf[512], tdir[PATH_MAX], key[48];
 	struct stat st;
 	struct meta m;
-	int sfd = -1, afd = -1, hfd = -1, fd, r, rc = EXIT_USAGE, made = 0;
+	int sfd = -1, tfd = -1, afd = -1, hfd = -1, fd, r, rc = EXIT_USAGE, made = 0, kn;
 
 	if (!store_id_ok(o->attempt)) {
 		msg_fatal("bad attempt id (want 32 lowercase hex digits)");
@@ -340,6 +341,18 @@ hs_create(struct hs_opts *o)
 		rc = EXIT_NO;
 		goto out;
 	}
+	/* the tree's directory: the store, or the runtime one (rundir.h) */
+	tfd = o->trees ? store_open(o->trees, 1, err, sizeof err) : dup(sfd);
+	if (tfd < 0 || fd_path(tfd, tdir, sizeof tdir) < 0) {
+		msg_fatal("trees directory %s: %s", o->trees ? o->trees : state, tfd < 0 ? err : strerror(errno));
+		rc = tfd < 0 && errno == EPERM ? EXIT_NO : EXIT_USAGE;
+		goto out;
+	}
+	if (path_within(tdir, ws) || path_within(ws, tdir)) {
+		msg_fatal("trees directory %s overlaps the workspace %s", tdir, ws);
+		rc = EXIT_NO;
+		goto out;
+	}
 	{	/* the attempt must be this agent's, and running */
 		struct attempt at;
 		r = attempt_await(sfd, o->attempt, o->wait_record, &at);
@@ -358,39 +371,46 @@ hs_create(struct hs_opts *o)
 		msg_fatal_sys("unable to name the attempt directory");
 		goto out;
 	}
-	if (mkdirat(sfd, name, 0700) < 0) {
-		msg_fatal_sys("unable to create %s/%s", state, name);
+	if (mkdirat(tfd, name, 0700) < 0) {
+		msg_fatal_sys("unable to create %s/%s", tdir, name);
 		rc = errno == EEXIST ? EXIT_NO : EXIT_USAGE;
 		goto out;
 	}
 	made = 1;
-	afd = openat(sfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	afd = openat(tfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (afd < 0 || fstat(afd, &st) < 0 || st.st_uid != geteuid() || fchmod(afd, 0700) < 0) {
-		msg_fatal_sys("unable to open %s/%s", state, name);
+		msg_fatal_sys("unable to open %s/%s", tdir, name);
 		goto out;
 	}
-	/* the attempt it belongs to, first: what reap reads (store.h) */
-	fd = openat(afd, "id", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || dprintf(fd, "%s\n", o->attempt) != STORE_ID_LEN + 1) {
-		msg_fatal_sys("unable to write %s/%s/id", state, name);
-		if (fd >= 0)
-			close(fd);
-		goto out;
+	/* the store it belongs to (trees of several stores may share a
+	 * runtime directory), then the attempt: what reap reads (store.h) */
+	kn = rundir_store_key(sfd, key, sizeof key);
+	for (int i = 0; i < 2; i++) {
+		const char *f = i ? "id" : "store";
+		char line[STORE_ID_LEN + 2];
+		int ln = i ? snprintf(line, sizeof line, "%s\n", o->attempt) : kn;
+		fd = ln < 0 ? -1 : openat(afd, f, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 || fd_write_all(fd, i ? line : key, (size_t)ln) < 0) {
+			msg_fatal_sys("unable to write %s/%s/%s", tdir, name, f);
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+		close(fd);
 	}
-	close(fd);
 	if (mkdirat(afd, "home", 0700) < 0 || mkdirat(afd, "config", 0700) < 0 || mkdirat(afd, "tmp", 0700) < 0) {
-		msg_fatal_sys("unable to create home, config, tmp in %s/%s", state, name);
+		msg_fatal_sys("unable to create home, config, tmp in %s/%s", tdir, name);
 		goto out;
 	}
 	hfd = openat(afd, "home", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (hfd < 0 || fchmod(hfd, 0700) < 0) {
-		msg_fatal_sys("unable to open %s/%s/home", state, name);
+		msg_fatal_sys("unable to open %s/%s/home", tdir, name);
 		goto out;
 	}
 	for (int i = 0; i < 2; i++) {	/* umask may have narrowed mkdir's 0700 */
 		fd = openat(afd, i ? "tmp" : "config", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || fchmod(fd, 0700) < 0) {
-			msg_fatal_sys("unable to set up %s/%s", state, name);
+			msg_fatal_sys("unable to set up %s/%s", tdir, name);
 			if (fd >= 0)
 				close(fd);
 			goto out;
@@ -408,13 +428,13 @@ hs_create(struct hs_opts *o)
 	r = meta_format(&m, metabuf, sizeof metabuf);
 	fd = r < 0 ? -1 : openat(afd, "stage", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || fd_write_all(fd, metabuf, (size_t)r) < 0) {
-		msg_fatal_sys("unable to write %s/%s/stage", state, name);
+		msg_fatal_sys("unable to write %s/%s/stage", tdir, name);
 		if (fd >= 0)
 			close(fd);
 		goto out;
 	}
 	close(fd);
-	printf("%s/%s\n", state, name);
+	printf("%s/%s\n", tdir, name);
 	if (o->full_setup)
 		print_full_setup(o, p);
 	if (fflush(stdout) != 0) {
@@ -424,12 +444,14 @@ hs_create(struct hs_opts *o)
 	made = 0;
 	rc = 0;
 out:
-	if (made && rmtree_at(sfd, name) < 0)
-		msg_warn_sys("unable to remove %s/%s", state, name);
+	if (made && rmtree_at(tfd, name) < 0)
+		msg_warn_sys("unable to remove %s/%s", tdir, name);
 	if (hfd >= 0)
 		close(hfd);
 	if (afd >= 0)
 		close(afd);
+	if (tfd >= 0)
+		close(tfd);
 	close(sfd);
 	return rc;
 }
@@ -537,9 +559,13 @@ hs_finish(struct hs_opts *o, const char *dir)
 		msg_fatal("%s: not an attempt directory (aNONCE: 'a' and %d hex digits)", dir, STORE_TREE_NONCE_LEN);
 		return EXIT_USAGE;
 	}
+	if (o->state != NULL && o->state[0] != '/') {
+		msg_fatal("--state must be an absolute path (it is passed to session-store)");
+		return EXIT_USAGE;
+	}
 	sfd = store_open(parent, 0, err, sizeof err);
 	if (sfd < 0) {
-		msg_fatal("state directory %s: %s", parent, err);
+		msg_fatal("trees directory %s: %s", parent, err);
 		return errno == EPERM ? EXIT_NO : EXIT_USAGE;
 	}
 	if (fd_path(sfd, state, sizeof state) < 0) {
@@ -565,7 +591,8 @@ hs_finish(struct hs_opts *o, const char *dir)
 			msg_warn("%s/stage: damaged: nothing taken back", dir);
 			rc = EXIT_USAGE;
 		} else if (m.signin[0] != '\0') {
-			rc = take_back(o, state, afd, &m);
+			/* the store: --state, else the tree's own directory */
+			rc = take_back(o, o->state ? o->state : state, afd, &m);
 		}
 	}
 	close(afd);

@@ -195,6 +195,18 @@ store_tree_id(int storefd, const char *name, char *id)
 	return 0;
 }
 
+const char *
+store_tree_rest(const char *dir, const char *p)
+{
+	size_t dl = strlen(dir), tl;
+
+	if (dl == 0 || strncmp(p, dir, dl) != 0 || p[dl] != '/')
+		return NULL;
+	p += dl + 1;
+	tl = strcspn(p, "/");
+	return store_tree_name_ok(p, tl) ? p + tl : NULL;
+}
+
 int
 attempt_format(const struct attempt *a, char *buf, size_t n)
 {

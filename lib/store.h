@@ -8,8 +8,10 @@
  *     creds/NAME      a header line (JSON: agent, account) then the secret
  *     released/ID.NAME  O_EXCL marker: NAME was released for attempt ID
  *     env/PROJECT     a project's environment: NAME=VALUE lines (0600)
- *     aNONCE/         home-stage's tree of one attempt (when --state is the store):
- *       id            its attempt id, written first; home/ config/ tmp/ the agent's
+ *     aNONCE/         home-stage's tree of one attempt, here or (rundir.h) in
+ *                     $XDG_RUNTIME_DIR/corral/:
+ *       store         the store's key, written first (rundir.h)
+ *       id            its attempt id, written next; home/ config/ tmp/ the agent's
  */
 #ifndef CORRAL_STORE_H
 #define CORRAL_STORE_H
@@ -52,6 +54,10 @@ int store_tree_name_ok(const char *name, size_t len);
 /* Read STORE/NAME/id into id (33 bytes); -1 with errno when NAME is not a
  * tree's name or its id is missing or malformed. */
 int store_tree_id(int storefd, const char *name, char *id);
+/* When path p is DIR/aNONCE or beneath it (DIR a directory of trees: the
+ * store, or the runtime one of rundir.h), what follows aNONCE ("" or
+ * "/..."); else NULL. Pure. */
+const char *store_tree_rest(const char *dir, const char *p);
 
 struct attempt {
 	char id[STORE_ID_LEN + 1];

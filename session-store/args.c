@@ -18,7 +18,7 @@ ss_usage(int fd)
 {
 	fprintf(fd == 1 ? stdout : stderr,
 	    "usage: session-store [--store DIR] [--profiles FILE] begin --agent NAME [--pid N]\n"
-	    "                     [--id ID] [--reap]\n"
+	    "                     [--id ID] [--reap [--trees DIR]]\n"
 	    "       session-store [--store DIR] end ID --status N [--platform P] [--tier T]\n"
 	    "       session-store [--store DIR] list [--json]\n"
 	    "       session-store [--store DIR] show ID [--json]\n"
@@ -28,7 +28,7 @@ ss_usage(int fd)
 	    "       session-store [--store DIR] [--profiles FILE] [--test-cacert FILE]\n"
 	    "                     renew NAME --from FILE | --from-fd N\n"
 	    "       session-store [--store DIR] restore NAME\n"
-	    "       session-store [--store DIR] reap [--older-than DURATION]\n"
+	    "       session-store [--store DIR] reap [--older-than DURATION] [--trees DIR]\n"
 	    "       session-store [--store DIR] [--profiles FILE] signins\n"
 	    "       session-store [--store DIR] remove NAME\n"
 	    "       session-store [--store DIR] env-set PROJECT NAME\n"

@@ -39,6 +39,7 @@ ss_begin(struct ss *s, int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "id", required_argument, NULL, 'i' },
 		{ "reap", no_argument, NULL, 'r' },
+		{ "trees", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct attempt a;
@@ -51,11 +52,12 @@ ss_begin(struct ss *s, int argc, char **argv)
 		case 'p': pid = optarg; break;
 		case 'i': id = optarg; break;
 		case 'r': reap = 1; break;
+		case 't': s->trees = optarg; break;
 		default: return ss_badopt(c, argc, argv);
 		}
 	}
-	if (optind != argc || agent == NULL) {
-		msg_usage("begin --agent NAME [--pid N] [--id ID] [--reap]");
+	if (optind != argc || agent == NULL || (s->trees && !reap)) {
+		msg_usage("begin --agent NAME [--pid N] [--id ID] [--reap [--trees DIR]]");
 		return EXIT_USAGE;
 	}
 	memset(&a, 0, sizeof a);

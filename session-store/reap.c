@@ -16,6 +16,7 @@
 #include "store.h"
 #include "num.h"
 #include "rmtree.h"
+#include "rundir.h"
 
 enum { REAP_DEFAULT = 86400, REAP_UNNAMED = 600 };
 
@@ -29,9 +30,32 @@ older(int dirfd, const char *name, int64_t now, uint64_t bound)
 	return now - (int64_t)st.st_mtime >= (int64_t)bound;
 }
 
+/* The directories that hold this store's attempt trees: the store itself,
+ * and the runtime directory (--trees, rundir.h), where only the trees that
+ * carry this store's key are its own. */
+struct treedirs {
+	int fd[2];
+	size_t n;
+};
+
+/* 1 when NAME under dirs->fd[i] is one of this store's trees, with its id
+ * in id ("" when it has none yet). */
+static int
+tree_of(struct ss *s, const struct treedirs *t, size_t i, const char *name, char *id)
+{
+	if (!store_tree_name_ok(name, strlen(name)))
+		return 0;
+	if (store_tree_id(t->fd[i], name, id) < 0) {
+		id[0] = '\0';
+		return 1;	/* unnamed: being made, or its maker killed */
+	}
+	/* in the runtime directory, another store's is not ours to reap */
+	return i == 0 || rundir_tree_ours(t->fd[i], name, s->fd) == 1;
+}
+
 /* Remove released/ID.* markers and the trees whose id file names ID. */
 static int
-reap_one(int sfd, int rfd, const char *id)
+reap_one(struct ss *s, const struct treedirs *t, int rfd, const char *id)
 {
 	char tid[STORE_ID_LEN + 1];
 	struct dirent *de;
@@ -45,17 +69,55 @@ reap_one(int sfd, int rfd, const char *id)
 			if (unlinkat(rfd, de->d_name, 0) < 0 && errno != ENOENT)
 				bad = 1;
 	closedir(d);
-	if ((d = dir_fresh(sfd)) == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL) {
-		if (store_tree_id(sfd, de->d_name, tid) < 0 || strcmp(tid, id) != 0)
-			continue;
-		if (rmtree_at(sfd, de->d_name) < 0) {
-			msg_warn_sys("unable to remove %s", de->d_name);
-			bad = 1;
+	for (size_t i = 0; i < t->n; i++) {
+		if ((d = dir_fresh(t->fd[i])) == NULL)
+			return -1;
+		while ((de = readdir(d)) != NULL) {
+			if (!tree_of(s, t, i, de->d_name, tid) || strcmp(tid, id) != 0)
+				continue;
+			if (rmtree_at(t->fd[i], de->d_name) < 0) {
+				msg_warn_sys("unable to remove %s", de->d_name);
+				bad = 1;
+			}
 		}
+		closedir(d);
 	}
-	closedir(d);
+	return bad;
+}
+
+/* Trees left without a record. */
+static int
+reap_orphans(struct ss *s, const struct treedirs *t, int afd, int64_t now, uint64_t bound, int print)
+{
+	char rid[STORE_ID_LEN + 1];
+	struct dirent *de;
+	DIR *d;
+	int bad = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		if ((d = dir_fresh(t->fd[i])) == NULL)
+			continue;
+		while ((de = readdir(d)) != NULL) {
+			/* a tree without its id: home-stage create is writing
+			 * it now (corral reaps with --older-than 0 as another
+			 * run starts), or was killed before; only the second
+			 * is ever REAP_UNNAMED old */
+			int known;
+			if (!tree_of(s, t, i, de->d_name, rid))
+				continue;
+			known = rid[0] != '\0';
+			if ((known && faccessat(afd, rid, F_OK, AT_SYMLINK_NOFOLLOW) == 0) ||
+			    !older(t->fd[i], de->d_name, now, known || bound > REAP_UNNAMED ? bound : REAP_UNNAMED))
+				continue;
+			if (rmtree_at(t->fd[i], de->d_name) < 0) {
+				msg_warn_sys("unable to remove %s", de->d_name);
+				bad = 1;
+			} else if (print) {
+				printf("%s\n", known ? rid : de->d_name);
+			}
+		}
+		closedir(d);
+	}
 	return bad;
 }
 
@@ -67,7 +129,7 @@ reap_one(int sfd, int rfd, const char *id)
 int
 ss_reap_locked(struct ss *s, uint64_t bound, int print)
 {
-	char rid[STORE_ID_LEN + 1];
+	struct treedirs t = { { s->fd, -1 }, 1 };
 	struct attempt a;
 	struct dirent *de;
 	int64_t now = (int64_t)time(NULL);
@@ -75,16 +137,27 @@ ss_reap_locked(struct ss *s, uint64_t bound, int print)
 	int afd, rfd, cfd, bad = 0;
 	DIR *d;
 
+	if (s->trees != NULL) {
+		char err[256];
+		if ((t.fd[1] = store_open(s->trees, 0, err, sizeof err)) >= 0)
+			t.n = 2;
+		else if (errno != ENOENT) {	/* none yet: nothing there to reap */
+			msg_fatal("trees %s: %s", s->trees, err);
+			return errno == EPERM ? -EXIT_NO : -EXIT_USAGE;
+		}
+	}
 	if ((afd = ss_open_sub(s, "attempts")) < 0)
-		return afd;
+		return t.n > 1 ? close(t.fd[1]) : 0, afd;
 	if ((rfd = ss_open_sub(s, "released")) < 0)
-		return close(afd), rfd;
+		return t.n > 1 ? close(t.fd[1]) : 0, close(afd), rfd;
 	if ((cfd = ss_open_sub(s, "creds")) < 0)
-		return close(afd), close(rfd), cfd;
+		return t.n > 1 ? close(t.fd[1]) : 0, close(afd), close(rfd), cfd;
 	/* Records whose process is gone and which are older than the bound. */
 	if ((d = dir_fresh(afd)) == NULL) {
 		msg_fatal_sys("unable to read attempts");
 		close(afd), close(rfd), close(cfd);
+		if (t.n > 1)
+			close(t.fd[1]);
 		return -EXIT_USAGE;
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -98,7 +171,7 @@ ss_reap_locked(struct ss *s, uint64_t bound, int print)
 			continue;
 		if (proc_starttime(a.pid, &st) == 0 && st == a.pid_start)
 			continue;	/* still running */
-		if (reap_one(s->fd, rfd, a.id) < 0) {
+		if (reap_one(s, &t, rfd, a.id) < 0) {
 			bad = 1;
 			continue;
 		}
@@ -112,28 +185,7 @@ ss_reap_locked(struct ss *s, uint64_t bound, int print)
 	}
 	closedir(d);
 	/* Trees left without a record, and temp files of killed writes. */
-	if ((d = dir_fresh(s->fd)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			/* a tree without its id: home-stage create is writing
-			 * it now (corral reaps with --older-than 0 as another
-			 * run starts), or was killed before; only the second
-			 * is ever REAP_UNNAMED old */
-			int known;
-			if (!store_tree_name_ok(de->d_name, strlen(de->d_name)))
-				continue;
-			known = store_tree_id(s->fd, de->d_name, rid) == 0;
-			if ((known && faccessat(afd, rid, F_OK, AT_SYMLINK_NOFOLLOW) == 0) ||
-			    !older(s->fd, de->d_name, now, known || bound > REAP_UNNAMED ? bound : REAP_UNNAMED))
-				continue;
-			if (rmtree_at(s->fd, de->d_name) < 0) {
-				msg_warn_sys("unable to remove %s", de->d_name);
-				bad = 1;
-			} else if (print) {
-				printf("%s\n", known ? rid : de->d_name);
-			}
-		}
-		closedir(d);
-	}
+	bad |= reap_orphans(s, &t, afd, now, bound, print);
 	if ((d = dir_fresh(cfd)) != NULL) {
 		while ((de = readdir(d)) != NULL)
 			if (de->d_name[0] == '.' && strstr(de->d_name, ".tmp-") && older(cfd, de->d_name, now, bound))
@@ -143,6 +195,8 @@ ss_reap_locked(struct ss *s, uint64_t bound, int print)
 	close(afd);
 	close(rfd);
 	close(cfd);
+	if (t.n > 1)
+		close(t.fd[1]);
 	return bad;
 }
 
@@ -151,6 +205,7 @@ ss_reap(struct ss *s, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "older-than", required_argument, NULL, 'o' },
+		{ "trees", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t bound = REAP_DEFAULT;
@@ -164,6 +219,7 @@ ss_reap(struct ss *s, int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 't': s->trees = optarg; break;
 		default: return ss_badopt(c, argc, argv);
 		}
 	}

@@ -10,6 +10,8 @@ struct ss {
 	int fd;				/* its descriptor */
 	struct profiles prof;
 	const char *test_cacert;	/* --test-cacert: the CAs verification trusts (tests) */
+	const char *trees;		/* begin --reap, reap: --trees, the runtime
+					   directory of attempt trees (rundir.h), or NULL */
 };
 
 int ss_begin(struct ss *s, int argc, char **argv);

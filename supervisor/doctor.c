@@ -130,12 +130,12 @@ doctor_text(const struct runopts *o, int code, const struct policy *p, struct pl
 	printf("  %-22s %s\n", "shared memory",
 	    "the /dev/shm objects and semaphores it creates (confine's broker); not the user's others");
 	tlist(stdout, "write", &pl->wr);
-	printf("  %-22s %s/aNONCE/{home,config,tmp}, removed afterwards\n",
-	    "private home and tmp", pl->store);
-	if (strlen(pl->store) > STORE_PATH_SOCKET_MAX)
+	printf("  %-22s %s/aNONCE/{home,config,tmp}, removed afterwards%s\n",
+	    "private home and tmp", pl->trees, strcmp(pl->trees, pl->store) ? " (on the runtime tmpfs)" : "");
+	if (strlen(pl->trees) > STORE_PATH_SOCKET_MAX)
 		printf("  %-22s %zu bytes, over %d: a socket an agent binds in its home may not fit in 107 bytes"
 		    " (codex's app server); set XDG_STATE_HOME to a shorter directory\n", "warning: state path",
-		    strlen(pl->store), STORE_PATH_SOCKET_MAX);
+		    strlen(pl->trees), STORE_PATH_SOCKET_MAX);
 	printf("  %-22s HOME TMPDIR XDG_CONFIG_HOME XDG_CACHE_HOME XDG_DATA_HOME XDG_STATE_HOME\n", "pinned");
 	printf("  %-22s %s%s; IPC scoping %s\n", "network", netname(p),
 	    p->net == NET_OPEN || p->net == NET_PORTS ? " (no cloud metadata, no outside loopback service)" :

@@ -34,10 +34,12 @@ boundary_writable(const struct plan *pl, const char *p, char *where, size_t n)
 	for (size_t i = 0; i < pl->fullsetup.n; i++)
 		if (path_within(p, pl->fullsetup.v[i]))
 			return snprintf(where, n, "the full-setup folder %s", pl->fullsetup.v[i]), 1;
-	/* every attempt directory, past or present: STORE/aNONCE */
-	if (sl && strncmp(p, pl->store, sl) == 0 && p[sl] == '/' &&
-	    store_tree_name_ok(p + sl + 1, strcspn(p + sl + 1, "/")))
+	/* every attempt directory, past or present: STORE/aNONCE, and
+	 * $XDG_RUNTIME_DIR/corral/aNONCE (rundir.h) */
+	if (store_tree_rest(pl->store, p) != NULL)
 		return snprintf(where, n, "an attempt directory of %s", pl->store), 1;
+	if (store_tree_rest(pl->trees, p) != NULL)
+		return snprintf(where, n, "an attempt directory of %s", pl->trees), 1;
 	/* the attempt repositories and checkouts of git workspaces */
 	if (sl && strncmp(p, pl->store, sl) == 0 && strncmp(p + sl, "/git/", 5) == 0)
 		return snprintf(where, n, "an attempt repository of %s", pl->store), 1;

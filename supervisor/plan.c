@@ -104,6 +104,11 @@ step_begin(const struct plan *pl, struct argv *a)
 	/* and the leftovers of a killed corral go under the same lock (a live
 	 * attempt's process is alive, so nothing younger is spared) */
 	av_push(a, "--reap");
+	if (strcmp(pl->trees, pl->store) != 0) {
+		/* and the trees it left on the runtime directory */
+		av_push(a, "--trees");
+		av_push(a, pl->trees);
+	}
 	return done(a);
 }
 
@@ -149,6 +154,10 @@ step_create(const struct plan *pl, struct argv *a)
 	 * (corral ends it sooner when begin fails) */
 	av_push(a, "--wait-record");
 	av_push(a, "30");
+	if (strcmp(pl->trees, pl->store) != 0) {
+		av_push(a, "--trees");
+		av_push(a, pl->trees);
+	}
 	if (pl->nosignin[0]) {
 		av_push(a, "--full-setup");
 		av_push(a, "--profiles");
@@ -306,6 +315,10 @@ step_finish(const struct plan *pl, struct argv *a)
 {
 	step(pl, a, "home-stage");
 	av_push(a, "finish");
+	if (strcmp(pl->trees, pl->store) != 0) {
+		av_push(a, "--state");	/* the tree is not in the store */
+		av_push(a, pl->store);
+	}
 	av_push(a, "--session-store");
 	av_pushf(a, "%s/session-store", pl->stepdir);
 	if (pl->profiles[0]) {

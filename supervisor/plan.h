@@ -15,6 +15,8 @@ struct plan {
 	const struct policy *pol;
 	char stepdir[PATH_MAX];		/* env-filter, confine, ... live here */
 	char store[PATH_MAX];		/* the session-store (state) directory */
+	char trees[PATH_MAX];		/* where attempt trees go: $XDG_RUNTIME_DIR/corral
+					   (rundir.h), else the store */
 	char home[PATH_MAX];		/* the invoking user's real home ("" if none) */
 	char workspace[PATH_MAX];	/* absolute, symlinks resolved */
 	int ws_lenient;			/* doctor: a refused workspace is noted, not fatal */

@@ -21,6 +21,7 @@
 #include "gitstep.h"
 #include "private.h"
 #include "resolve.h"
+#include "rundir.h"
 
 
 static void
@@ -378,6 +379,9 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	/* real, as every grant (confine --no-symlinks opens them as named) */
 	if (realpath(pl->store, sr) != NULL)
 		memcpy(pl->store, sr, sizeof sr);
+	/* the attempts' transient trees: on the user's tmpfs where there is one */
+	if (rundir_path(envp, pl->trees, sizeof pl->trees, sr, sizeof sr) != 1)
+		memcpy(pl->trees, pl->store, sizeof pl->trees);
 
 	/* "~" in a policy path is the home; where there is none, refused */
 	if (paths_tilde(pl, pol, why, whyn, hint, hintn) < 0)

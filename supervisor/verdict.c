@@ -90,7 +90,7 @@ suggest(const struct plan *pl, enum need need, const char *at, struct verdict *v
 }
 
 /* 1 when real is in an attempt's private home, config or tmp
- * (STORE/aNONCE/{home,config,tmp}) or its own checkout
+ * (TREES/aNONCE/{home,config,tmp}) or its own checkout
  * (STORE/git/ID/work): what that attempt's agent reads and writes. */
 static int
 attempt_own(const struct plan *pl, const char *real)
@@ -98,13 +98,16 @@ attempt_own(const struct plan *pl, const char *real)
 	size_t sl = strlen(pl->store), n;
 	const char *p = real + sl, *e;
 
-	if (!sl || strncmp(real, pl->store, sl) != 0 || *p != '/')
-		return 0;
-	if (store_tree_name_ok(p + 1, strcspn(p + 1, "/")) && (e = strchr(p + 1, '/')) != NULL) {
+	/* STORE/aNONCE or (rundir.h) $XDG_RUNTIME_DIR/corral/aNONCE */
+	if ((e = store_tree_rest(pl->store, real)) != NULL || (e = store_tree_rest(pl->trees, real)) != NULL) {
+		if (*e != '/')
+			return 0;
 		n = strcspn(e + 1, "/");
 		return (n == 4 && strncmp(e + 1, "home", 4) == 0) || (n == 6 && strncmp(e + 1, "config", 6) == 0) ||
 		    (n == 3 && strncmp(e + 1, "tmp", 3) == 0);
 	}
+	if (!sl || strncmp(real, pl->store, sl) != 0 || *p != '/')
+		return 0;
 	if (strncmp(p, "/git/", 5) == 0 && (n = strcspn(p + 5, "/")) > 0 && strncmp(p + 5 + n, "/work", 5) == 0)
 		return p[10 + n] == '\0' || p[10 + n] == '/';
 	return 0;

@@ -27,6 +27,14 @@ main(void)
 	ok(store_tree_name_ok("a0123456789", 11), "tree name: 'a' and 10 hex digits");
 	ok(store_tree_name_ok("a0123456789/home", 11), "tree name: the length given, not the string's");
 	ok(!store_tree_name_ok("a012345678", 10), "tree name: 9 digits refused");
+	ok(store_tree_rest("/s", "/s/a0123456789") != NULL && *store_tree_rest("/s", "/s/a0123456789") == '\0',
+	    "tree rest: the tree itself");
+	ok(store_tree_rest("/s", "/s/a0123456789/home/x") != NULL &&
+	    strcmp(store_tree_rest("/s", "/s/a0123456789/home/x"), "/home/x") == 0, "tree rest: beneath it");
+	ok(store_tree_rest("/s", "/s2/a0123456789") == NULL, "tree rest: another directory's prefix is not it");
+	ok(store_tree_rest("/s", "/s/git/a0123456789") == NULL, "tree rest: deeper is not a tree");
+	ok(store_tree_rest("/s", "/s/a012345678") == NULL, "tree rest: not a tree's name");
+	ok(store_tree_rest("", "/a0123456789") == NULL, "tree rest: no directory");
 	ok(!store_tree_name_ok("a01234567890", 12), "tree name: 11 digits refused");
 	ok(!store_tree_name_ok("a012345678A", 11) && !store_tree_name_ok("b0123456789", 11), "tree name: uppercase, other prefix refused");
 	ok(!store_tree_name_ok("attempts", 8) && !store_tree_name_ok("a012345678/", 11), "tree name: the store's attempts/, a slash refused");

@@ -219,8 +219,8 @@ write_nosignin(const struct plan *pl)
 	if ((fd = store_open(pl->store, 1, err, sizeof err)) < 0)
 		return -1;
 	{
-		/* the same document every time: rewrite (and fsync) only
-		 * when it is missing or differs */
+		/* the same document every time: rewrite only when it is
+		 * missing or differs */
 		char *old;
 		size_t len;
 		struct stat st;
@@ -236,7 +236,8 @@ write_nosignin(const struct plan *pl)
 			}
 		}
 	}
-	r = file_write_atomic(fd, name, doc, (size_t)n, 0600);
+	/* made again from the plan whenever it is missing: not fsynced */
+	r = file_replace_atomic(fd, name, doc, (size_t)n, 0600);
 	close(fd);
 	return r;
 }

@@ -61,7 +61,8 @@ void cg_kill(const struct cg *cg);
 /* Remove the cgroups (after everything in them was reaped); closes fds. */
 void cg_remove(struct cg *cg);
 /* The cgroups a maker that is no longer running left behind: end what is
- * in them and remove them. Returns how many were removed. */
+ * in them and remove them, without waiting (one whose processes have not
+ * left yet stays for the next call). Returns how many were removed. */
 int cg_reap_stale(void);
 
 #endif

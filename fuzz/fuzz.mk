@@ -26,6 +26,7 @@ FUZZSRC_egress-proxy/request := egress-proxy/request.c
 FUZZDEP := $(firstword $(wildcard build/deps/glibc build/deps/musl))
 FUZZLIB_supervisor := -I$(FUZZDEP)/include $(FUZZDEP)/lib/libbearssl.a
 FUZZLIB_git-stage := $(FUZZLIB_supervisor)
+FUZZLIB_runfiles := $(FUZZLIB_supervisor)
 fuzz_srcs = $(if $(FUZZSRC_$(1)),$(FUZZSRC_$(1)),$(call srcs_of,$(firstword $(subst /, ,$(1)))))
 
 all: $(BINS)

@@ -130,6 +130,12 @@ spawn_start_io(char *const argv[], char *const envp[], int in, int out, struct s
 }
 
 int
+spawn_start_in(char *const argv[], char *const envp[], int in, int flags, struct spawned *sp)
+{
+	return start(argv, envp, flags, in, -1, -1, sp);
+}
+
+int
 spawn_start_fd3(char *const argv[], char *const envp[], int in, int fd3, struct spawned *sp)
 {
 	return start(argv, envp, 0, in, -1, fd3, sp);

@@ -29,6 +29,8 @@ int spawn_collect(struct spawned *sp, char *out, size_t outn);
 /* Start with stdin from in (-1: /dev/null) and stdout to out (-1: shared);
  * sp->out stays -1. */
 int spawn_start_io(char *const argv[], char *const envp[], int in, int out, struct spawned *sp);
+/* Start with stdin from in (flags as spawn_start's). */
+int spawn_start_in(char *const argv[], char *const envp[], int in, int flags, struct spawned *sp);
 /* Start with stdin from in and fd3 as its descriptor 3 (-1: none); stdout shared. */
 int spawn_start_fd3(char *const argv[], char *const envp[], int in, int fd3, struct spawned *sp);
 

@@ -114,7 +114,10 @@ names_build(void)
 		if (!rules[i].pat[0])
 			continue;
 		b = base(rules[i].pat, &pp, &ppn);
-		if (strcmp(b, "*") != 0)
+		size_t j = 0;
+		while (j < nnames && strcmp(names[j], b) != 0)
+			j++;
+		if (strcmp(b, "*") != 0 && j == nnames)	/* each name once */
 			names[nnames++] = b;
 		else
 			stardirs[nstardirs++] = pp;	/* "workflows" of .github/workflows, and so on */
@@ -129,6 +132,14 @@ runrules_name_may(const char *name)
 		if (names[i][0] == name[0] && strcmp(names[i], name) == 0)
 			return 1;
 	return 0;
+}
+
+size_t
+runrules_names(const char *const **v)
+{
+	pthread_once(&names_once, names_build);
+	*v = names;
+	return nnames;
 }
 
 int

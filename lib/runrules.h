@@ -7,6 +7,10 @@
 #define CORRAL_RUNRULES_H
 #include <stddef.h>
 
+/* The entries one walk for them reads at most (runfiles; corral names the
+ * bound when it was reached). */
+enum { RUNRULES_WALK_MAX = 200000 };
+
 /* The rule rel (a relative path) matches, anchored at its root as the
  * table says: its index, or -1. */
 int runrules_match(const char *rel);
@@ -17,6 +21,9 @@ int runrules_match(const char *rel);
  * ".husky"); runrules_match still decides. */
 int runrules_name_may(const char *name);
 int runrules_dir_may(const char *dir, size_t n);
+/* Every name runrules_name_may says yes to, into *v: how many. A walk of
+ * a directory with no subdirectory can look each up instead of reading it. */
+size_t runrules_names(const char *const **v);
 /* The same at any depth: rel or any trailing part of it (a/b/.envrc
  * matches ".envrc"). For a tree about to land anywhere in the user's. */
 int runrules_match_deep(const char *rel);

@@ -47,6 +47,33 @@ notes_print(FILE *f, const char *pre, const struct plan *pl)
 	}
 }
 
+/* runfiles snapshot (0) or report (1) of the directory the agent writes,
+ * its state in the attempt's directory: what corral run executes. */
+static int
+runfiles_line(FILE *f, const struct plan *pl, int phase)
+{
+	char root[PATH_MAX], st[PATH_MAX + 16], q[PATH_MAX * 4 + 16], post[PATH_MAX * 4 + 32];
+	struct argv a = { 0 };
+	int r;
+
+	if (pl->git && pl->pol->git != GIT_OFF && pl->gw.mode == GIT_WORKTREE)
+		snprintf(root, sizeof root, "%s", SHVAR("GIT_CWD"));	/* git-stage create's "cwd" */
+	else
+		snprintf(root, sizeof root, "%s", pl->workspace);
+	snprintf(st, sizeof st, "%s/runfiles", pl->attempt_dir);
+	if (sh_quote(st, 1, q, sizeof q) < 0)
+		return -1;
+	snprintf(post, sizeof post, " %s %s\n", phase ? "<" : ">", q);
+	if (phase == 0)
+		fputs("# files that run code (editor tasks, .envrc, hooks...): noted before, named after;\n"
+		    "# runfiles reads the tree read-only (Landlock) and writes nothing\n", f);
+	r = (phase ? step_report(pl, root, &a) : step_snapshot(pl, root, &a)) < 0 ? -1 : 0;
+	if (r == 0)
+		r = line(f, "", &a, post);
+	av_free(&a);
+	return r;
+}
+
 int
 explain_print(FILE *f, const struct plan *pl0)
 {
@@ -162,6 +189,8 @@ explain_print(FILE *f, const struct plan *pl0)
 		    "# (169.254.169.254) and every loopback service of this machine\n");
 	if (r == 0)
 		gitstep_explain(f, &pl, 0);
+	if (r == 0)
+		r = runfiles_line(f, &pl, 0);
 	if (r == 0 && pl.env_project) {
 		/* values never in argv: a shell variable, then a here-document
 		 * (a pipe in dash) on the descriptor env-filter reads */
@@ -189,6 +218,8 @@ explain_print(FILE *f, const struct plan *pl0)
 		if (r == 0 && put(f, &a, xi, a.n, 0) < 0)
 			r = -1;
 		fputs("\nSTATUS=$?\n", f);
+		if (runfiles_line(f, &pl, 1) < 0)
+			r = -1;
 		gitstep_explain(f, &pl, 1);
 	} else {
 		r = -1;

@@ -113,6 +113,28 @@ step_begin(const struct plan *pl, struct argv *a)
 }
 
 int
+step_snapshot(const struct plan *pl, const char *root, struct argv *a)
+{
+	step(pl, a, "runfiles");
+	av_push(a, "snapshot");
+	if (pl->home[0])
+		av_pushf(a, "--git-config=%s/.gitconfig", pl->home);
+	if (strcmp(root, pl->workspace) != 0)
+		av_pushf(a, "--git-config=%s/.git/config", pl->workspace);
+	av_push(a, root);
+	return done(a);
+}
+
+int
+step_report(const struct plan *pl, const char *root, struct argv *a)
+{
+	step(pl, a, "runfiles");
+	av_push(a, "report");
+	av_push(a, root);
+	return done(a);
+}
+
+int
 step_envrel(const struct plan *pl, struct argv *a)
 {
 	step(pl, a, "session-store");

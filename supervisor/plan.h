@@ -86,6 +86,11 @@ int plan_nosignin_json(const struct plan *pl, char *out, size_t n);
  * step begins (for explain's line breaks and the audit log). */
 int step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confine_at, size_t *cmd_at);
 int step_finish(const struct plan *pl, struct argv *a);
+/* runfiles snapshot of root (the git configs that may name core.hooksPath
+ * for it: the user's ~/.gitconfig, the workspace's .git/config) and
+ * runfiles report of root: stdout and stdin are the snapshot's state. */
+int step_snapshot(const struct plan *pl, const char *root, struct argv *a);
+int step_report(const struct plan *pl, const char *root, struct argv *a);
 /* mcp-proxy for the policy's server i: a loopback endpoint with the
  * attempt's token file, the tool allowlist, the upstream. */
 int step_mcp(const struct plan *pl, size_t i, struct argv *a);

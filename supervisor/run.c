@@ -122,7 +122,7 @@ struct runstate {
 	struct spawned begin;		/* session-store begin (run_open) */
 	struct spawned create;		/* home-stage create, beside begin (run_open) */
 	struct spawned probe;		/* probe, beside begin and create (prove_start) */
-	struct runfiles rf;		/* files that run code, before the chain (runfiles.c) */
+	struct runfiles rf;		/* files that run code: the step runfiles (runfiles.c) */
 	int rf_taken;
 };
 
@@ -195,6 +195,7 @@ drop_started(struct runstate *s)
 	spawned_drop(&s->probe);
 	spawned_drop(&s->begin);
 	spawned_drop(&s->create);
+	runfiles_free(&s->rf);
 }
 
 static int
@@ -273,7 +274,7 @@ link_fullsetup(const struct plan *pl, const char *dir)
 	return r;
 }
 
-static const char *const steps_needed[] = { "probe", "session-store", "home-stage", "git-stage", "keeper", "env-filter", "confine", NULL };
+static const char *const steps_needed[] = { "probe", "session-store", "home-stage", "git-stage", "keeper", "env-filter", "confine", "runfiles", NULL };
 
 static int
 check_steps(const struct plan *pl)
@@ -346,13 +347,13 @@ prove_collect(struct runstate *s)
  * killed corral left running in its cgroups. home-stage create starts at
  * the same time and waits for the record (--wait-record): it stages
  * nothing before the attempt is recorded, this agent's and running. */
-/* The files that run code in root, before the agent starts (runfiles.c). */
+/* The files that run code in root, before the agent starts: runfiles
+ * snapshot, beside what follows; kept before the chain (runfiles.c). */
 static void
 snapshot(struct runstate *s, const char *root)
 {
 	s->rf_taken = 1;
-	if (runfiles_snapshot(&s->rf, root, s->pl.workspace, s->pl.home) < 0)
-		msg_warn_sys("unable to look for files that run code in %s", root);
+	runfiles_start(&s->rf, &s->pl, root, s->senv);
 }
 
 /* Start a step beside others (its output captured): 0, or -1 said. */
@@ -660,6 +661,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	/* trust (runfiles.c): the directory the agent writes, noted before */
 	if (!s.rf_taken)
 		snapshot(&s, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
+	runfiles_keep(&s.rf, &s.pl);
 	if ((r = run_chain(&s, envp, &res)) < 0)
 		return fail_run(&s);
 	if (r == 0)
@@ -667,8 +669,11 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	/* keeper's status is the agent's (124: the wall-clock limit) */
 	code = wait_code(res.ws);
 	run_denials(&s, res.chain, code);
-	runfiles_report(&s.rf, &s.au, o->quiet);
-	runfiles_free(&s.rf);
+	/* the report beside what follows (the import moves files aside in
+	 * the agent's checkout: there, said first) */
+	runfiles_report_start(&s.rf, &s.pl, s.senv, o->quiet);
+	if (s.pl.git && s.pol.git != GIT_OFF)
+		runfiles_report_end(&s.rf, &s.au, o->quiet);
 	/* every process of the attempt has ended: its git work, as data */
 	gitstep_end(&s.pl, s.attempt, s.senv);
 	if (after)
@@ -676,6 +681,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 
 	/* 7, 8. take back, close */
 	close_attempt(&s, code);
+	runfiles_report_end(&s.rf, &s.au, o->quiet);
 	run_free(&s);
 	return code;
 }

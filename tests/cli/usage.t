@@ -35,6 +35,8 @@ done
 shape mcp-proxy 2 mcp-proxy "$B/mcp-proxy"
 shape sandbox-mcp 2 sandbox-mcp "$B/sandbox-mcp"
 shape egress-proxy 2 egress-proxy "$B/egress-proxy"
+shape runfiles 2 runfiles "$B/runfiles" snapshot
+shape runfiles 2 runfiles "$B/runfiles" report
 shape corral 2 corral "$B/corral"
 shape corral 125 "corral run" "$B/corral" run
 shape corral 2 "corral explain" "$B/corral" explain
@@ -60,7 +62,7 @@ is "$rc:$err" "2:session-store: usage: option --older-than needs an argument
 session-store: hint: session-store --help" "session-store reap --older-than: needs an argument"
 
 # --help to a full disk fails, everywhere; to a pipe it works (control)
-for p in env-filter confine probe home-stage git-stage session-store mcp-proxy sandbox-mcp egress-proxy corral; do
+for p in env-filter confine probe home-stage git-stage session-store mcp-proxy sandbox-mcp egress-proxy runfiles corral; do
 	case $p in env-filter|confine) want=125 ;; *) want=2 ;; esac
 	"$B/$p" --help > /dev/full 2>"$TMP/e"
 	is "$?" "$want" "$p --help > /dev/full: status $want"
@@ -70,11 +72,12 @@ for p in env-filter confine probe home-stage git-stage session-store mcp-proxy s
 done
 # the agent-facing programs (README's checklist) end --help with an exit
 # table: "Exit status:" and one "  N  meaning" line a status, at least 0 and 2
-for p in mcp-proxy egress-proxy sandbox-mcp git-stage; do
+for p in mcp-proxy egress-proxy sandbox-mcp git-stage runfiles; do
 	t=$("$B/$p" --help | sed -n '/^Exit status:$/,$p' | grep -E '^  [0-9]+  ' | awk '{print $1}' | tr '\n' ' ')
 	want="0 2 "
 	[ $p = sandbox-mcp ] && want="0 1 2 "	# 1: a refusal of its config verbs
 	[ $p = git-stage ] && want="0 1 2 "	# 1: refused, or the import failed
+	[ $p = runfiles ] && want="0 1 2 "	# 1: the report names files
 	is "$t" "$want" "$p --help: an exit table ($want)"
 done
 t=$("$B/probe" --help | sed -n '/^Exit status:$/,$p' | grep -cE '^  [0-9]+  ')

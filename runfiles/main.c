@@ -1,0 +1,182 @@
+/* runfiles: the files that run code on the user's machine, before and after
+ * a run, read by a walker that can read only the tree (rf.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "argv.h"
+#include "fdio.h"
+#include "msg.h"
+#include "rf.h"
+#include "status.h"
+#include "version.h"
+
+static const char usage_text[] =
+"usage: runfiles snapshot [--git-config FILE]... DIR > STATE\n"
+"       runfiles report DIR < STATE\n"
+"       runfiles -h | --help | --version\n"
+"\n"
+"Looks in DIR (a workspace an agent writes) for the files that run code on\n"
+"this machine by being there: editor tasks, .envrc, agents' hooks and MCP\n"
+"servers, git hooks and drivers. snapshot writes what it saw to standard\n"
+"output; report, given that on standard input, prints one line for each such\n"
+"file created or changed since (\"created REL: WHAT\", \"changed REL: WHAT\"),\n"
+"then \"partial\" when a bound was reached. Before reading DIR it narrows\n"
+"itself: read-only of DIR and of the --git-config files (which may name\n"
+"core.hooksPath), nothing to write, no exec, no network.\n"
+"\n"
+"Exit status:\n"
+"  0  snapshot: taken; report: no such file was created or changed\n"
+"  1  report: some were (one line each on standard output)\n"
+"  2  a usage error, or a system error: DIR or the state unreadable, a\n"
+"     malformed state, or it could not narrow itself\n";
+
+static int
+narrow_or_die(const char *dir, char *const *ro, size_t n)
+{
+	char why[PATH_MAX + 256];
+
+	if (rf_narrow(dir, ro, n, why, sizeof why) < 0) {
+		msg_fatal("unable to narrow itself to reading %s: %s", dir, why);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+snapshot(const char *dir, struct argv *cfg)
+{
+	struct rf_state st;
+	struct timespec t0;
+	char *out;
+	size_t len;
+
+	clock_gettime(CLOCK_REALTIME, &t0);
+	if (narrow_or_die(dir, cfg->v, cfg->n) < 0)
+		return EXIT_USAGE;
+	memset(&st, 0, sizeof st);
+	rf_hooks(dir, cfg->v, cfg->n, st.hooks, sizeof st.hooks);
+	if (rf_walk(dir, NULL, (int64_t)t0.tv_sec, t0.tv_nsec, &st) < 0) {
+		msg_fatal_sys("unable to look for files that run code in %s", dir);
+		return EXIT_USAGE;
+	}
+	if (rf_state_format(&st, &out, &len) < 0) {
+		msg_fatal_sys("unable to write the snapshot of %s", dir);
+		return EXIT_USAGE;
+	}
+	if (fd_write_all(1, out, len) < 0) {
+		msg_fatal_sys("unable to write the snapshot of %s to standard output", dir);
+		return EXIT_USAGE;
+	}
+	free(out);
+	rf_state_free(&st);
+	return 0;
+}
+
+static int
+report(const char *dir)
+{
+	struct rf_state old, now;
+	struct argv lines = { 0 };
+	char why[256], *buf = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int k;
+
+	if (narrow_or_die(dir, NULL, 0) < 0)
+		return EXIT_USAGE;
+	for (;;) {
+		if (len == cap) {
+			char *nb;
+			if (cap >= RF_STATE_MAX) {
+				msg_fatal("the state on standard input is over %d bytes", RF_STATE_MAX);
+				return EXIT_USAGE;
+			}
+			if ((nb = realloc(buf, cap = cap ? cap * 2 : 65536)) == NULL)
+				return msg_fatal_sys("unable to read the state"), EXIT_USAGE;
+			buf = nb;
+		}
+		if ((n = read(0, buf + len, cap - len)) < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return msg_fatal_sys("unable to read the state from standard input"), EXIT_USAGE;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (rf_state_parse(buf, len, &old, why, sizeof why) < 0) {
+		msg_fatal("the state on standard input is not a snapshot of runfiles: %s", why);
+		msg_hint("give it what runfiles snapshot %s wrote", dir);
+		return EXIT_USAGE;
+	}
+	free(buf);
+	memset(&now, 0, sizeof now);
+	memcpy(now.hooks, old.hooks, sizeof now.hooks);
+	if (rf_walk(dir, &old, 0, 0, &now) < 0) {
+		msg_fatal_sys("unable to look for files that run code in %s", dir);
+		return EXIT_USAGE;
+	}
+	if ((k = rf_compare(&old, &now, &lines)) < 0)
+		return msg_fatal_sys("unable to compare"), EXIT_USAGE;
+	for (size_t i = 0; i < lines.n; i++)
+		printf("%s\n", lines.v[i]);
+	if (old.truncated || now.truncated)
+		printf("partial\n");
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return msg_fatal_sys("unable to write to standard output"), EXIT_USAGE;
+	av_free(&lines);
+	rf_state_free(&old);
+	rf_state_free(&now);
+	return k > 0 ? 1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "git-config", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct argv cfg = { 0 };
+	const char *cmd = NULL;
+	int c;
+
+	msg_init(argv[0]);
+	if (argc > 1 && argv[1][0] != '-') {
+		cmd = argv[1];
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'g': av_push(&cfg, optarg); break;
+		case 'h': fputs(usage_text, stdout); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+		case 'V': printf("runfiles %s\n", CORRAL_VERSION); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+		default:
+			msg_badopt(c, argc, argv, NULL);
+			return EXIT_USAGE;
+		}
+	}
+	if (cmd == NULL || (strcmp(cmd, "snapshot") != 0 && strcmp(cmd, "report") != 0)) {
+		msg_usage("a command is required: snapshot or report");
+		msg_hint("runfiles --help");
+		return EXIT_USAGE;
+	}
+	if (optind + 1 != argc || argv[optind][0] != '/' || (strcmp(cmd, "report") == 0 && cfg.n)) {
+		msg_usage(strcmp(cmd, "report") == 0 ? "report DIR < STATE (DIR absolute)" :
+		    "snapshot [--git-config FILE]... DIR (DIR absolute)");
+		msg_hint("runfiles --help");
+		return EXIT_USAGE;
+	}
+	if (cfg.err)
+		return msg_fatal("out of memory"), EXIT_USAGE;
+	return strcmp(cmd, "snapshot") == 0 ? snapshot(argv[optind], &cfg) : report(argv[optind]);
+}

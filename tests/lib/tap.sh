@@ -2,6 +2,8 @@
 #   status_ok STATUS DESC     is GOT WANT DESC     like GOT ERE DESC
 #   run CMD...              sets $rc, $out, $err (stdout/stderr of CMD)
 #   as_nobody CMD...        runs CMD as nobody (setpriv), all capabilities gone
+#   skip DESC               a test that does not apply here (DESC says why)
+#   san_rlimit_as [PREFIX]  the san build, where a memory bound is RLIMIT_AS
 #   done_testing
 set -u
 : "${CORRAL_TOP:?run through make check}" "${CORRAL_BIN:?run through make check}"
@@ -42,6 +44,16 @@ run() {
 }
 as_nobody() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all -- "$@"
+}
+skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # skip $1"; }
+# san_rlimit_as [PREFIX...]: true in the san build when a memory bound falls
+# back to RLIMIT_AS (no memory cgroup) for the user PREFIX runs as. The
+# chain's steps are then ASan programs, which reserve terabytes of shadow
+# address space at start: none can start under such a bound (the musl
+# build's suite checks the bound itself).
+san_rlimit_as() {
+	[ "${CORRAL_MODE:-musl}" = san ] || return 1
+	[ "$("$@" "$CORRAL_BIN/keeper" --memory 64M -- sh -c 'ulimit -v' 2>/dev/null)" = 65536 ]
 }
 is_root() { [ "$(id -u)" -eq 0 ]; }
 done_testing() {

@@ -56,9 +56,15 @@ print("forked=%d" % n)'
 
 	run cr -- /usr/bin/python3 -c 'b = bytearray(300 << 20); print("allocated")'
 	is "$rc:$out" "0:allocated" "$who: control: without a limit 300 MiB are allocated"
+	# (the san build under RLIMIT_AS: the chain itself cannot start, so
+	# a failure would prove nothing; tap.sh says why)
+	if san_rlimit_as $AS; then
+		skip "$who: with \"memory\": \"96M\" the 300 MiB allocation fails: san build, the memory bound is RLIMIT_AS here: ASan's shadow exceeds any bound"
+	else
 	run cr -p "$B/mem.json" -- /usr/bin/python3 -c 'b = bytearray(300 << 20); print("allocated")'
 	[ "$rc" -ne 0 ] && [ "$out" != allocated ]
 	status_ok $? "$who: with \"memory\": \"96M\" the 300 MiB allocation fails (status $rc)"
+	fi
 
 	run cr -- sh -c 'sleep 3; echo slept'
 	is "$rc:$out" "0:slept" "$who: control: without a wall-clock limit the command finishes"

@@ -16,6 +16,13 @@ chmod 1777 "$R/tmp"
 chown -R 65534:65534 "$R/home/nobody"
 for p in "$CORRAL_BIN"/*; do cp "$p" "$R/bin/"; done
 cp "$BB" "$R/bin/busybox"
+# The san build's programs are dynamic (glibc, ASan): the root gets their
+# loader and libraries, in /lib and /lib64, which the default grants too.
+libs=
+if [ "${CORRAL_MODE:-musl}" = san ]; then
+	"$CORRAL_TOP/mk/libs-of" "$R" "$CORRAL_BIN"/*
+	libs="-x /lib -x /lib64 "
+fi
 for a in sh cat echo; do ln -s busybox "$R/bin/$a"; done
 printf '{"exec": ["/usr"]}\n' > "$R/root/usr.json"
 printf '{"exec": ["/usr"]}\n' > "$R/home/nobody/usr.json"
@@ -33,7 +40,7 @@ for who in root nobody; do
 	is "$rc" 0 "$who: explain without /usr and /sbin: exit 0"
 	like "$out" "^# left out: /usr, a system tree of the default \"exec\": not on this machine$" "$who: explain names /usr left out"
 	like "$out" "^# left out: /sbin, a system tree of the default \"exec\": not on this machine$" "$who: ... and /sbin"
-	like "$out" "confine (--no-symlinks )?-x /bin -x /etc " "$who: the trees that exist granted"
+	like "$out" "confine (--no-symlinks )?-x /bin $libs-x /etc " "$who: the trees that exist granted"
 	unlike "$out" "-x /usr" "$who: /usr not granted"
 
 	run inroot $u $d /bin/corral run -- sh -c 'echo in; cat /proc/self/status >/dev/null && echo proc'

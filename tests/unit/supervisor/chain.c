@@ -60,6 +60,7 @@ main(void)
 	pl.pol = &pol;
 	strcpy(pl.stepdir, "/opt/corral/libexec/corral");
 	strcpy(pl.store, "/home/u/.local/state/corral");
+	strcpy(pl.trees, pl.store);	/* no runtime directory: the trees in the store */
 	strcpy(pl.home, "/home/u");
 	strcpy(pl.workspace, "/src/proj");
 	strcpy(pl.agent, "claude");
@@ -164,7 +165,7 @@ main(void)
 	step_create(&pl, &a);
 	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/home-stage create --state /home/u/.local/state/corral"
 	    " --attempt 0123abcd --agent claude --workspace /src/proj --session-store /opt/corral/libexec/corral/session-store"
-	    " --signin claude", "create with a sign-in");
+	    " --wait-record 30 --signin claude", "create with a sign-in (started beside begin: it waits for the record)");
 	av_free(&a);
 	pl.signin = 0;
 	strcpy(pl.nosignin, "/home/u/.local/state/corral/nosignin-claude.json");
@@ -184,6 +185,19 @@ main(void)
 	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/session-store --store /home/u/.local/state/corral end 0123abcd"
 	    " --status 3 --platform linux --tier full", "end");
 	av_free(&a);
+
+	/* the attempt trees on the runtime directory: each step is told */
+	strcpy(pl.trees, "/run/user/1000/corral");
+	step_begin(&pl, &a);
+	ok(strstr(join(&a, 0, a.n), " --reap --trees /run/user/1000/corral") != NULL, "begin reaps the trees there too");
+	av_free(&a);
+	step_create(&pl, &a);
+	ok(strstr(join(&a, 0, a.n), " --trees /run/user/1000/corral") != NULL, "create makes the tree there");
+	av_free(&a);
+	step_finish(&pl, &a);
+	ok(strstr(join(&a, 0, a.n), " finish --state /home/u/.local/state/corral ") != NULL, "finish is told the store");
+	av_free(&a);
+	strcpy(pl.trees, pl.store);
 
 	/* path_within */
 	ok(path_within("/home/u/x", "/home/u"), "inside");

@@ -15,7 +15,10 @@ if [ "$who" = nobody ]; then
 	chown -R nobody:nogroup "$D"
 	SDK_AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"
 fi
-big='{"max_workspace_mb": 200, "max_sessions": 8, "bash_timeout_ms": 60000}'
+# the san build under RLIMIT_AS: no memory bound (tap.sh says why)
+M=
+san_rlimit_as $SDK_AS && M='"max_memory_mb": 0, '
+big="{$M\"max_workspace_mb\": 200, \"max_sessions\": 8, \"bash_timeout_ms\": 60000}"
 small='{"max_workspace_mb": 20, "max_sessions": 8}'
 cat > "$D/s1" <<'JSON'
 [{"call": "create_session"},

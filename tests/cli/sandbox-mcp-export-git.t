@@ -35,7 +35,10 @@ chmod +x "$U/.git/hooks/pre-commit"
 cfgsum=$(sha256sum < "$U/.git/config") hooksum=$(sha256sum < "$U/.git/hooks/pre-commit")
 # a second repository of the user, whose hooks live in .githooks
 ug init -q "$D/exp/hp" && ug -C "$D/exp/hp" config core.hooksPath .githooks
-echo "{\"export_root\": \"$D/exp\", \"max_sessions\": 4}" > "$D/cfg.json"
+# the san build under RLIMIT_AS: no memory bound (tap.sh says why)
+nomem=
+san_rlimit_as $SDK_AS && nomem='"max_memory_mb": 0, '
+echo "{$nomem\"export_root\": \"$D/exp\", \"max_sessions\": 4}" > "$D/cfg.json"
 [ "$who" = nobody ] && chown nobody "$D/cfg.json" "$D/exp/hp" -R
 
 # what the agent writes: every way of making the user's git (and tools) run

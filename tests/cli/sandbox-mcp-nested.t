@@ -16,6 +16,8 @@ if [ "$who" = nobody ]; then
 	chown -R nobody:nogroup "$D"
 	SDK_AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"
 fi
+# the san build under RLIMIT_AS: no memory bound (tap.sh says why)
+san_rlimit_as $SDK_AS && echo '{"max_memory_mb": 0, "max_sessions": 8}' > "$D/cfg.json"
 GIT='git -c user.email=a@localhost -c user.name=agent'
 cat > "$D/s" <<JSON
 [{"call": "create_session", "save": {"first": "session_id"}},

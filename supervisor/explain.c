@@ -92,6 +92,9 @@ explain_print(FILE *f, const struct plan *pl0)
 		 * create prints (the first free slot of this repository) */
 		snprintf(pl.gw.work, sizeof pl.gw.work, "%s", SHVAR("GIT_WORK"));
 		snprintf(pl.agent_ws, sizeof pl.agent_ws, "%s", SHVAR("GIT_CWD"));
+		/* and the dependency links, known once create has run */
+		if (pl.gw.ndeps)
+			pl.dep_grants = SHVAR("@");
 	}
 	if (pl.pol->userns)
 		fprintf(f, "# warning: %s\n", POLICY_USERNS_WARNING);

@@ -220,7 +220,9 @@ gitstep_grants(const struct plan *pl, struct argv *a)
 		av_push(a, "-W");
 		av_push(a, g->work);
 		/* the user's dependency directories linked in: read and execute */
-		for (size_t k = 0; k < g->deplinks.n; k++) {
+		if (pl->dep_grants)
+			av_push(a, pl->dep_grants);
+		for (size_t k = 0; !pl->dep_grants && k < g->deplinks.n; k++) {
 			av_push(a, "-x");
 			av_pushf(a, "%s/%s", g->ws, g->deplinks.v[k]);
 		}
@@ -303,6 +305,16 @@ gitstep_explain(FILE *f, const struct plan *pl, int phase)
 			    "GIT_WORK=$(printf '%s\\n' \"$GIT_STAGE\" | sed -n 's/^work //p')\n"
 			    "GIT_CWD=$(printf '%s\\n' \"$GIT_STAGE\" | sed -n 's/^cwd //p')\n"
 			    "cd \"$GIT_CWD\" || exit 125\n", f);
+			if (pl->dep_grants && sh_quote(g->ws, 1, q, sizeof q) >= 0)
+				/* no eval: each "dep" line is one word, read as data */
+				fprintf(f, "# your installed dependencies it linked in (its \"dep\" lines): confine grants\n"
+				    "#   each read and execute, here \"$@\"\n"
+				    "set --\n"
+				    "while IFS= read -r GIT_DEP; do\n"
+				    "\tcase $GIT_DEP in \"dep \"*) set -- \"$@\" -x %s/\"${GIT_DEP#dep }\" ;; esac\n"
+				    "done <<CORRAL_GIT_STAGE_END\n"
+				    "$GIT_STAGE\n"
+				    "CORRAL_GIT_STAGE_END\n", q);
 		} else {
 			for (size_t i = 0; i < a.n; i++)
 				if (sh_quote(a.v[i], 1, q, sizeof q) >= 0)

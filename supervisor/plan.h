@@ -49,6 +49,9 @@ struct plan {
 	const char *attempt_dir;	/* its directory (SHVAR in explain) */
 	const char *agent_sock;		/* the socket confine's broker binds for it
 					   (agentsock.c), or NULL (SHVAR in explain) */
+	const char *dep_grants;		/* explain: confine's -x grants of the dependency
+					   links, SHVAR("@"), which the script sets from
+					   git-stage create's "dep" lines; NULL: pl->gw.deplinks */
 	/* tool (installtree.c, homepath.c): the command's install tree and the
 	 * toolchains in the home */
 	struct argv notes;		/* "granted: ..." / "left out: ..." for explain and doctor */

@@ -5,7 +5,9 @@
 # (the wall clock's 124 included); the attempt is opened and closed the
 # same way. In a git repository too: git-stage create and finish are in the
 # script, which gives the same output, a corral/ branch and the user's
-# checkout untouched. As root and as nobody.
+# checkout untouched; the user's installed dependencies (git_deps) linked
+# in and granted read and execute the same way (the script reads create's
+# "dep" lines); in-place (--in-place) the same. As root and as nobody.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 C=$CORRAL_BIN/corral
 tag=$$
@@ -28,10 +30,11 @@ suite() {
 	[ "$who" = nobody ] && chown -R nobody:nogroup "$B"
 	E="env -i PATH=/usr/bin:/bin HOME=$B/home"
 	# both ways, from the workspace: corral run, and explain's script with sh
-	viarun() { (cd "$B/ws" && $AS $E timeout 120 "$C" run "$@"); }
+	W=$B/ws
+	viarun() { (cd "$W" && $AS $E timeout 120 "$C" run "$@"); }
 	viash() {
-		(cd "$B/ws" && $AS $E "$C" explain "$@") > "$B/x.sh" || return 99
-		(cd "$B/ws" && $AS $E timeout 120 sh "$B/x.sh")
+		(cd "$W" && $AS $E "$C" explain "$@") > "$B/x.sh" || return 99
+		(cd "$W" && $AS $E timeout 120 sh "$B/x.sh")
 	}
 	ended() { ls "$B/home/.local/state/corral/attempts" 2>/dev/null | wc -l; }
 
@@ -93,6 +96,74 @@ local" "$who: control: corral run in a git repository: its status and output (in
 	status_ok "$(gone "sleep 4403.$tag$wn"; echo $?)" "$who: ... no process left"
 	status_ok "$(gone "git-stage create.*$G"; echo $?)" "$who: ... not even the holder of its checkout"
 	is "$(ls "$B/home/.local/state/corral/git" | grep -cv '^co$\|^trash$')" 0 "$who: ... and no attempt left in the store"
+
+	# the user's installed dependencies (git_deps: an ignored node_modules,
+	# a package whose name holds a space and a quote): linked into the
+	# checkout, read and execute only; the script takes confine's grants
+	# from create's "dep" lines. Control: without node_modules, the same
+	W=$B/deps
+	mkdir -p "$W/node_modules/p q'x/bin"
+	(cd "$W" && git init -q && echo node_modules > .gitignore && git add .gitignore &&
+	    git -c user.name=t -c user.email=t@t commit -q -m init)
+	echo 'module.exports = 42' > "$W/node_modules/p q'x/index.js"
+	printf '#!/bin/sh\necho dep-ran\n' > "$W/node_modules/p q'x/bin/run"
+	chmod 755 "$W/node_modules/p q'x/bin/run"
+	[ "$who" = nobody ] && chown -R nobody:nogroup "$W"
+	dcmd='for f in node_modules/*/index.js; do cat "$f" || echo unread; (echo x >> "$f") 2>/dev/null && echo wrote || echo read-only; done
+for f in node_modules/*/bin/run; do "$f" || echo unrun; done; exit 6'
+	run viarun -- sh -c "$dcmd"
+	r_rc=$rc r_out=$out
+	is "$r_rc:$r_out" "6:module.exports = 42
+read-only
+dep-ran" "$who: control: corral run with node_modules: the agent reads and runs the dependency, and cannot write it"
+	like "$err" "git: node_modules: your installed dependencies, linked read-only" "$who: ... linked in"
+	run viash -- sh -c "$dcmd"
+	is "$rc:$out" "$r_rc:$r_out" "$who: explain's script with node_modules: the same status and output"
+	like "$(cat "$B/x.sh")" ' -W "\$GIT_WORK" "\$@" ' "$who: ... confine's dependency grants are the script's \"\$@\""
+	like "$(cat "$B/x.sh")" 'set -- "\$@" -x ' "$who: ... set from create's dep lines, one -x each"
+	unlike "$(cat "$B/x.sh")" 'eval "\$GIT' "$who: ... never eval'd"
+	is "$(cat "$W/node_modules/p q'x/index.js")" "module.exports = 42" "$who: ... the dependency unchanged"
+	rm -rf "$W/node_modules"
+	run viarun -- sh -c "$dcmd"
+	r_rc=$rc r_out=$out
+	is "$r_rc:$r_out" "6:unread
+read-only
+unrun" "$who: control: corral run without node_modules: nothing to read or run"
+	run viash -- sh -c "$dcmd"
+	is "$rc:$out" "$r_rc:$r_out" "$who: ... explain's script: the same"
+
+	# in-place: the attempt repository over .git in a private mount
+	# namespace (refused where there is none: then both must refuse)
+	W=$B/inplace
+	mkdir -p "$W"
+	(cd "$W" && git init -q && echo one > a && git add a && git -c user.name=t -c user.email=t@t commit -q -m init)
+	[ "$who" = nobody ] && chown -R nobody:nogroup "$W"
+	head0=$(cd "$W" && Gs rev-parse HEAD)
+	pcmd='echo made > new.txt; cat a; git status --short; git rev-parse --abbrev-ref HEAD; exit 5'
+	pbr() { (cd "$W" && Gs for-each-ref --format='%(refname:short)' 'refs/heads/corral/*' | wc -l); }
+	run viarun --in-place -- sh -c "$pcmd"
+	r_rc=$rc r_out=$out
+	if echo "$err" | grep -q "needs a private mount namespace"; then
+		skip "$who: corral run --in-place refused (no mount namespace here): the script must refuse the same way"
+	else
+		is "$r_rc:$r_out" "5:one
+?? new.txt
+master" "$who: control: corral run --in-place: the agent works in the workspace over a private repository"
+		is "$(pbr)" 1 "$who: ... a corral/ branch"
+	fi
+	rm -f "$W/new.txt"
+	run viash --in-place -- sh -c "$pcmd"
+	is "$rc:$out" "$r_rc:$r_out" "$who: explain's script in-place: the same status and output as corral run"
+	like "$(cat "$B/x.sh")" "git-stage create --name corral .* --in-place " "$who: ... the script runs git-stage create --in-place"
+	like "$(cat "$B/x.sh")" "confine .* --mount " "$who: ... and confine lays the attempt repository over .git"
+	if [ "$r_rc" = 5 ]; then
+		is "$(pbr)" 2 "$who: ... a corral/ branch of its own"
+		br=$(cd "$W" && Gs for-each-ref --format='%(refname:short)' 'refs/heads/corral/*' | tail -1)
+		like "$(cd "$W" && Gs show --stat "$br")" "new.txt" "$who: ... holding the agent's file"
+	fi
+	rm -f "$W/new.txt"
+	is "$(cd "$W" && Gs rev-parse HEAD && Gs status --porcelain)" "$head0" "$who: ... the user's HEAD and index untouched"
+	status_ok "$(gone "git-stage create.*$W"; echo $?)" "$who: ... no holder left"
 }
 
 suite root 1

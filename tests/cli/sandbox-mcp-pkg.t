@@ -138,7 +138,10 @@ gone() {	# gone PATTERN: no process whose command line matches
 	return 0
 }
 cfg() {	# cfg JSON-MEMBERS: the config, owned by the server's user
-	echo "{$ENVL${1:+,$1}}" >"$SBX_CFG"
+	# (the san build under RLIMIT_AS: no memory bound; tap.sh says why)
+	nomem=
+	san_rlimit_as $SBX_AS && nomem='"max_memory_mb":0,'
+	echo "{$nomem$ENVL${1:+,$1}}" >"$SBX_CFG"
 	[ "$who" = nobody ] && chown nobody "$SBX_CFG"
 	return 0
 }

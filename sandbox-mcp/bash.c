@@ -9,6 +9,7 @@
 #include "ckpt.h"
 #include "run.h"
 #include "wsscan.h"
+#include "refusals.h"
 #include "reslimit.h"
 
 void
@@ -24,6 +25,58 @@ out_stream(struct jw *out, const char *name, const struct buf *b, uint64_t total
 	snprintf(k, sizeof k, "%s_truncated", name);
 	jw_key(out, k);
 	jw_bool(out, total > b->len);
+}
+
+struct refusals *
+out_refusals_open(int *wfd)
+{
+	struct refusals *rs = malloc(sizeof *rs);
+
+	*wfd = -1;
+	if (rs == NULL)
+		return NULL;
+	if ((*wfd = refusals_open(rs)) < 3) {
+		free(rs);
+		*wfd = -1;
+		return NULL;
+	}
+	return rs;
+}
+
+void
+out_refusals(struct jw *out, struct refusals *rs)
+{
+	jw_key(out, "refusals");
+	jw_open(out, '[');
+	if (rs) {
+		refusals_collect(rs);
+		for (size_t i = 0; i < rs->n; i++) {
+			const struct refusal *f = &rs->r[i];
+			jw_open(out, '{');
+			jw_key(out, "kind");
+			jw_str(out, f->kind);
+			jw_key(out, "dest");
+			jw_str(out, f->dest);
+			jw_key(out, "why");
+			jw_str(out, f->why);
+			jw_key(out, "pid");
+			jw_int(out, f->pid);
+			jw_key(out, "exe");
+			jw_str(out, f->exe);
+			jw_key(out, "comm");
+			jw_str(out, f->comm);
+			jw_close(out, '}');
+		}
+	}
+	jw_close(out, ']');
+	jw_key(out, "refusals_more");
+	jw_int(out, rs ? (int64_t)rs->more : 0);
+	jw_key(out, "refusals_dropped");
+	jw_int(out, rs ? (int64_t)rs->dropped : 0);
+	if (rs) {
+		refusals_close(rs);
+		free(rs);
+	}
 }
 
 const struct limits *
@@ -44,8 +97,10 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	struct run_opt o = { 0 };
 	struct run_res r;
 	struct limits lim;
+	struct refusals *rf = NULL;
 	struct sess ss;
 	size_t cmdn;
+	int rfd = -1;
 	int64_t usage, max = s->cfg.max_workspace_mb << 20;
 	uint64_t fp1 = WS_FP_INIT;
 	int made, rc = -1, ran = 0;
@@ -64,7 +119,8 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 		goto out;
 	{
 		char *prog[] = { "/bin/sh", "-c", cmd, NULL };
-		if (chain_build(s, &ss, prog, &av, &env, err, errn) < 0)
+		rf = out_refusals_open(&rfd);
+		if (chain_build(s, &ss, prog, rfd, &av, &env, err, errn) < 0)
 			goto out;
 	}
 	o.cwd = ss.ws;
@@ -88,6 +144,8 @@ tool_session_bash(struct sbx *s, const struct targs *a, struct jw *out, char *er
 	jw_str(out, r.cgroup ? "cgroup" : "sweep");
 	out_stream(out, "stdout", &r.out, r.out_bytes);
 	out_stream(out, "stderr", &r.err, r.err_bytes);
+	out_refusals(out, rf);
+	rf = NULL;
 	ran = 1;
 	/* a workspace grown over its bound goes back to the last checkpoint */
 	usage = ws_scan(ss.wsfd, &fp1);
@@ -125,6 +183,10 @@ out:
 		if (rc == 0)
 			streams_save(s, &ss, id, &r.out, &r.err);
 		run_res_free(&r);
+	}
+	if (rf) {
+		refusals_close(rf);
+		free(rf);
 	}
 	av_free(&av);
 	av_free(&env);

@@ -143,7 +143,7 @@ chain_fail(struct argv *av, struct argv *env, char *err, size_t errn, const char
 }
 
 int
-chain_build(struct sbx *s, const struct sess *ss, char *const *prog, struct argv *av,
+chain_build(struct sbx *s, const struct sess *ss, char *const *prog, int rfd, struct argv *av,
     struct argv *env, char *err, size_t errn)
 {
 	const struct config *c = &s->cfg;
@@ -183,6 +183,14 @@ chain_build(struct sbx *s, const struct sess *ss, char *const *prog, struct argv
 	av_push(av, "-W");
 	av_push(av, ss->tmp);
 	av_push(av, "--no-network");
+	/* its own unix sockets, as corral run grants: connect() decided by
+	 * the broker, so a host socket (docker's, the session bus) is refused
+	 * and recorded */
+	av_push(av, "--own-unix");
+	if (rfd > 2) {
+		av_push(av, "--refusals");
+		av_pushf(av, "%d", rfd);
+	}
 	av_push(av, "--");
 	av_pushv(av, prog);
 	if (av->err || env->err)

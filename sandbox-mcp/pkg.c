@@ -25,6 +25,7 @@
 #include "fdio.h"
 #include "git.h"
 #include "pkg.h"
+#include "refusals.h"
 #include "pkgspec.h"
 #include "rmtree.h"
 #include "rnd.h"
@@ -179,7 +180,7 @@ get_specs(const struct targs *a, enum pkg_mgr m, char specs[][PKG_SPEC_MAX + 1],
 /* Run the installer in the stage; r filled. */
 static int
 install(struct sbx *s, enum pkg_mgr m, const char *stage, char specs[][PKG_SPEC_MAX + 1], int n,
-    struct run_res *r, char *err, size_t errn)
+    int rfd, struct run_res *r, char *err, size_t errn)
 {
 	static char *const noenv[] = { NULL };
 	struct argv args = { 0 }, pins = { 0 }, net = { 0 }, av = { 0 }, env = { 0 };
@@ -202,6 +203,10 @@ install(struct sbx *s, enum pkg_mgr m, const char *stage, char specs[][PKG_SPEC_
 			av_push(&net, "--loopback");
 			av_pushf(&net, "%u", s->cfg.package_install_allow_loopback.v[i]);
 		}
+	}
+	if (rfd > 2) {
+		av_push(&net, "--refusals");
+		av_pushf(&net, "%d", rfd);
 	}
 	{
 		struct argv outp = { 0 };
@@ -276,7 +281,8 @@ merge(struct sbx *s, struct sess *ss, int stagefd, enum pkg_mgr m, const char *b
 }
 
 static void
-result_head(struct jw *out, enum pkg_mgr m, char specs[][PKG_SPEC_MAX + 1], int n, const struct run_res *r)
+result_head(struct jw *out, enum pkg_mgr m, char specs[][PKG_SPEC_MAX + 1], int n, const struct run_res *r,
+    struct refusals *rf)
 {
 	jw_key(out, "package_manager");
 	jw_str(out, pkg_mgr_name(m));
@@ -293,6 +299,7 @@ result_head(struct jw *out, enum pkg_mgr m, char specs[][PKG_SPEC_MAX + 1], int 
 	jw_str(out, r->cgroup ? "cgroup" : "sweep");
 	out_stream(out, "stdout", &r->out, r->out_bytes);
 	out_stream(out, "stderr", &r->err, r->err_bytes);
+	out_refusals(out, rf);
 }
 
 int
@@ -302,9 +309,10 @@ tool_session_package_install(struct sbx *s, const struct targs *a, struct jw *ou
 	char (*specs)[PKG_SPEC_MAX + 1] = NULL;
 	struct copy_opt o = { .fmode = 0644, .keep_exec = 1, .keep_links = 1 };
 	struct run_res r = { 0 };
+	struct refusals *rf = NULL;
 	struct sess ss;
 	enum pkg_mgr m;
-	int n = 0, stagefd = -1, made, rc = -1, ran = 0, merged = 0;
+	int n = 0, stagefd = -1, made, rc = -1, ran = 0, merged = 0, rfd;
 
 	stname[0] = '\0';
 
@@ -333,10 +341,12 @@ tool_session_package_install(struct sbx *s, const struct targs *a, struct jw *ou
 		goto out;
 	}
 	snprintf(stage, sizeof stage, "%s/%s", ss.dir, stname);
-	if (install(s, m, stage, specs, n, &r, err, errn) < 0)
+	rf = out_refusals_open(&rfd);
+	if (install(s, m, stage, specs, n, rfd, &r, err, errn) < 0)
 		goto out;
 	ran = 1;
-	result_head(out, m, specs, n, &r);
+	result_head(out, m, specs, n, &r, rf);
+	rf = NULL;
 	if (r.timed_out || run_code(r.status) != 0) {
 		jw_key(out, "installed");
 		jw_bool(out, 0);
@@ -382,6 +392,10 @@ fail:
 out:
 	if (ran)
 		run_res_free(&r);
+	if (rf) {
+		refusals_close(rf);
+		free(rf);
+	}
 	if (stagefd >= 0)
 		close(stagefd);
 	if (stname[0])

@@ -13,8 +13,19 @@ while True:
     c, _ = s.accept(); c.sendall(b"reached\n"); c.close()
 ' >"$TMP/port" 2>/dev/null &
 lpid=$!
-trap 'kill $lpid 2>/dev/null; rm -rf "$TMP"' EXIT
-while [ ! -s "$TMP/port" ]; do sleep 0.05; done
+# a host unix socket (docker's, the session bus) the commands must not reach
+mkdir -p "$TMP/hs" && chmod 755 "$TMP" "$TMP/hs"
+/usr/bin/python3 -c '
+import socket, sys, os
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o777); s.listen(64)
+print("up", flush=True)
+while True:
+    c, _ = s.accept(); c.sendall(b"reached\n"); c.close()
+' "$TMP/hs/host.sock" >"$TMP/hs/up" 2>/dev/null &
+upid=$!
+trap 'kill $lpid $upid 2>/dev/null; rm -rf "$TMP"' EXIT
+while [ ! -s "$TMP/port" ] || [ ! -s "$TMP/hs/up" ]; do sleep 0.05; done
+. "$CORRAL_TOP/tests/lib/sbxsdk.sh"
 PORT=$(cat "$TMP/port")
 gone() {	# gone PATTERN: no process whose command line matches
 	for c in /proc/[0-9]*/cmdline; do
@@ -92,6 +103,30 @@ $S/tmp" "$who: runs in the workspace, HOME and TMPDIR the session tmp"
 	like "$(j .stderr)" 'PermissionError' "$who: the socket is refused"
 	run $SBX_AS /usr/bin/python3 -c "import socket; print(socket.create_connection(('127.0.0.1', $PORT)).recv(9).decode().strip())"
 	is "$out" reached "$who: control: the listener answers outside the boundary"
+	# the boundary's refusals come back in the result (confine --refusals),
+	# through the SDK client: a host unix socket refused and reported;
+	# control: the command's own socket in the workspace connects, nothing
+	# reported
+	uc="import socket, sys
+s = socket.socket(socket.AF_UNIX)
+if len(sys.argv) > 2:
+    l = socket.socket(socket.AF_UNIX); l.bind(sys.argv[1]); l.listen(1)
+try:
+    s.connect(sys.argv[1]); print('connected')
+except OSError as e:
+    print('refused', e.errno)"
+	jq -n --arg c "/usr/bin/python3 -c \"\$UC\" $TMP/hs/host.sock" --arg o "/usr/bin/python3 -c \"\$UC\" own.sock bind" --arg uc "$uc" \
+		'[{call: "create_session", args: {}}, {call: "session_bash", args: {command: ("export UC=\($uc|@sh); " + $c)}},
+		  {call: "session_bash", args: {command: ("export UC=\($uc|@sh); " + $o)}}]' > "$TMP/rscript"
+	SDK_AS=
+	[ "$who" = nobody ] && SDK_AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"
+	HOME=$SBX_HOME sdk_run "$TMP/rscript" --store "$SBX_STORE" --config "$SBX_CFG"
+	is "$(rj session_bash 1 .stdout)" "refused 13" "$who: a host unix socket is refused"
+	is "$(rj session_bash 1 '.refusals[0]|[.kind,.dest,.why,.comm]|@json')" "[\"connect\",\"unix:$TMP/hs/host.sock\",\"unix-path\",\"python3\"]" "$who: ... and the refusal is in the result"
+	is "$(rj session_bash 1 '[.refusals_more,.refusals_dropped]|@json')" '[0,0]' "$who: ... none lost"
+	is "$(rj session_bash 2 .stdout):$(rj session_bash 2 '.refusals|length')" "connected:0" "$who: control: its own socket connects, nothing reported"
+	run $SBX_AS /usr/bin/python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('$TMP/hs/host.sock'); print(s.recv(9).decode().strip())"
+	is "$out" reached "$who: control: the host socket answers outside the boundary"
 	# processes left behind: none outlives the call
 	tag=$$$n
 	sbx session_bash "{\"command\":\"sleep 7${tag}1 & setsid sleep 7${tag}2 & nohup sh -c 'sleep 7${tag}3' >/dev/null 2>&1 & (sleep 7${tag}4 &) ; kill -0 \$! && echo alive\"}"

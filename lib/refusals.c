@@ -1,4 +1,4 @@
-/* refusals: the broker's refusal records of one attempt, read back. */
+/* refusals: the broker's refusal records of one attempt (corral run) or one command (sandbox-mcp), read back. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* refusals: what confine's seccomp broker refused during one attempt
+/* refusals: what confine's seccomp broker refused during one attempt or command
  * (unix sockets, IP destinations: lib/sandbox_ip.c), from the pipe whose
  * write end confine --refusals is given (lib/refusal.h records). Unlike
  * the audit denials (denials.h) this needs no privilege: it works as

@@ -9,6 +9,7 @@
 #include "ckpt.h"
 #include "git.h"
 #include "sess.h"
+#include "streams.h"
 #include "snap.h"
 #include "wsscan.h"
 
@@ -190,7 +191,8 @@ tool_session_fork(struct sbx *s, const struct targs *a, struct jw *out, char *er
 		return -1;
 	/* the source's workspace as it is now, unless a checkpoint is named */
 	if ((cid[0] || cl[0] ? ckpt_resolve(s, &from, cid, cl, at, err, errn) :
-	    ckpt_commit(s, &from, "before fork", at, &made, err, errn)) < 0) {
+	    ckpt_commit(s, &from, "before fork", at, &made, err, errn)) < 0 ||
+	    streams_to_history(s, &from, err, errn) < 0) {
 		sess_release(&from);
 		return -1;
 	}
@@ -200,7 +202,7 @@ tool_session_fork(struct sbx *s, const struct targs *a, struct jw *out, char *er
 		return -1;
 	}
 	if (git_run(s, &to, f, NULL, 0, 0, &r, err, errn) < 0 || ckpt_checkout(s, &to, at, err, errn) < 0 ||
-	    ckpt_commit(s, &to, "forked", id, &made, err, errn) < 0) {
+	    ckpt_commit(s, &to, "forked", id, &made, err, errn) < 0 || streams_from_history(s, &to, err, errn) < 0) {
 		run_res_free(&r);
 		sess_release(&to);
 		sess_remove(s, to.id, e2, sizeof e2);

@@ -15,6 +15,7 @@
 #include "pkg.h"
 #include "rnd.h"
 #include "snap.h"
+#include "streams.h"
 #include "store.h"
 
 static int
@@ -119,7 +120,7 @@ snap_take(struct sbx *s, struct sess *ss, const char *want, char *name, size_t n
 	time_t now = time(NULL);
 	int fd, made;
 
-	if (ckpt_commit(s, ss, "snapshot", id, &made, err, errn) < 0)
+	if (ckpt_commit(s, ss, "snapshot", id, &made, err, errn) < 0 || streams_to_history(s, ss, err, errn) < 0)
 		return -1;
 	if ((fd = snapdir(s, dir, sizeof dir, 1, err, errn)) < 0)
 		return -1;
@@ -249,7 +250,8 @@ tool_session_restore(struct sbx *s, const struct targs *a, struct jw *out, char 
 		return -1;
 	if (git_run(s, &ss, f, NULL, 0, 0, &r, err, errn) < 0 || ckpt_head(s, &ss, id, err, errn) < 0 ||
 	    ckpt_checkout(s, &ss, id, err, errn) < 0 || ckpt_commit(s, &ss, "restored", id, &made, err, errn) < 0 ||
-	    (pkg_record_restore(s, &ss) < 0 && sbx_err(err, errn, "snapshot %s: its package record is malformed", name))) {
+	    (pkg_record_restore(s, &ss) < 0 && sbx_err(err, errn, "snapshot %s: its package record is malformed", name)) ||
+	    streams_from_history(s, &ss, err, errn) < 0) {
 		run_res_free(&r);
 		sess_release(&ss);
 		sess_remove(s, ss.id, e2, sizeof e2);

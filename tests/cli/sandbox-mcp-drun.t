@@ -123,6 +123,30 @@ is "$(rj session_read_file 5 '.matches|length')" 0 'read_file {offset: 1, patter
 is "$(rj session_read_file 6 '.matches[0]|[.line_number,.byte_offset,.text]|@json')" '[1,0,"from the fork"]' 'control: from 0 it matches, with its line number and byte offset'
 like "$(r session_close)" '"isError":false' 'close'
 
+# the standard streams travel with the history: after a snapshot and a
+# restore, and in a fork, checkpoint_read_stdstreams gives what each
+# checkpoint's command printed; control: the source session reads the same
+cat > "$TMP/script5" <<'JSON'
+[{"call": "create_session", "args": {}},
+ {"call": "session_bash", "args": {"command": "echo out-one; echo err-one >&2; echo 1 > f"}, "save": {"a": "checkpoint_id"}},
+ {"call": "session_bash", "args": {"command": "echo out-two; echo 2 > f"}, "save": {"b": "checkpoint_id"}},
+ {"call": "checkpoint_read_stdstreams", "args": {"checkpoint_id": "@a"}},
+ {"call": "session_snapshot", "args": {}, "save": {"snap": "path"}},
+ {"call": "session_restore", "args": {"path": "@snap"}},
+ {"call": "checkpoint_read_stdstreams", "args": {"checkpoint_id": "@a"}},
+ {"call": "checkpoint_read_stdstreams", "args": {"checkpoint_id": "@a", "stream": "stderr"}},
+ {"call": "checkpoint_read_stdstreams", "args": {"checkpoint_id": "@b"}},
+ {"call": "session_fork", "args": {"checkpoint_id": "@a"}},
+ {"call": "checkpoint_read_stdstreams", "args": {"checkpoint_id": "@a", "stream": "stderr"}},
+ {"call": "session_read_file", "args": {"path": "f"}}]
+JSON
+sdk_run "$TMP/script5" --store "$ST" --config "$CFG"
+is "$(rj checkpoint_read_stdstreams 1 .content)" "out-one" 'control: the source session reads its checkpoint'"'"'s stdout'
+is "$(rj checkpoint_read_stdstreams 2 .content)" "out-one" 'after snapshot and restore: stdout of an earlier checkpoint'
+is "$(rj checkpoint_read_stdstreams 3 .content)" "err-one" '... its stderr'
+is "$(rj checkpoint_read_stdstreams 4 .content)" "out-two" '... and the latest command'"'"'s'
+is "$(rj checkpoint_read_stdstreams 5 .content):$(rj session_read_file 1 .content)" "err-one:1" 'in a fork at that checkpoint: its stderr, and its files'
+
 # the same replay with one unknown argument: refused, named
 cat > "$TMP/script2" <<'JSON'
 [{"call": "create_session", "args": {}},

@@ -233,12 +233,7 @@ main(int argc, char **argv)
 
 	msg_init(argv[0]);
 	memset(&o, 0, sizeof o);
-	if (argc > 1 && argv[1][0] != '-') {
-		cmd = argv[1];
-		argv[1] = argv[0];
-		argv++;
-		argc--;
-	}
+	cmd = av_verb(&argc, &argv);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
 		switch (c) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fdio.h"
+#include "argv.h"
 #include "hs.h"
 #include "msg.h"
 #include "num.h"
@@ -54,14 +55,7 @@ main(int argc, char **argv, char **envp)
 	msg_init(argv[0]);
 	memset(&o, 0, sizeof o);
 	o.envp = envp;
-	if (argc > 1 && argv[1][0] != '-') {
-		cmd = argv[1];
-		argv[1] = argv[0];
-		argv++;
-		argc--;
-	} else {
-		cmd = NULL;
-	}
+	cmd = av_verb(&argc, &argv);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
 		switch (c) {

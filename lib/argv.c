@@ -123,3 +123,18 @@ sh_quote(const char *s, int vars, char *out, size_t cap)
 	return (int)o;
 #undef PUT
 }
+
+const char *
+av_verb(int *argc, char ***argv)
+{
+	char **v = *argv;
+	const char *verb;
+
+	if (*argc < 2 || v[1][0] == '-')
+		return NULL;
+	verb = v[1];
+	v[1] = v[0];
+	*argv = v + 1;
+	(*argc)--;
+	return verb;
+}

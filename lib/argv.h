@@ -24,4 +24,9 @@ void av_free(struct argv *a);
  * fit. Words of only [A-Za-z0-9_@%+=:,./-] stay bare. */
 int sh_quote(const char *s, int vars, char *out, size_t cap);
 
+/* A program's verb ("PROG VERB [OPTION]..."): when argv[1] is not an
+ * option, take it out (argv[0] moves up over it, for getopt) and return it;
+ * NULL otherwise. */
+const char *av_verb(int *argc, char ***argv);
+
 #endif

@@ -148,12 +148,7 @@ main(int argc, char **argv)
 	int c;
 
 	msg_init(argv[0]);
-	if (argc > 1 && argv[1][0] != '-') {
-		cmd = argv[1];
-		argv[1] = argv[0];
-		argv++;
-		argc--;
-	}
+	cmd = av_verb(&argc, &argv);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
 		switch (c) {

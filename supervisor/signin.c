@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "argv.h"
 #include "cli.h"
 #include "execenv.h"
 #include "msg.h"
@@ -242,12 +243,7 @@ cmd_signin(int argc, char **argv, char **envp)
 
 	memset(&si, 0, sizeof si);
 	si.envp = envp;
-	if (argc > 1 && argv[1][0] != '-') {	/* "signin AGENT --from-home" */
-		agent = argv[1];
-		argv[1] = argv[0];
-		argv++;
-		argc--;
-	}
+	agent = av_verb(&argc, &argv);	/* "signin AGENT --from-home" */
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:h", lo, NULL)) != -1) {

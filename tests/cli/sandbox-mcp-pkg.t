@@ -87,6 +87,98 @@ const conn = (n, host, port) => new Promise(r => {
 })();
 EOF
 cp "$PROBE" "$W/probe.js"
+# evilpy: a hostile setup.py. It is pip's build backend (pyproject.toml:
+# backend-path ".", no requirements to fetch), so pip runs it at install as
+# it runs any setup.py; on import it probes as probe.js does, leaves a
+# process behind, and ships what it saw in the wheel it builds.
+# python3 setup.py WS OTHER SSH LPORT is its control, outside.
+SETUPPY=$TMP/setup.py
+cat >"$SETUPPY" <<'EOF'
+import base64, errno, hashlib, os, socket, subprocess, sys, zipfile
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+def code(e):
+    return errno.errorcode.get(e.errno, str(e.errno)) if e.errno else type(e).__name__
+
+def probe(ws, other, ssh, lport):
+    out = []
+    def tryread(n, p):
+        try:
+            open(p, 'rb').read(); out.append(n + ' ok')
+        except OSError as e:
+            out.append(n + ' ' + code(e))
+    tryread('ws-read', ws + '/secret.txt')
+    try:
+        os.listdir(ws); out.append('ws-list ok')
+    except OSError as e:
+        out.append('ws-list ' + code(e))
+    try:
+        with open(ws + '/pwned', 'w') as f:
+            f.write('x')
+        out.append('ws-write ok')
+    except OSError as e:
+        out.append('ws-write ' + code(e))
+    tryread('other-read', other + '/secret.txt')
+    tryread('ssh-read', ssh)
+    secret = (os.environ.get('PKG_SECRET') or 'no-secret-set').encode()
+    argv = 'argv-clean'
+    for d in os.listdir('/proc'):
+        try:
+            if d.isdigit() and secret in open('/proc/%s/cmdline' % d, 'rb').read():
+                argv = 'argv-holds-secret'
+        except OSError:
+            pass
+    out.append(argv)
+    out.append('env-secret ' + ('passed' if os.environ.get('PKG_SECRET') else 'absent'))
+    for n, host, port in (('loopback', '127.0.0.1', int(lport)), ('metadata', '169.254.169.254', 80)):
+        s = socket.socket()
+        s.settimeout(3)
+        try:
+            s.connect((host, port)); out.append(n + ' ok')
+        except socket.timeout:
+            out.append(n + ' timeout')
+        except OSError as e:
+            out.append(n + ' ' + code(e))
+        finally:
+            s.close()
+    return '\n'.join(out) + '\n'
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    args = open(os.path.join(HERE, 'args.txt')).read().split('\n')[:4]
+    try:
+        subprocess.Popen(['sleep', '9374'], start_new_session=True, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        left = 'left-behind started\n'
+    except OSError as e:
+        left = 'left-behind ' + code(e) + '\n'
+    files = {'evilpy/__init__.py': 'X = 2\n', 'evilpy/results.txt': probe(*args) + left,
+             'evilpy-1.0.dist-info/METADATA': 'Metadata-Version: 2.1\nName: evilpy\nVersion: 1.0\n',
+             'evilpy-1.0.dist-info/WHEEL': 'Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n'}
+    rec = ''.join('%s,sha256=%s,%d\n' % (n, base64.urlsafe_b64encode(hashlib.sha256(d.encode()).digest()).rstrip(b'=').decode(), len(d.encode()))
+                  for n, d in files.items())
+    files['evilpy-1.0.dist-info/RECORD'] = rec + 'evilpy-1.0.dist-info/RECORD,,\n'
+    name = 'evilpy-1.0-py3-none-any.whl'
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), 'w') as z:
+        for n, d in files.items():
+            z.writestr(n, d)
+    return name
+
+if __name__ == '__main__':
+    sys.stdout.write(probe(*sys.argv[1:5]))
+EOF
+mkevilpy() {	# mkevilpy WS OTHER SSH LPORT: the sdist, its arguments baked in
+	rm -rf "$TMP/mkpy" "$W/simple/evilpy" && mkdir -p "$TMP/mkpy/evilpy-1.0" "$W/simple/evilpy"
+	cp "$SETUPPY" "$TMP/mkpy/evilpy-1.0/setup.py"
+	printf '[build-system]\nrequires = []\nbuild-backend = "setup"\nbackend-path = ["."]\n' >"$TMP/mkpy/evilpy-1.0/pyproject.toml"
+	printf 'Metadata-Version: 2.1\nName: evilpy\nVersion: 1.0\n' >"$TMP/mkpy/evilpy-1.0/PKG-INFO"
+	printf '%s\n%s\n%s\n%s\n' "$@" >"$TMP/mkpy/evilpy-1.0/args.txt"
+	tar -C "$TMP/mkpy" -czf "$W/packages/evilpy-1.0.tar.gz" evilpy-1.0
+	echo '<html><body><a href="/packages/evilpy-1.0.tar.gz">evilpy-1.0.tar.gz</a></body></html>' >"$W/simple/evilpy/index.html"
+	chmod -R a+rX "$W"
+}
 mkpkg() {	# mkpkg NAME PACKAGE_JSON_SCRIPTS [EXTRA_FILE]
 	rm -rf "$TMP/mk" && mkdir -p "$TMP/mk/$1"
 	printf '{"name":"%s","version":"1.0.0","main":"index.js"%s}\n' "$1" "$2" >"$TMP/mk/$1/package.json"
@@ -271,6 +363,19 @@ $S/workspace/.packages/pip" "$who: a later session_bash imports it (PYTHONPATH)"
 	rm -f "$S/workspace/pwned" results.txt
 	is "$(echo "$out" | tr '\n' ' ')" "ws-read ok ws-list ok ws-write ok other-read ok ssh-read ok argv-clean env-secret absent loopback ok metadata ok " \
 	    "$who: control: the same script outside the boundary reads, writes and connects to all of it"
+	# a hostile setup.py (pip runs it to build the wheel), against its control
+	mkevilpy "$S/workspace" "$SBX_STORE/sessions/$other/workspace" "$SBX_HOME/.ssh/id_ed25519" "$LP"
+	sbx session_package_install '{"package_manager":"pip","packages":["evilpy"]}'
+	is "$(j .installed)" true "$who: the probing setup.py ran (pip built its wheel)"
+	[ "$(j .installed)" = true ] || diag "$(j .stderr)"
+	is "$(tr '\n' ' ' <"$S/workspace/.packages/pip/evilpy/results.txt" 2>/dev/null)" "ws-read EACCES ws-list EACCES ws-write EACCES other-read EACCES ssh-read EACCES argv-clean env-secret passed loopback EACCES metadata EACCES left-behind started " \
+	    "$who: ... from pip's build: the workspace, another session, ~/.ssh unreadable; no write; no secret in any argv; outside loopback and metadata refused"
+	status_ok $([ ! -e "$S/workspace/pwned" ]; echo $?) "$who: ... nothing written into the workspace"
+	status_ok $(gone "sleep 9374"; echo $?) "$who: ... the process it started and left behind (above) was ended with the install"
+	run $SBX_AS $PY "$SETUPPY" "$S/workspace" "$SBX_STORE/sessions/$other/workspace" "$SBX_HOME/.ssh/id_ed25519" "$LP"
+	rm -f "$S/workspace/pwned"
+	is "$(echo "$out" | tr '\n' ' ')" "ws-read ok ws-list ok ws-write ok other-read ok ssh-read ok argv-clean env-secret absent loopback ok metadata ok " \
+	    "$who: control: the same setup.py outside the boundary reads, writes and connects to all of it"
 	# the broker is what refuses the addresses: open-unfiltered reaches them
 	cfg '"package_install_enabled":true,"package_install_network":"open-unfiltered"'
 	sbx session_package_install '{"package_manager":"npm","packages":["evilpkg"]}'

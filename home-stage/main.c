@@ -47,13 +47,15 @@ main(int argc, char **argv, char **envp)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hs_opts o;
+	/* static: o holds a struct profiles (some 117 KB); on the stack its
+	 * every page would be touched (stack-clash probes, the memset), in
+	 * the zeroed bss only the pages written */
+	static struct hs_opts o;
 	const char *cmd, *dir = NULL;
 	char err[512];
 	int c, secs;
 
 	msg_init(argv[0]);
-	memset(&o, 0, sizeof o);
 	o.envp = envp;
 	cmd = av_verb(&argc, &argv);
 	opterr = 0;

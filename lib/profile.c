@@ -431,7 +431,7 @@ profiles_parse(const char *buf, size_t len, struct profiles *ps, char *err, size
 		free(t);
 		return -1;
 	}
-	*next = *ps;
+	profiles_copy(next, ps);
 	if (t[0].type != JSMN_OBJECT) {
 		fail(err, errn, "profiles: not a JSON object");
 		goto bad;
@@ -460,7 +460,7 @@ profiles_parse(const char *buf, size_t len, struct profiles *ps, char *err, size
 		}
 		next->p[i] = p;
 	}
-	*ps = *next;
+	profiles_copy(ps, next);
 	free(next);
 	free(t);
 	return 0;
@@ -492,8 +492,21 @@ profiles_defaults(struct profiles *out)
 
 	if (ps == NULL)
 		return errno = EINVAL, -1;
-	*out = *ps;
+	profiles_copy(out, ps);
 	return 0;
+}
+
+/* Speed. A struct profiles is some 117 KB, nearly all of it the unused
+ * slots past n: a whole copy writes (so faults in) 29 pages where the three
+ * embedded profiles fill 6. Only the slots in use are copied; the rest of
+ * dst is left as it was, and nothing reads past n. */
+void
+profiles_copy(struct profiles *dst, const struct profiles *src)
+{
+	if (dst == src)
+		return;
+	memcpy(dst->p, src->p, (size_t)src->n * sizeof src->p[0]);
+	dst->n = src->n;
 }
 
 const struct profile *

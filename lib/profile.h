@@ -76,6 +76,8 @@ int profiles_defaults(struct profiles *out);
 /* The same, parsed once a process and shared (not thread-safe on the first
  * call); NULL when they do not parse. */
 const struct profiles *profiles_embedded(void);
+/* *dst = *src, copying only the profiles in use (slots past n are never read). */
+void profiles_copy(struct profiles *dst, const struct profiles *src);
 /* Merge a profiles document into *ps: each member replaces the profile of
  * that name or adds one. On error returns -1 and writes a reason into err
  * (errn bytes); *ps is then unchanged. */

@@ -38,14 +38,16 @@ main(int argc, char **argv, char **envp)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ss s;
+	/* static: s holds a struct profiles (some 117 KB); on the stack its
+	 * every page would be touched (stack-clash probes, the memset), in
+	 * the zeroed bss only the pages written */
+	static struct ss s;
 	char path[4096], err[512];
 	const char *profiles = NULL;
 	size_t i;
 	int c;
 
 	msg_init(argv[0]);
-	memset(&s, 0, sizeof s);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
 		switch (c) {

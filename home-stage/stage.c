@@ -155,14 +155,24 @@ attempt_await(int sfd, const char *id, unsigned wait, struct attempt *at)
 
 	if ((afd = store_subdir(sfd, "attempts", wait > 0, err, sizeof err)) < 0)
 		return -1;
-	if (wait > 0 && (ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) >= 0) {
+	/* Speed. Most often begin has already recorded it: read first, and
+	 * watch only when it is not there yet. Closing an inotify instance
+	 * waits for the kernel's fsnotify grace period (SRCU), which took
+	 * several milliseconds here, on the path to the agent. */
+	if ((r = store_read_attempt(afd, id, at)) == 0 || errno != ENOENT || wait == 0) {
+		e = errno;
+		close(afd);
+		errno = e;
+		return r;
+	}
+	if ((ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) >= 0) {
 		snprintf(w, sizeof w, "/proc/self/fd/%d", afd);
 		if (inotify_add_watch(ino, w, IN_MOVED_TO | IN_CREATE | IN_ONLYDIR) < 0) {
 			close(ino);
 			ino = -1;	/* no inotify here: look every 2 ms */
 		}
 	}
-	/* watched first, then read: a record renamed in between is seen */
+	/* watched first, then read again: a record renamed in between is seen */
 	while ((r = store_read_attempt(afd, id, at)) < 0 && errno == ENOENT &&
 	    (left = deadline - clock_ms(CLOCK_MONOTONIC)) > 0) {
 		struct pollfd p = { ino, POLLIN, 0 };

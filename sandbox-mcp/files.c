@@ -188,6 +188,66 @@ files_put(struct sess *ss, const char *path, const char *data, size_t len, char 
 	return 0;
 }
 
+int
+files_put_all(struct sess *ss, int n, char *const *paths, char *const *data, const size_t *lens, char *err, size_t errn)
+{
+	char (*tmp)[24] = calloc((size_t)n + 1, sizeof *tmp);
+	const char *base;
+	int sfd = -1, fd, d, i, placed = 0, rc = -1;
+
+	if (tmp == NULL)
+		return sbx_err(err, errn, "out of memory");
+	/* every folder reached (made) without a symlink before a byte is written */
+	for (i = 0; i < n; i++) {
+		if ((d = ws_parent(ss->wsfd, paths[i], 1, &base)) < 0) {
+			sbx_err(err, errn, "%s: %s: nothing saved", paths[i], ws_strerror(errno));
+			goto out;
+		}
+		close(d);
+	}
+	if ((sfd = openat(ss->dirfd, "stage", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		sbx_err(err, errn, "the session's stage directory: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		memcpy(tmp[i], "w.", 2);
+		rnd_hex(tmp[i] + 2, 8);
+		fd = openat(sfd, tmp[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 || fd_write_all(fd, data[i], lens[i]) < 0 || fsync(fd) < 0 || close(fd) < 0) {
+			int e = errno;
+			if (fd >= 0)
+				close(fd);
+			n = i + 1;
+			sbx_err(err, errn, "%s: unable to write: %s: nothing saved", paths[i], strerror(e));
+			goto out;
+		}
+	}
+	/* then each renamed into place */
+	for (i = 0; i < n; i++) {
+		if ((d = ws_parent(ss->wsfd, paths[i], 1, &base)) < 0 || renameat(sfd, tmp[i], d, base) < 0) {
+			int e = errno;
+			if (d >= 0)
+				close(d);
+			sbx_err(err, errn, "%s: unable to write: %s (%d of %d files saved)", paths[i],
+			    d < 0 ? ws_strerror(e) : strerror(e), placed, n);
+			goto out;
+		}
+		tmp[i][0] = '\0';
+		placed++;
+		fsync(d);
+		close(d);
+	}
+	rc = 0;
+out:
+	for (i = 0; sfd >= 0 && i < n; i++)
+		if (tmp[i][0])
+			unlinkat(sfd, tmp[i], 0);
+	if (sfd >= 0)
+		close(sfd);
+	free(tmp);
+	return rc;
+}
+
 static void
 checkpoint(struct sbx *s, struct sess *ss, const char *msg, struct jw *out)
 {

@@ -18,6 +18,12 @@ struct sess;
  * stage/, synced, renamed into place; parents made 0755. */
 int files_put(struct sess *ss, const char *path, const char *data, size_t len, char *err, size_t errn);
 
+/* The same for n files together: every folder reached without a symlink,
+ * then every file written to stage/, then each renamed into place; on an
+ * error before the renames nothing is placed and no temporary is left. */
+int files_put_all(struct sess *ss, int n, char *const *paths, char *const *data, const size_t *lens,
+    char *err, size_t errn);
+
 tool_fn tool_session_read_file, tool_session_read_files, tool_session_write_files,
     tool_session_delete_files;
 

@@ -63,10 +63,13 @@ const struct tool tools[] = {
 	    CKID("checkpoint_id") "," STR("label", "the label") "," DESC "," SID, "[\"label\"]", tool_session_checkpoint_label },
 	{ "session_mount", "Copy a host file or directory from under a mount_allowlist entry into the workspace; directories named in mount_overlay_paths are made readable in place (read-only) instead.",
 	    STR("path", "an absolute host path under a mount_allowlist entry") "," DESC "," SID, "[\"path\"]", tool_session_mount },
-	{ "session_fetch", "Fetch a URL from outside the session (the host must be on domain_allowlist; redirects checked again; loopback, private, link-local and metadata addresses refused after resolution); the body returned or saved to a workspace path.",
+	{ "session_fetch", "Fetch a URL from outside the session (the host must be on domain_allowlist; every redirect checked again; loopback, private, link-local and metadata addresses refused after resolution). As drun: saved under downloads/HOST/PAGE/ in the workspace with a manifest.json, and for an HTML page its stylesheets, icons, scripts and images too (GET, without the page's headers; each checked like the page; at most 64, 16 MiB with the page, fetch_timeout_ms for all); what was not fetched is listed, skipped or failed, with why. Written atomically, within max_workspace_mb, never through a symlink. Or the body to one workspace path (save_to), or returned (inline).",
 	    STR("url", "http or https URL") "," STR("method", "GET (default), POST, PUT, PATCH, DELETE, HEAD") ","
 	    "\"headers\":{\"type\":[\"object\",\"array\"],\"description\":\"an object of name: value, or drun's array of {name, value}\"}," STR("body", "the request body") ","
-	    STR("save_to", "a workspace path for the body") "," DESC "," SID, "[\"url\"]", tool_session_fetch },
+	    STR("save_to", "a workspace path for the body instead of the downloads folder (no assets)") ","
+	    "\"assets\":{\"type\":\"boolean\",\"description\":\"for an HTML page saved in the downloads folder, fetch its assets too (default true, as drun)\"},"
+	    "\"inline\":{\"type\":\"boolean\",\"description\":\"return the body (up to 1 MiB) in the result and save nothing\"}," DESC "," SID,
+	    "[\"url\"]", tool_session_fetch },
 	{ "session_package_install", "Install packages (pip or npm) in a disposable stage, confined: the network open through the egress broker (loopback, link-local and metadata refused), nothing of the session readable; only on success merged under .packages/MANAGER/ of the workspace (PYTHONPATH or NODE_PATH set for later session_bash calls), a checkpoint follows. Off unless package_install_enabled.",
 	    STR("package_manager", "pip or npm") "," STRS("packages", "package names, each with an optional version (no options, paths or URLs)") "," DESC "," SID,
 	    "[\"package_manager\",\"packages\"]", tool_session_package_install },

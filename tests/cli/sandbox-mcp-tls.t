@@ -73,7 +73,7 @@ ip addr add 198.51.100.10/32 dev lo
 while [ ! -s "$TMP/up1" ] || [ ! -s "$TMP/up2" ]; do sleep 0.05; done
 call() {	# call URL [SERVER OPTION...]
 	u=$1; shift
-	printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_fetch","arguments":{"session_id":"%s","url":"%s"}}}\n' "$SBX_INIT" "$SBX_CUR" "$u" |
+	printf '%s\n{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_fetch","arguments":{"session_id":"%s","url":"%s","inline":true}}}\n' "$SBX_INIT" "$SBX_CUR" "$u" |
 		env -i PATH=/usr/bin:/bin HOME="$SBX_HOME" "$SBX" --store "$SBX_STORE" --config "$SBX_CFG" "$@" | tail -n1
 }
 call https://www.good.test:8443/hello --cacert "$C/ca.pem"

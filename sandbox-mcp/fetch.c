@@ -356,7 +356,7 @@ struct crawl {
 	int n;			/* files: [0] the page, then assets */
 	char *paths[FETCH_ASSETS_MAX + 2], *data[FETCH_ASSETS_MAX + 2];
 	size_t lens[FETCH_ASSETS_MAX + 2], left;
-	char used[FETCH_ASSETS_MAX * 64 + 256];
+	char used[(FETCH_ASSETS_MAX + 2) * 256];	/* every name (each under 256), one a line */
 	struct buf seen;	/* the URLs met, '\n' separated */
 	struct jw fetched, skipped, failed;
 	int nfetched, nskipped, nfailed, nrefs;

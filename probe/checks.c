@@ -151,8 +151,8 @@ OUTSIDE(CK_IOPRIO, "ioprio", "ioprio_set", ", its I/O priority"),
 [CK_MIGRATE] = { "migrate-pages", TIER_FULL,
 	"migrate_pages cannot reach a process outside the boundary; on the caller (pid 0) it reaches the kernel",
 	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 2, {
-	{ "migrate_pages(parent, node 0 to node 0)", ATT_DENY, { EPERM, 0 }, 0 },
-	{ "migrate_pages(0, node 0 to node 0)", ATT_REACH, { EPERM, 0 }, 0 } }, PROBE_ABOVE, 1 },
+	{ "migrate_pages(parent, node 0 to none)", ATT_DENY, { EPERM, 0 }, 0 },
+	{ "migrate_pages(0, node 0 to none)", ATT_REACH, { EPERM, 0 }, 0 } }, PROBE_ABOVE, 1 },
 [CK_MOVEPAGES] = { "move-pages", TIER_FULL,
 	"move_pages cannot reach a process outside the boundary; on the caller (pid 0) it reaches the kernel",
 	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 2, {

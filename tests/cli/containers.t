@@ -50,7 +50,7 @@ like "$out" "^platform=linux tier=full" "scratch: probe proves full in the conta
 like "$out" "^rc=0$" "scratch: probe -r full: exit 0"
 like "$out" "check migrate-pages: closed \\[tier full\\]" "scratch: migrate-pages closed from above"
 like "$out" "check move-pages: closed \\[tier full\\]" "scratch: move-pages closed from above"
-like "$out" "evidence: closed from above: the caller's seccomp filter \\(Seccomp: 2, Seccomp_filters: [0-9]+\\) refuses them outside the boundary too: migrate_pages\\(parent, node 0 to node 0\\): EPERM" "scratch: ... the evidence"
+like "$out" "evidence: closed from above: the caller's seccomp filter \\(Seccomp: 2, Seccomp_filters: [0-9]+\\) refuses them outside the boundary too: migrate_pages\\(parent, node 0 to none\\): EPERM" "scratch: ... the evidence"
 is "$(printf '%s\n' "$out" | grep -c ': unproven \[')" 0 "scratch: nothing unproven"
 like "$out" "^# left out: /usr, a system tree of the default \"exec\": not on this machine$" "scratch: explain names /usr left out"
 diag "scratch: $(printf '%s\n' "$out" | grep ': closed \[' | tr '\n' ' ')"

@@ -24,7 +24,7 @@ for who in root nobody; do
 	for c in migrate-pages move-pages; do
 		like "$out" "check $c: closed \\[tier full\\]" "$who: $c closed from above"
 	done
-	like "$out" "evidence: closed from above: the caller's seccomp filter \\(Seccomp: 2, Seccomp_filters: [1-9][0-9]*\\) refuses them outside the boundary too: migrate_pages\\(parent, node 0 to node 0\\): EPERM; migrate_pages\\(0, node 0 to node 0\\): EPERM; inside: " \
+	like "$out" "evidence: closed from above: the caller's seccomp filter \\(Seccomp: 2, Seccomp_filters: [1-9][0-9]*\\) refuses them outside the boundary too: migrate_pages\\(parent, node 0 to none\\): EPERM; migrate_pages\\(0, node 0 to none\\): EPERM; inside: " \
 	    "$who: ... the evidence: the caller's seccomp mode, the attack and the control outside"
 	is "$(printf '%s\n' "$out" | grep -c ': closed \[tier')" 2 "$who: ... those two alone"
 	run $as "$H/abovefilter" all "$P" -j
@@ -38,7 +38,7 @@ for who in root nobody; do
 		like "$out" "check $c: unproven \\[tier full\\]" "$who: $c unproven"
 	done
 	unlike "$out" ": closed \\[" "$who: ... nothing closed"
-	like "$err" "^probe: fatal: tier fs\\+net is below the required full: check migrate-pages: migrate_pages\\(parent, node 0 to node 0\\): EPERM; migrate_pages\\(0, node 0 to node 0\\): EPERM \\(want anything but EPERM\\); not closed from above: outside the boundary migrate_pages\\(parent, node 0 to node 0\\): ok \\(want EPERM, as the control\\)$" \
+	like "$err" "^probe: fatal: tier fs\\+net is below the required full: check migrate-pages: migrate_pages\\(parent, node 0 to none\\): EPERM; migrate_pages\\(0, node 0 to none\\): EPERM \\(want anything but EPERM\\); not closed from above: outside the boundary migrate_pages\\(parent, node 0 to none\\): EINVAL \\(want EPERM, as the control\\)$" \
 	    "$who: ... the reason: outside the boundary the attack went through"
 	run $as "$H/abovefilter" control "$P" -r full -q
 	is "$rc:$out" "1:" "$who: -q: still exit 1"

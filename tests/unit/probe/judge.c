@@ -169,8 +169,8 @@ main(void)
 		is_int(probe_judge(mg, &o, &r), 1, "attack and control refused outside too, under seccomp: closed");
 		is_int(r.above, 1, "closed from above");
 		is_str(r.evidence, "closed from above: the caller's seccomp filter (Seccomp: 2, Seccomp_filters: 1) refuses them outside the boundary too: "
-		    "migrate_pages(parent, node 0 to node 0): EPERM; migrate_pages(0, node 0 to node 0): EPERM; "
-		    "inside: migrate_pages(parent, node 0 to node 0): EPERM; migrate_pages(0, node 0 to node 0): EPERM (want anything but EPERM)",
+		    "migrate_pages(parent, node 0 to none): EPERM; migrate_pages(0, node 0 to none): EPERM; "
+		    "inside: migrate_pages(parent, node 0 to none): EPERM; migrate_pages(0, node 0 to none): EPERM (want anything but EPERM)",
 		    "the evidence: the seccomp mode, outside, inside");
 		o.above.seccomp = 0;
 		is_int(probe_judge(mg, &o, &r), 0, "no seccomp filter above: unproven");
@@ -179,7 +179,7 @@ main(void)
 		o.above.obs.got[0] = 0;
 		is_int(probe_judge(mg, &o, &r), 0, "the attack gets through outside (only the control refused): unproven");
 		is_int(r.above, 0, "not closed");
-		ok(strstr(r.evidence, "not closed from above: outside the boundary migrate_pages(parent, node 0 to node 0): ok (want EPERM, as the control)") != NULL, "and says so");
+		ok(strstr(r.evidence, "not closed from above: outside the boundary migrate_pages(parent, node 0 to none): ok (want EPERM, as the control)") != NULL, "and says so");
 		o.above.obs.got[0] = ENOSYS;
 		is_int(probe_judge(mg, &o, &r), 0, "refused outside another way: unproven");
 		o.above.obs.got[0] = EPERM;

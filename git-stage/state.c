@@ -100,8 +100,10 @@ gs_state_save(const struct gitws *g, const char *store, int holder)
 		} else {
 			memcpy(s, &g->seen.ready, sizeof g->seen.ready);
 			memcpy(s + sizeof g->seen.ready, &g->seen.dev, sizeof g->seen.dev);
-			memcpy(s + sizeof g->seen.ready + sizeof g->seen.dev, g->seen.paths,
-			    g->seen.cap * sizeof *g->seen.paths);
+			/* an empty checkout: no set (paths NULL, cap 0) */
+			if (g->seen.cap > 0)
+				memcpy(s + sizeof g->seen.ready + sizeof g->seen.dev, g->seen.paths,
+				    g->seen.cap * sizeof *g->seen.paths);
 			r = write_file(afd, "seen", s, n);
 			free(s);
 		}

@@ -71,4 +71,24 @@ suite() {
 
 suite root
 suite nobody
+
+# a repository whose only commit is empty: the checkout has no path, so the
+# set of paths seen at the set-up is empty; create saves it and finish
+# imports (the san build's UBSan ended create with 125 here: an empty set
+# copied from a null pointer)
+R=$TMP/empty
+mkdir -p "$R/home/st" "$R/repo"
+chmod 700 "$R/home/st"
+(cd "$R/repo" && G init -q && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m init)
+S=$R/home/st E="env -i PATH=/usr/bin:/bin HOME=$R/home"
+id=0123456789abcdef0123456789abcdef
+run $E "$GS" create --state "$S" --attempt $id "$R/repo"
+is "$rc" 0 "empty checkout: create"
+[ -n "$err" ] && [ "$rc" -ne 0 ] && diag "$err"
+work=$(printf '%s\n' "$out" | sed -n 's/^work //p')
+like "$work" "^$S/git/co/" "empty checkout: ... prints the checkout"
+[ -n "$work" ] && echo agent > "$work/c"
+run $E "$GS" finish --state "$S" --attempt $id
+is "$rc" 0 "empty checkout: finish"
+is "$(cd "$R/repo" && G show corral/01234567:c 2>&1)" agent "empty checkout: ... the agent's file on the branch"
 done_testing

@@ -62,15 +62,15 @@ snapshot(const char *dir, struct argv *cfg)
 	rf_hooks(dir, cfg->v, cfg->n, st.hooks, sizeof st.hooks);
 	if (rf_walk(dir, NULL, (int64_t)t0.tv_sec, t0.tv_nsec, &st) < 0) {
 		msg_fatal_sys("unable to look for files that run code in %s", dir);
-		return EXIT_USAGE;
+		return rf_state_free(&st), EXIT_USAGE;
 	}
 	if (rf_state_format(&st, &out, &len) < 0) {
 		msg_fatal_sys("unable to write the snapshot of %s", dir);
-		return EXIT_USAGE;
+		return rf_state_free(&st), EXIT_USAGE;
 	}
 	if (fd_write_all(1, out, len) < 0) {
 		msg_fatal_sys("unable to write the snapshot of %s to standard output", dir);
-		return EXIT_USAGE;
+		return free(out), rf_state_free(&st), EXIT_USAGE;
 	}
 	free(out);
 	rf_state_free(&st);
@@ -94,16 +94,16 @@ report(const char *dir)
 			char *nb;
 			if (cap >= RF_STATE_MAX) {
 				msg_fatal("the state on standard input is over %d bytes", RF_STATE_MAX);
-				return EXIT_USAGE;
+				return free(buf), EXIT_USAGE;
 			}
 			if ((nb = realloc(buf, cap = cap ? cap * 2 : 65536)) == NULL)
-				return msg_fatal_sys("unable to read the state"), EXIT_USAGE;
+				return msg_fatal_sys("unable to read the state"), free(buf), EXIT_USAGE;
 			buf = nb;
 		}
 		if ((n = read(0, buf + len, cap - len)) < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return msg_fatal_sys("unable to read the state from standard input"), EXIT_USAGE;
+			return msg_fatal_sys("unable to read the state from standard input"), free(buf), EXIT_USAGE;
 		if (n == 0)
 			break;
 		len += (size_t)n;
@@ -111,26 +111,32 @@ report(const char *dir)
 	if (rf_state_parse(buf, len, &old, why, sizeof why) < 0) {
 		msg_fatal("the state on standard input is not a snapshot of runfiles: %s", why);
 		msg_hint("give it what runfiles snapshot %s wrote", dir);
-		return EXIT_USAGE;
+		return free(buf), EXIT_USAGE;
 	}
 	free(buf);
 	memset(&now, 0, sizeof now);
 	memcpy(now.hooks, old.hooks, sizeof now.hooks);
 	if (rf_walk(dir, &old, 0, 0, &now) < 0) {
 		msg_fatal_sys("unable to look for files that run code in %s", dir);
+		k = -1;
+	} else if ((k = rf_compare(&old, &now, &lines)) < 0) {
+		msg_fatal_sys("unable to compare");
+	}
+	if (k < 0) {
+		av_free(&lines);
+		rf_state_free(&old);
+		rf_state_free(&now);
 		return EXIT_USAGE;
 	}
-	if ((k = rf_compare(&old, &now, &lines)) < 0)
-		return msg_fatal_sys("unable to compare"), EXIT_USAGE;
 	for (size_t i = 0; i < lines.n; i++)
 		printf("%s\n", lines.v[i]);
 	if (old.truncated || now.truncated)
 		printf("partial\n");
-	if (fflush(stdout) != 0 || ferror(stdout))
-		return msg_fatal_sys("unable to write to standard output"), EXIT_USAGE;
 	av_free(&lines);
 	rf_state_free(&old);
 	rf_state_free(&now);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return msg_fatal_sys("unable to write to standard output"), EXIT_USAGE;
 	return k > 0 ? 1 : 0;
 }
 
@@ -145,7 +151,7 @@ main(int argc, char **argv)
 	};
 	struct argv cfg = { 0 };
 	const char *cmd = NULL;
-	int c;
+	int c, r;
 
 	msg_init(argv[0]);
 	cmd = av_verb(&argc, &argv);
@@ -153,25 +159,27 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'g': av_push(&cfg, optarg); break;
-		case 'h': fputs(usage_text, stdout); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
-		case 'V': printf("runfiles %s\n", CORRAL_VERSION); return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+		case 'h': fputs(usage_text, stdout); return av_free(&cfg), msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
+		case 'V': printf("runfiles %s\n", CORRAL_VERSION); return av_free(&cfg), msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 		default:
 			msg_badopt(c, argc, argv, NULL);
-			return EXIT_USAGE;
+			return av_free(&cfg), EXIT_USAGE;
 		}
 	}
 	if (cmd == NULL || (strcmp(cmd, "snapshot") != 0 && strcmp(cmd, "report") != 0)) {
 		msg_usage("a command is required: snapshot or report");
 		msg_hint("runfiles --help");
-		return EXIT_USAGE;
+		return av_free(&cfg), EXIT_USAGE;
 	}
 	if (optind + 1 != argc || argv[optind][0] != '/' || (strcmp(cmd, "report") == 0 && cfg.n)) {
 		msg_usage(strcmp(cmd, "report") == 0 ? "report DIR < STATE (DIR absolute)" :
 		    "snapshot [--git-config FILE]... DIR (DIR absolute)");
 		msg_hint("runfiles --help");
-		return EXIT_USAGE;
+		return av_free(&cfg), EXIT_USAGE;
 	}
 	if (cfg.err)
-		return msg_fatal("out of memory"), EXIT_USAGE;
-	return strcmp(cmd, "snapshot") == 0 ? snapshot(argv[optind], &cfg) : report(argv[optind]);
+		return av_free(&cfg), msg_fatal("out of memory"), EXIT_USAGE;
+	r = strcmp(cmd, "snapshot") == 0 ? snapshot(argv[optind], &cfg) : report(argv[optind]);
+	av_free(&cfg);
+	return r;
 }

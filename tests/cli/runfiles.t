@@ -101,6 +101,14 @@ runfiles: hint: give it what runfiles snapshot $W wrote" "$who: a state with an 
 	head -c 40 "$B/state" > "$B/cut"
 	run $AS "$RF" report "$W" < "$B/cut"
 	like "$rc:$err" "^2:runfiles: fatal: the state on standard input is not a snapshot of runfiles: line 2: no end of line" "$who: a state cut short: refused"
+	# with the git configs to read (as corral run passes them): exit 0, the
+	# state whole (the san build's LeakSanitizer ended it with 1, so corral
+	# run warned "unable to look for files that run code": the list of
+	# configs was never freed)
+	printf '[core]\n' > "$B/gitconfig"
+	run $AS "$RF" snapshot --git-config="$B/gitconfig" "$W"
+	is "$rc:$err" "0:" "$who: snapshot --git-config: exit 0, nothing said"
+	is "$(printf '%s\n' "$out" | sed -n '1p;$p' | tr '\n' '|')" "corral-runfiles 1|end|" "$who: ... the state whole"
 }
 
 suite root

@@ -42,8 +42,8 @@ hex_ok(const char *s, size_t min, size_t max)
 	return i >= min && i <= max;
 }
 
-/* A killed server may leave git's lock files; the store lock is held, so
- * no git of ours is running on this repository. */
+/* A killed server may leave git's lock files; the session's lock is held
+ * (sess_lock), so no git of ours is running on this repository. */
 static void
 unlock_stale(struct sess *ss)
 {

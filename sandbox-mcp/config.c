@@ -37,6 +37,7 @@ static const struct key KEYS[] = {
 	{ "bash_timeout_ms", K_INT, O(bash_timeout_ms), 1, 86400000 },
 	{ "max_workspace_mb", K_INT, O(max_workspace_mb), 1, 1 << 20 },
 	{ "max_sessions", K_INT, O(max_sessions), 1, 4096 },
+	{ "max_concurrent_calls", K_INT, O(max_concurrent_calls), 1, 64 },
 	{ "max_processes", K_INT, O(max_processes), 0, 4194304 },
 	{ "max_memory_mb", K_INT, O(max_memory_mb), 0, 1 << 24 },
 	{ "max_checkpoints", K_INT, O(max_checkpoints), 1, 100000 },
@@ -69,6 +70,7 @@ config_defaults(struct config *c)
 	c->bash_timeout_ms = 30000;
 	c->max_workspace_mb = 512;
 	c->max_sessions = 16;
+	c->max_concurrent_calls = 8;
 	c->max_processes = 1024;
 	c->max_memory_mb = 4096;
 	c->max_checkpoints = 100;

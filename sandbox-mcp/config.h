@@ -35,6 +35,7 @@ struct config {
 	int64_t fetch_timeout_ms, connect_timeout_ms, package_install_timeout_ms, bash_timeout_ms;
 	int64_t max_workspace_mb, max_sessions, max_checkpoints, session_idle_timeout_secs;
 	int64_t max_processes, max_memory_mb;	/* each command's tree (0: unbounded) */
+	int64_t max_concurrent_calls;		/* --listen: tool calls running at once */
 	int package_install_enabled, snapshot_on_close;
 	struct cfg_ports package_install_allow_loopback;	/* loopback ports an install may reach */
 	/* where it came from */

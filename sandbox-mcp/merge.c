@@ -1,7 +1,7 @@
 /* session_merge: files of another session's checkpoint laid over this
  * session's workspace, as a new checkpoint. Git does it as data, in the
  * history's own index (nothing else of the engine uses it, and every call
- * holds the store's lock): the source's line is fetched, the index made
+ * on a session holds the session's lock): the source's line is fetched, the index made
  * this session's latest checkpoint, the source's entries (all, or the
  * keys) written over it, and the tree that gives checked out the way a
  * rollback is (bounded by max_workspace_mb). I/O. */

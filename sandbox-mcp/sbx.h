@@ -2,8 +2,12 @@
  * tool calling convention, and the store's layout.
  *
  *   STORE/                 0700
- *     .lock                flock(2), held for the whole of every tool call
+ *     .lock                flock(2), taken by every tool call; a long call on
+ *                          one session (session_bash, session_package_install,
+ *                          session_extract_text, session_fetch's transfer)
+ *                          gives it up once it holds its session's lock
  *     sessions/ID/         0700, one per session (ID: 16 lowercase hex)
+ *       lock               flock(2), held by the call working on the session
  *       meta.json          id, label, created, parent (written by the server only)
  *       used               its mtime is the last call's time (idle reaper)
  *       workspace/         the agent's files (what session_bash may write)
@@ -43,6 +47,9 @@ struct sbx {
 	 * the stdio client's, or the HTTP session's; never shared between
 	 * connections, never in the store */
 	char *cur;
+	int store_locked;		/* this call holds lockfd */
+	int store_release;		/* this call's tool gives the store's lock up
+					   once its session is locked (sess_pick) */
 };
 
 /* A tool call's arguments: token obj (an object) in js, or obj -1. */

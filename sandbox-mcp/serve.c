@@ -133,17 +133,26 @@ call(struct sbx *s, struct buf *out, const struct rpc_msg *m)
 			error(out, m, RPC_INVALID_PARAMS, msg);
 			return;
 		}
-	/* one call at a time per store, across servers */
+	/* the store's lock, across servers and workers: one call at a time
+	 * works on the store, one at a time on a session (sess_pick); a long
+	 * call on its own session gives the store's up once it holds that */
 	while (flock(s->lockfd, LOCK_EX) < 0 && errno == EINTR)
 		;
+	s->store_locked = 1;
 	if (serve_prepare(s, err, sizeof err) < 0) {
 		rc = -1;
 	} else {
+		/* long, and on their own session only */
+		s->store_release = strcmp(name, "session_bash") == 0 || strcmp(name, "session_package_install") == 0 ||
+		    strcmp(name, "session_extract_text") == 0;
 		jw_open(&w, '{');
 		rc = t->fn(s, &a, &w, err, sizeof err);
 		jw_close(&w, '}');
+		s->store_release = 0;
 	}
-	flock(s->lockfd, LOCK_UN);
+	if (s->store_locked)
+		flock(s->lockfd, LOCK_UN);
+	s->store_locked = 0;
 	if (rc < 0) {
 		char msg[SBX_ERR_MAX + 64];
 		int n = snprintf(msg, sizeof msg, "sandbox-mcp: %s: %s", name, err[0] ? err : "failed");

@@ -1,7 +1,8 @@
 /* serve: MCP over stdio (newline-delimited JSON-RPC), 2025-11-25 with
  * initialize and 2026-07-28 without (server/discover, _meta), as mcp-proxy
- * speaks them. Every tools/call runs under the store lock with the
- * configuration read fresh. I/O. */
+ * speaks them. Every tools/call takes the store's lock (and the lock of
+ * the session it works on, sess_pick) with the configuration read fresh;
+ * over stdio one at a time, over HTTP each in a worker (http.h). I/O. */
 #ifndef SBX_SERVE_H
 #define SBX_SERVE_H
 #include "rpc.h"

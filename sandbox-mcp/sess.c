@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,6 +55,9 @@ sess_release(struct sess *ss)
 	if (ss->picked && ss->dirfd >= 0)
 		sess_touch(ss);
 	ss->picked = 0;
+	if (ss->locked)
+		close(ss->lockfd);	/* the lock goes with the descriptor */
+	ss->locked = 0;
 	if (ss->dirfd >= 0)
 		close(ss->dirfd);
 	if (ss->wsfd >= 0)
@@ -114,7 +118,7 @@ sess_touch(struct sess *ss)
 	return 0;
 }
 
-/* Leftover temporary files of a killed server. */
+/* Leftover temporary files of a killed call (the session's lock held). */
 static void
 clean_stage(struct sess *ss)
 {
@@ -172,7 +176,6 @@ sess_open(struct sbx *s, const char *id, struct sess *ss, char *err, size_t errn
 	    snprintf(ss->tmp, sizeof ss->tmp, "%s/tmp", ss->dir) < 0 ||
 	    snprintf(ss->git, sizeof ss->git, "%s/history.git", ss->dir) < 0)
 		return sess_release(ss), sbx_err(err, errn, "the store's path is too long");
-	clean_stage(ss);
 	return 0;
 }
 
@@ -193,6 +196,53 @@ sess_set_current(struct sbx *s, const char *id)
 	return 0;
 }
 
+static void
+store_lock(struct sbx *s, int on)
+{
+	while (flock(s->lockfd, on ? LOCK_EX : LOCK_UN) < 0 && errno == EINTR)
+		;
+	s->store_locked = on;
+}
+
+int
+sess_lock(struct sbx *s, struct sess *ss, int wait, char *err, size_t errn)
+{
+	struct stat st;
+	int fd, relock = 0;
+
+	if (ss->locked)
+		return 0;
+	fd = openat(ss->dirfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return sbx_err(err, errn, "session %s: unable to open its lock: %s", ss->id, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			close(fd);
+			return sbx_err(err, errn, "session %s: unable to lock: %s", ss->id, strerror(errno));
+		}
+		if (!wait)
+			return close(fd), 1;
+		/* another call works on it: wait for it without the store */
+		if (s->store_locked) {
+			store_lock(s, 0);
+			relock = 1;
+		}
+		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+		if (relock)
+			store_lock(s, 1);
+		/* closed (removed) while this call waited */
+		if (fstat(ss->dirfd, &st) < 0 || st.st_nlink == 0) {
+			close(fd);
+			return sbx_err(err, errn, "session %s was closed while this call waited for it", ss->id);
+		}
+	}
+	ss->lockfd = fd;
+	ss->locked = 1;
+	clean_stage(ss);	/* no call works on it: what is there, a killed one left */
+	return 0;
+}
+
 int
 sess_pick(struct sbx *s, const struct targs *a, struct sess *ss, char *err, size_t errn)
 {
@@ -208,8 +258,14 @@ sess_pick(struct sbx *s, const struct targs *a, struct sess *ss, char *err, size
 	}
 	if (sess_open(s, id, ss, err, errn) < 0)
 		return -1;
+	if (sess_lock(s, ss, 1, err, errn) < 0) {
+		sess_release(ss);
+		return -1;
+	}
 	sess_touch(ss);
 	ss->picked = 1;
+	if (s->store_release && s->store_locked)
+		store_lock(s, 0);	/* its own session only from here */
 	return 0;
 }
 

@@ -120,9 +120,13 @@ tool_session_close(struct sbx *s, const struct targs *a, struct jw *out, char *e
 		sess_release(&ss);
 		return -1;
 	}
-	sess_release(&ss);
-	if (sess_remove(s, ss.id, err, errn) < 0)
+	/* removed under its lock: a call waiting for it then says it is gone */
+	if (sess_remove(s, ss.id, err, errn) < 0) {
+		sess_release(&ss);
 		return -1;
+	}
+	ss.picked = 0;
+	sess_release(&ss);
 	jw_key(out, "session_id");
 	jw_str(out, ss.id);
 	jw_key(out, "closed");

@@ -284,20 +284,25 @@ snap_reap_idle(struct sbx *s)
 	n = sess_ids(s, ids, 4096);
 	for (int i = 0; i < n; i++) {
 		struct sess ss;
+		struct stat st;
 		if (sess_open(s, ids[i], &ss, err, sizeof err) < 0)
 			continue;
-		if (now - ss.used > s->cfg.session_idle_timeout_secs) {
-			if (s->cfg.snapshot_on_close && snap_take(s, &ss, NULL, NULL, 0, err, sizeof err) < 0) {
-				fprintf(stderr, "sandbox-mcp: warning: session %s idle, not closed: %s\n", ss.id, err);
-				sess_release(&ss);
-				continue;
-			}
+		/* a call in flight holds its session's lock: never reaped under it,
+		 * and its end (the release's touch) read after the lock is had */
+		if (now - ss.used <= s->cfg.session_idle_timeout_secs || sess_lock(s, &ss, 0, err, sizeof err) != 0 ||
+		    (fstatat(ss.dirfd, "used", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    now - st.st_mtim.tv_sec <= s->cfg.session_idle_timeout_secs)) {
 			sess_release(&ss);
-			if (sess_remove(s, ids[i], err, sizeof err) == 0)
-				closed++;
 			continue;
 		}
-		sess_release(&ss);
+		if (s->cfg.snapshot_on_close && snap_take(s, &ss, NULL, NULL, 0, err, sizeof err) < 0) {
+			fprintf(stderr, "sandbox-mcp: warning: session %s idle, not closed: %s\n", ss.id, err);
+			sess_release(&ss);
+			continue;
+		}
+		if (sess_remove(s, ids[i], err, sizeof err) == 0)
+			closed++;
+		sess_release(&ss);	/* the lock held until it is gone */
 	}
 	free(ids);
 	return closed;

@@ -51,13 +51,16 @@ struct wans {
 static struct hwork wk[HTTP_WORKERS_MAX];
 static struct hconn conns[HTTP_CONN_MAX];
 static int listen_fd = -1;
+static char *listen_token;	/* main's; a worker wipes its copy */
 
 /* In a worker: none of the listener's descriptors (a command it starts
- * gets none either way: all are O_CLOEXEC). */
+ * gets none either way: all are O_CLOEXEC), nor the listen token. */
 static void
 http_close_fds(void)
 {
 	close(listen_fd);
+	if (listen_token)
+		explicit_bzero(listen_token, strlen(listen_token));	/* no call needs it */
 	for (int i = 0; i < HTTP_CONN_MAX; i++)
 		if (conns[i].fd >= 0)
 			close(conns[i].fd);
@@ -525,7 +528,7 @@ build(int lfd, struct hconn *c, struct pollfd *pf, int *np, int *at)
 }
 
 int
-serve_http(struct sbx *s, int lfd, int port, const char *token)
+serve_http(struct sbx *s, int lfd, int port, char *token)
 {
 	struct hconn *c = conns;
 	struct httpd_endpoint ep = { port, token, SERVE_LINE_MAX };
@@ -538,6 +541,7 @@ serve_http(struct sbx *s, int lfd, int port, const char *token)
 	for (int i = 0; i < HTTP_CONN_MAX; i++)
 		c[i].fd = -1;
 	listen_fd = lfd;
+	listen_token = token;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns */
 	sigaction(SIGTERM, &sa, NULL);

@@ -17,8 +17,9 @@ enum { HTTP_CONN_MAX = 64, HTTP_IDLE_MS = 30000, HTTP_WORKERS_MAX = 64, SBX_RPC_
 /* Parse ADDR:PORT for --listen: 127.0.0.1 or localhost only, PORT 0-65535
  * (0: the kernel picks). Pure. -1 with a reason in err. */
 int http_listen_arg(const char *arg, int *port, char *err, size_t errn);
-/* Serve on listener lfd (bound to port) until SIGTERM, SIGINT or SIGHUP.
+/* Serve on listener lfd (bound to port) until SIGTERM, SIGINT or SIGHUP
+ * (token: the bearer token, wiped in each worker).
  * Returns 0, or -1 with errno when the listener fails. */
-int serve_http(struct sbx *s, int lfd, int port, const char *token);
+int serve_http(struct sbx *s, int lfd, int port, char *token);
 
 #endif

@@ -57,6 +57,13 @@
 #include "seccomp_util.h"
 
 
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)	/* Linux 6.6 */
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
 struct broker {
 	const struct sb_policy *p;
 	int abi;
@@ -389,6 +396,12 @@ take_listener(pid_t confine, int sock)
 		fd = (int)syscall(SYS_pidfd_getfd, pidfd, n, 0);
 		close(pidfd);
 	}
+	/* The caller waits for each answer: the kernel then switches to
+	 * the broker on the caller's CPU and back, rather than waking one on
+	 * another CPU that spins on the listener's lock (Linux 6.6; older
+	 * kernels refuse the flag and wake as before). */
+	if (fd >= 0)
+		(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	if (fd >= 0 && write(sock, "k", 1) != 1) {
 		close(fd);
 		fd = -1;

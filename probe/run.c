@@ -364,11 +364,15 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 		used += k[c].want / sizeof report[0];
 	}
 	vm = sharing_child();
-	for (c = 0; c < n; c++) {
+	/* The forks first: they copy this process. The last child first:
+	 * egress's (checks.c) is the long pole, its sandbox forks a broker,
+	 * hands it the listener and asks it at each connect, so it is
+	 * started before the others rather than a fork later. */
+	for (c = n - 1; c >= 0; c--) {
 		k[c].fn = child;
 		k[c].child = c;
 		k[c].ctx = ctx;
-		if (c != vm)	/* the forks first: they copy this process */
+		if (c != vm)
 			start(&k[c], 0);
 	}
 	if (vm >= 0) {

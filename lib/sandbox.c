@@ -213,6 +213,9 @@ sb_check(const struct sb_policy *p, struct sb_error *e)
 	if (p->listeners_fd >= 0 && !p->ipfilter)
 		return sb_fail(e, SB_E_POLICY, EINVAL, "add --filter-ip (or --no-remote)",
 		    "--listeners records what the IP broker serves: it needs --filter-ip");
+	if (p->keep_all && (p->nunix || p->ipfilter || p->own || p->refusals_fd >= 0 || p->listeners_fd >= 0))
+		return sb_fail(e, SB_E_POLICY, EINVAL, NULL,
+		    "keeping every descriptor open conflicts with a broker and its records");
 	if (p->nloopback > SB_MAX_LOOPBACK)
 		return sb_fail(e, SB_E_POLICY, EINVAL, NULL, "policy lists exceed their bounds");
 	if (p->net == SB_NET_PORTS && abi < sb_feature_abi(SB_F_NET))
@@ -447,8 +450,13 @@ fail:
 	return -1;
 }
 
+/* noexec: the bounding set is left as it is. It bounds only what an
+ * execve could give (and what capset could add to the inheritable set,
+ * which needs a permitted capability, all gone here): with exec refused
+ * by seccomp for good, emptying it one capability at a time (a credential
+ * change each, about 0.08 ms as root) protects nothing. */
 static int
-drop_caps(struct sb_error *e)
+drop_caps(struct sb_error *e, int noexec)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
@@ -459,7 +467,7 @@ drop_caps(struct sb_error *e)
 		return sb_fail(e, SB_E_SYS, errno, NULL, "capget: %s", strerror(errno));
 	have_setpcap = !!(d[0].effective & (1u << CAP_SETPCAP));
 	if (have_setpcap) {
-		for (c = 0; c < 64; c++)
+		for (c = 0; c < 64 && !noexec; c++)
 			if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0) {
 				if (errno == EINVAL)
 					break;
@@ -515,10 +523,10 @@ sb_apply(const struct sb_policy *p, struct sb_error *e)
 	keep[nkeep++] = rfd;
 	if (notify_sock >= 0)
 		keep[nkeep++] = notify_sock;
-	if (fd_close_from(3, keep, nkeep) != 0)
+	if (!p->keep_all && fd_close_from(3, keep, nkeep) != 0)
 		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to close inherited descriptors: %s",
 		    strerror(errno));
-	if (drop_caps(e) != 0)
+	if (drop_caps(e, p->noexec) != 0)
 		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to set no_new_privs: %s",

@@ -30,7 +30,8 @@
  *     unless scope is off;
  *   - no_new_privs;
  *   - every capability dropped: bounding (when CAP_SETPCAP allows it; without
- *     it no_new_privs keeps exec from gaining any), ambient, inheritable,
+ *     it no_new_privs keeps exec from gaining any; not with noexec, where no
+ *     exec follows for it to bound), ambient, inheritable,
  *     permitted, effective; for root also SECBIT_NOROOT (locked);
  *   - RLIMIT_CORE 0;
  *   - a seccomp filter (native arch only, any other arch is killed):
@@ -45,6 +46,7 @@
  *           0) go to the
  *           broker, which serves /dev/shm/NAME and continues every other
  *           (lib/sandbox_shm.c)
+ *       noexec: execve, execveat              -> EPERM
  *       io_uring_setup, _enter, _register     -> ENOSYS
  *       keyctl, add_key, request_key          -> ENOSYS (keyrings are shared
  *                                                with the runner)
@@ -95,7 +97,7 @@
  *           namespace could give). Every other namespace needs
  *           CAP_SYS_ADMIN, which is gone.
  *   - every descriptor >= 3 closed except keep_fd[] (refusals_fd too: only
- *     the broker keeps it, see lib/sandbox_refusal.c).
+ *     the broker keeps it, see lib/sandbox_refusal.c); with keep_all none.
  *
  * Errnos seen inside (what probe checks): Landlock denials are EACCES (file
  * access, TCP connect/bind); scoping gives EPERM (kill() of a process
@@ -217,6 +219,13 @@ struct sb_policy {
 					   program runs. -1: none */
 	const char *loopback_from;	/* a file of such records: the addresses
 					   there count as the program's own */
+	int keep_all;			/* 1: every descriptor left open, none
+					   closed (lib/selfnarrow keeps what it
+					   holds); not with a broker, refusals_fd
+					   or listeners_fd */
+	int noexec;			/* 1: execve and execveat -> EPERM, in the
+					   same filter (lib/selfnarrow: a program
+					   that narrows itself runs nothing) */
 };
 
 /* sb_policy.own */

@@ -259,6 +259,12 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 	sf_jge(f, 0x40000000, L_ENOSYS, 0);	/* x32 syscalls */
 #endif
 	sf_jeq(f, __NR_ioctl, L_IOCTL, 0);
+	if (p->noexec) {
+		/* lib/selfnarrow: one filter, not a second one on top (each
+		 * filter is compiled and run on every system call) */
+		sf_jeq(f, __NR_execve, L_EPERM, 0);
+		sf_jeq(f, __NR_execveat, L_EPERM, 0);
+	}
 	sf_jeq(f, __NR_io_uring_setup, L_ENOSYS, 0);
 	sf_jeq(f, __NR_io_uring_enter, L_ENOSYS, 0);
 	sf_jeq(f, __NR_io_uring_register, L_ENOSYS, 0);

@@ -62,6 +62,13 @@ main(void)
 	p.own = SB_OWN_PTY | SB_OWN_UNIX | SB_OWN_SHM;
 	is_int(sb_seccomp_build(&p, &f), 0, "ports + unix + filter-ip + own-pty, -unix, -shm assembles");
 	ok(f.n < SF_MAX, "... within bounds (%zu)", f.n);
+	p.noexec = 1;
+	is_int(sb_seccomp_build(&p, &f), 0, "... with exec refused (lib/selfnarrow) assembles");
+	ok(f.n < SF_MAX, "... within bounds (%zu)", f.n);
+	sb_policy_init(&p);
+	p.net = SB_NET_NONE;
+	p.noexec = 1;
+	is_int(sb_seccomp_build(&p, &f), 0, "selfnarrow's filter (no network, no exec) assembles: one filter (%zu)", f.n);
 
 	sf_init(&f);
 	sf_jeq(&f, 1, 5, 0);

@@ -382,6 +382,33 @@ trust_stat(const struct gitws *g, int afd, const struct gitcall *gc, const struc
 	return future(g, afd);
 }
 
+/* A dependency directory left out of git add: D and everything beneath
+ * it, as two wildcard pathspecs matching exactly that (each character
+ * git would read as a wildcard escaped, and the first escaped always).
+ * A literal pathspec equal to an ignored path makes git add name it
+ * ("The following paths are ignored ... hint: Use -f") even in an
+ * exclude, and exit 1: git compares every pathspec's part before its
+ * first wildcard with the ignored path, and here that part is empty. */
+static void
+dep_exclude(struct argv *add, const char *d)
+{
+	char e[PATH_MAX * 2 + 8];
+	size_t n = 0;
+
+	for (const char *c = d; *c; c++) {
+		if (n + 3 >= sizeof e) {
+			av_pushf(add, ":(exclude,literal)%s", d);	/* never cut short */
+			return;
+		}
+		if (c == d || strchr("*?[]\\", *c))
+			e[n++] = '\\';
+		e[n++] = *c;
+	}
+	e[n] = '\0';
+	av_pushf(add, ":(exclude)%s", e);
+	av_pushf(add, ":(exclude)%s/*", e);
+}
+
 /* The files the agent left over the starting index: a tree (objects into
  * objdir: NULL, the real repository's). The user's dependency directories
  * linked into the checkout, and whatever the agent put in their place, are
@@ -422,7 +449,7 @@ files_tree(const struct gitws *g, int afd, const char *tip, const char *objdir, 
 	av_push(&add, "--");
 	av_push(&add, ".");
 	for (size_t i = 0; i < g->deplinks.n; i++)
-		av_pushf(&add, ":(exclude,literal)%s", g->deplinks.v[i]);
+		dep_exclude(&add, g->deplinks.v[i]);
 	if (add.err) {
 		av_free(&add);
 		return msg_say(why, whyn, "out of memory");

@@ -569,6 +569,8 @@ gitws_release(struct gitws *g, int keep)
 		close(g->lockfd);
 	g->lockfd = 0;
 	g->work[0] = '\0';
+	/* the slot is free: its holder may end now, beside what follows */
+	gs_released(g);
 	store[strlen(store) - 4] = '\0';
 	gitws_trash_reap(store);
 }

@@ -70,8 +70,12 @@ int gs_state_load(struct gitws *g, char *store, const char *dir, int *holder, ch
  * g->dir, or g->dir gone) or the caller (the process that ran create)
  * ends. Its pid, or -1 with errno; g->lockfd is closed here either way. */
 int gs_hold(struct gitws *g, int caller);
-/* Mark the attempt released and wait (bounded) for its holder to end. */
-void gs_unhold(const struct gitws *g, int holder, int pidfd);
+/* Mark the attempt released (the file "released" in g->dir): its holder
+ * ends. gitws_release marks it as soon as the checkout's slot is free, so
+ * that the holder's end overlaps what follows. */
+void gs_released(const struct gitws *g);
+/* Wait (bounded) for the holder to end: pidfd from gs_pidfd. */
+void gs_unhold(int pidfd);
 /* A descriptor to wait for pid's end (pidfd), or -1. */
 int gs_pidfd(int pid);
 

@@ -94,19 +94,23 @@ fail:
 }
 
 void
-gs_unhold(const struct gitws *g, int holder, int pidfd)
+gs_released(const struct gitws *g)
 {
 	char p[PATH_MAX + 16];
 	int fd;
 
-	if ((size_t)snprintf(p, sizeof p, "%s/released", g->dir) < sizeof p &&
+	if (g->dir[0] && (size_t)snprintf(p, sizeof p, "%s/released", g->dir) < sizeof p &&
 	    (fd = open(p, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) >= 0)
 		close(fd);
+}
+
+void
+gs_unhold(int pidfd)
+{
 	if (pidfd >= 0) {
 		/* bounded: a holder that does not end only keeps a slot */
 		struct pollfd pf = { pidfd, POLLIN, 0 };
 		while (poll(&pf, 1, 10000) < 0 && errno == EINTR)
 			;
 	}
-	(void)holder;
 }

@@ -38,7 +38,8 @@ usage(int fd)
 	    "       git-stage -h | --help | --version\n"
 	    "create makes the attempt repository and checkout of the repository whose top\n"
 	    "is WORKSPACE and prints \"work PATH\" (the checkout), \"cwd PATH\" (where the\n"
-	    "agent starts) and \"dep PATH\" (each dependency directory linked in); what\n"
+	    "agent starts), \"dep PATH\" (each dependency directory linked in) and\n"
+	    "\"holder PID\" (the process keeping the checkout's slot); what\n"
 	    "finish needs stays in DIR/git/ID. finish narrows itself (Landlock: it writes\n"
 	    "only DIR/git/ID, the checkout's slot and the repository's objects, refs and\n"
 	    "logs), then imports the agent's work as data onto a corral/ branch. discard\n"
@@ -125,6 +126,8 @@ create(struct gsopts *o)
 	for (size_t i = 0; i < g.deplinks.n; i++)
 		if (line("dep", g.deplinks.v[i]) < 0)
 			return EXIT_USAGE;
+	if (holder > 0)
+		printf("holder %d\n", holder);
 	return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
 }
 
@@ -204,9 +207,13 @@ finish(const struct gsopts *o, int import)
 	} else {
 		gitws_release(&g, 0);
 	}
-	gs_unhold(&g, holder, pidfd);
+	/* released (again: the import may have ended before its release),
+	 * the attempt's directory removed, then the holder waited for: it
+	 * ends meanwhile */
+	gs_released(&g);
 	if (r == 0 && rmtree_at(AT_FDCWD, g.dir) < 0)
 		msg_warn("git: unable to remove %s: %s", g.dir, strerror(errno));
+	gs_unhold(pidfd);
 	gitws_free(&g);
 	return r > 0 ? EXIT_NO : 0;
 }

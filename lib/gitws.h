@@ -39,6 +39,8 @@ struct gitws {
 	struct argv deplinks;	/* the user's dependency directories linked into
 				   the checkout (relative paths) */
 	int lockfd;		/* worktree: the checkout's slot, held (-1: none) */
+	int holder;		/* corral: git-stage create's "holder" (0: none),
+				   corral's child once create has exited */
 	struct timespec t0;	/* when the attempt was set up */
 	struct argv nested;	/* in-place: the nested repositories before (gitnested.c) */
 	struct gitseen seen;	/* worktree: the checkout at the end of the set-up */

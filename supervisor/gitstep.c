@@ -166,6 +166,8 @@ gitstep_begin(struct plan *pl, const char *attempt, char **senv)
 			snprintf(pl->agent_ws, sizeof pl->agent_ws, "%s", l + 4);
 		else if (strncmp(l, "dep ", 4) == 0)
 			av_push(&g->deplinks, l + 4);
+		else if (strncmp(l, "holder ", 7) == 0)
+			g->holder = atoi(l + 7);
 	}
 	if (!g->work[0] || g->deplinks.err) {
 		msg_fatal("git-stage create printed no checkout: nothing was started");
@@ -173,6 +175,19 @@ gitstep_begin(struct plan *pl, const char *attempt, char **senv)
 		return -1;
 	}
 	return 0;
+}
+
+/* The holder, reparented to corral (a child subreaper) when create
+ * exited: finish and discard wait (bounded) for its end, so it is reaped
+ * here at once instead of staying a zombie until corral exits. Only a
+ * child of corral's is ever reaped (waitpid refuses any other pid). */
+static void
+reap_holder(struct gitws *g)
+{
+	if (g->holder > 0)
+		while (waitpid(g->holder, NULL, WNOHANG) < 0 && errno == EINTR)
+			;
+	g->holder = 0;
 }
 
 int
@@ -187,6 +202,7 @@ gitstep_end(struct plan *pl, const char *attempt, char **senv)
 	ws = gitstep_argv(pl, 1, &a) < 0 ? -1 : spawn_wait(a.v, senv, NULL, 0);
 	av_free(&a);
 	pl->gw.dir[0] = '\0';
+	reap_holder(&pl->gw);
 	if (ws < 0)
 		return msg_warn_sys("git: unable to run git-stage finish"), -1;
 	return wait_code(ws) == 0 ? 0 : -1;
@@ -203,6 +219,7 @@ gitstep_discard(struct plan *pl, char **senv)
 		(void)spawn_wait(a.v, senv, NULL, 0);
 	av_free(&a);
 	pl->gw.dir[0] = '\0';
+	reap_holder(&pl->gw);
 }
 
 void

@@ -64,6 +64,39 @@ suite() {
 	is "$rc" 0 "$who: discard"
 	status_ok "$([ ! -e "$S/git/$id3" ]; echo $?)" "$who: ... the attempt's directory removed"
 	is "$(cd "$B/repo" && G for-each-ref 'refs/heads/corral/*' | wc -l)" 1 "$who: ... no branch made"
+	# an ignored dependency directory linked in (--dep): finish leaves it
+	# out of the import without git add's "paths are ignored ... Use -f"
+	# noise; the agent's own directory in its place, un-ignored, stays
+	# out too
+	D=$B/dep
+	mkdir -p "$D/node_modules/pkg"
+	echo pkg > "$D/node_modules/pkg/index.js"
+	echo node_modules > "$D/.gitignore"
+	(cd "$D" && G init -q && git add .gitignore && git -c user.name=t -c user.email=t@t commit -q -m init)
+	[ "$who" = nobody ] && chown -R nobody:nogroup "$D"
+	id4=44444444555555556666666677777777
+	run $AS $E "$GS" create --state "$S" --attempt $id4 --dep node_modules "$D"
+	is "$(printf '%s\n' "$out" | grep -c '^dep node_modules$')" 1 "$who: create --dep: the ignored node_modules linked in"
+	hp=$(printf '%s\n' "$out" | sed -n 's/^holder //p')
+	status_ok "$(kill -0 "$hp" 2>/dev/null; echo $?)" "$who: ... and its holder named (holder PID), alive"
+	work=$(printf '%s\n' "$out" | sed -n 's/^work //p')
+	echo agent > "$work/c"
+	[ "$who" = nobody ] && chown -R nobody:nogroup "$work"
+	run $AS $E "$GS" finish --state "$S" --attempt $id4
+	is "$rc" 0 "$who: finish with an ignored dependency linked in"
+	unlike "$err" "ignored|Use -f" "$who: ... no git add noise about ignored paths"
+	is "$(cd "$D" && G ls-tree -r --name-only corral/44444444 | tr '\n' ' ')" ".gitignore c " "$who: ... the agent's file imported, the dependency not"
+	# control: the literal exclude finish used before makes git say it
+	(cd "$D" && G add -A --ignore-errors -- . ':(exclude,literal)node_modules' 2>"$B/noise"; G reset -q)
+	like "$(cat "$B/noise")" "ignored by one of your .gitignore files" "$who: control: git add with a literal exclude of the ignored path is noisy"
+	id5=55555555666666667777777788888888
+	run $AS $E "$GS" create --state "$S" --attempt $id5 --dep node_modules "$D"
+	work=$(printf '%s\n' "$out" | sed -n 's/^work //p')
+	rm "$work/node_modules" && mkdir -p "$work/node_modules/own" && echo own > "$work/node_modules/own/x.js"
+	: > "$work/.gitignore"
+	[ "$who" = nobody ] && chown -R nobody:nogroup "$work"
+	run $AS $E "$GS" finish --state "$S" --attempt $id5
+	is "$(cd "$D" && G ls-tree -r --name-only corral/55555555 | tr '\n' ' ')" ".gitignore " "$who: its own install in place of the link, un-ignored: still left out"
 	# usage
 	run "$GS" finish --state "$S"
 	is "$rc:$err" "2:git-stage: usage: finish needs --state (an absolute directory) and --attempt (an id)" "$who: finish without --attempt: usage (2)"

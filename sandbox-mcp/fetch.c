@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -476,7 +475,7 @@ tool_session_fetch(struct sbx *s, const struct targs *a, struct jw *out, char *e
 	char *body = NULL;
 	size_t bodyn = 0;
 	long status = 0;
-	int rc = -1, made, locked = 1, want_assets = -1, show = 0, is_html;
+	int rc = -1, made, want_assets = -1, show = 0, is_html;
 
 	if (arg_str(a, "url", 1, url, sizeof url, err, errn) < 0 ||
 	    arg_str(a, "method", 0, method, sizeof method, err, errn) < 0 ||
@@ -505,14 +504,12 @@ tool_session_fetch(struct sbx *s, const struct targs *a, struct jw *out, char *e
 	if ((save[0] && ws_path_check(save, err, errn) < 0) || headers(a, &hl, err, errn) < 0)
 		goto out;
 	strcpy(asked, url);
-	/* the session must be there before anything is sent; the transfers
-	 * themselves run without the store's lock, so a slow or stalled server
-	 * holds up no other call (the session is picked again after them) */
+	/* the session must be there before anything is sent; it stays locked
+	 * through the transfers (the idle reaper passes it), while the store's
+	 * lock is given up (serve.c: store_release), so a slow or stalled
+	 * server holds up no other session's call */
 	if (sess_pick(s, a, &ss, err, errn) < 0)
 		goto out;
-	sess_release(&ss);
-	flock(s->lockfd, LOCK_UN);
-	locked = 0;
 	jw_key(out, "redirects");
 	jw_open(out, '[');
 	if (follow(s, url, sizeof url, method, &body, &bodyn, hl, &x, FETCH_MAX, 0, &status, out, err, errn) < 0)
@@ -578,11 +575,6 @@ tool_session_fetch(struct sbx *s, const struct targs *a, struct jw *out, char *e
 		c.data[c.n] = m.b.p;
 		c.lens[c.n] = m.b.len;
 	}
-	while (flock(s->lockfd, LOCK_EX) < 0 && errno == EINTR)
-		;
-	locked = 1;
-	if (sess_pick(s, a, &ss, err, errn) < 0)
-		goto out;
 	jw_key(out, "url");
 	jw_str(out, url);
 	jw_key(out, "status");
@@ -643,8 +635,6 @@ tool_session_fetch(struct sbx *s, const struct targs *a, struct jw *out, char *e
 	jw_str(out, id);
 	rc = 0;
 out:
-	while (!locked && flock(s->lockfd, LOCK_EX) < 0 && errno == EINTR)
-		;
 	for (int i = 1; i < c.n; i++) {
 		free(c.paths[i]);
 		free(c.data[i]);

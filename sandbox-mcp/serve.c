@@ -144,7 +144,7 @@ call(struct sbx *s, struct buf *out, const struct rpc_msg *m)
 	} else {
 		/* long, and on their own session only */
 		s->store_release = strcmp(name, "session_bash") == 0 || strcmp(name, "session_package_install") == 0 ||
-		    strcmp(name, "session_extract_text") == 0;
+		    strcmp(name, "session_extract_text") == 0 || strcmp(name, "session_fetch") == 0;
 		jw_open(&w, '{');
 		rc = t->fn(s, &a, &w, err, sizeof err);
 		jw_close(&w, '}');

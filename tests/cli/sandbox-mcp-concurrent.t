@@ -146,7 +146,8 @@ for who in root nobody; do
 	(exec $AS "$SBX" --store "$D/st" --config "$D/cfg.json" --listen 127.0.0.1:0 --listen-token-file "$D/lt" > "$D/url" 2>"$D/err") & X=$!
 	i=0; while [ ! -s "$D/url" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
 	P=$(sed 's/.*:\([0-9]*\)\/mcp/\1/' "$D/url")
-	python3 "$DRV" "$P" "$D/lt" "$D/st" fetch http://www.good.test:8080/stall | sed "s/^/$who /"
+	CFG=$D/cfg.json python3 "$DRV" "$P" "$D/lt" "$D/st" fetch http://www.good.test:8080/stall | sed "s/^/$who /"
+	echo '{"domain_allowlist": ["www.good.test"], "fetch_timeout_ms": 600000}' > "$D/cfg.json"
 	kill $X; wait $X
 	# control: over stdio, one call at a time
 	rm -f "$STALL_DIR"/stall-seen "$STALL_DIR"/let-go "$STALL_DIR"/stall-closed
@@ -169,6 +170,8 @@ for who in root nobody; do
 	is "$(f b-bash)" hi "$who fetch: B's session_bash answered while A's fetch runs"
 	is "$(f b-create)" True "$who fetch: B's create_session answered while A's fetch runs"
 	is "$(f a-pending)" True "$who fetch: ... and A was still unanswered, the server still holding its connection"
+	is "$(f reap-idle)" True "$who fetch: control: the idle reaper (timeout 1 s) closed B's idle session meanwhile"
+	is "$(f reap-kept)" True "$who fetch: ... and not A's, whose fetch is in flight"
 	like "$(f a-done)" 'www\.good\.test' "$who fetch: A answers once the server lets go"
 	is "$(f stdio-while)" "1 2 " "$who fetch: control: over stdio, B's call (id 4) is not answered while A's fetch (id 3) runs"
 	is "$(f stdio-after)" "1 2 3 4 " "$who fetch: control: ... only after it"

@@ -13,7 +13,8 @@ Prints one line per finding, "name value", for the .t to match.
          max_concurrent_calls 2: a third call is refused, then served
   fetch  A's session_fetch of URL (a server that sends its head, then a
          byte at a time until the test lets go); while it runs B's calls
-         answer
+         answer, and the idle reaper (timeout made 1 s through CFG) closes
+         B's idle sessions but not A's
   hold   A's session_bash started and left running (the .t then kills
          the server); prints the command's pid
 """
@@ -165,6 +166,18 @@ if scenario == 'bash':
     _, m = recv(tool('get_session_state', {}, sa))
     say('a-current', res(m).get('session_id') == a)
 else:
+    # the idle reaper, with the timeout made 1 s now (the config is read
+    # at each call): B's sessions, idle, are closed (the control: it ran);
+    # A's, whose fetch is in flight, is not
+    cfg = os.environ['CFG']
+    c = json.load(open(cfg))
+    c['session_idle_timeout_secs'] = 1
+    with open(cfg, 'w') as f:
+        json.dump(c, f)
+    time.sleep(2.5)
+    _, m = recv(tool('get_config', {}, sb))
+    say('reap-idle', 'result' in m and not os.path.isdir(os.path.join(store, 'sessions', b)))
+    say('reap-kept', os.path.isdir(os.path.join(store, 'sessions', a)))
     touch(os.environ['STALL_DIR'] + '/let-go')
     _, m = recv(ca)
     say('a-done', json.dumps(m.get('result', {}).get('content', [{}])[0].get('text', ''))[:200])

@@ -415,26 +415,14 @@ static void *
 broker_serve(void *arg)
 {
 	struct broker *b = arg;
-	pthread_t th;
 
+	b->nfd = take_listener(b->child, b->sock);
+	close(b->sock);
+	if (b->nfd < 0)
+		return NULL;	/* the child failed before its filter and says why */
 	pthread_attr_init(&lf.at);
 	pthread_attr_setdetachstate(&lf.at, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&lf.at, 256 * 1024);
-	/* A follower made now, while the child still restricts itself,
-	 * rather than at the first request, which would wait for it (a
-	 * thread costs some 50 us on a virtual machine): it waits, idle,
-	 * until the listener is here, then one of the two leads. */
-	lf.leading = 1;
-	(void)pthread_create(&th, &lf.at, serve_lf, b);
-	b->nfd = take_listener(b->child, b->sock);
-	close(b->sock);
-	pthread_mutex_lock(&lf.mu);
-	lf.leading = 0;
-	lf.done = b->nfd < 0;
-	pthread_cond_broadcast(&lf.cv);
-	pthread_mutex_unlock(&lf.mu);
-	if (b->nfd < 0)
-		return NULL;	/* the child failed before its filter and says why */
 	return serve_lf(b);	/* this thread returns at the end of serving */
 }
 

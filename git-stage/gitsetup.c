@@ -538,6 +538,24 @@ gitws_trash_reap(const char *store)
 	_exit(0);
 }
 
+int
+gitws_drop_attempt(const char *store, const char *attempt)
+{
+	char t[PATH_MAX + 16];
+	int gfd, r;
+
+	if ((size_t)snprintf(t, sizeof t, "%s/git", store) >= sizeof t || (gfd = open(t, OPEN_DIR)) < 0)
+		return -1;
+	/* a rename on the run's path; the removal at nice 19, detached */
+	r = to_trash(gfd, gfd, attempt, "attempt");
+	if (r < 0)
+		r = rmtree_at(gfd, attempt);
+	close(gfd);
+	if (r == 0)
+		gitws_trash_reap(store);
+	return r;
+}
+
 void
 gitws_release(struct gitws *g, int keep)
 {

@@ -24,6 +24,10 @@ int gitws_setup(struct gitws *g, const char *store, const char *attempt, char *w
 void gitws_release(struct gitws *g, int keep);
 /* Remove STORE/git/trash in a detached child (stdio on /dev/null). */
 void gitws_trash_reap(const char *store);
+/* Remove STORE/git/ATTEMPT: moved into the trash, which a detached child
+ * then removes (gitws_trash_reap); removed here when it cannot be moved.
+ * 0, or -1 with errno. */
+int gitws_drop_attempt(const char *store, const char *attempt);
 
 /* What an import did. */
 struct gitws_result {
@@ -66,11 +70,11 @@ int gs_state_save(const struct gitws *g, const char *store, int holder);
 int gs_state_load(struct gitws *g, char *store, const char *dir, int *holder, char *why, size_t whyn);
 
 /* hold.c: a process that keeps g->lockfd (the checkout's slot) until
- * finish or discard marks the attempt released (the file "released" in
- * g->dir, or g->dir gone) or the caller (the process that ran create)
- * ends. Its pid, or -1 with errno; g->lockfd is closed here either way. */
+ * finish or discard marks the attempt released (a byte on the FIFO
+ * "release" in g->dir, made here) or the caller (the process that ran
+ * create) ends. Its pid, or -1 with errno; g->lockfd is closed here either way. */
 int gs_hold(struct gitws *g, int caller);
-/* Mark the attempt released (the file "released" in g->dir): its holder
+/* Mark the attempt released (the FIFO "release" in g->dir): its holder
  * ends. gitws_release marks it as soon as the checkout's slot is free, so
  * that the holder's end overlaps what follows. */
 void gs_released(const struct gitws *g);

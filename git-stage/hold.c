@@ -1,15 +1,18 @@
 /* hold: the checkout's slot stays taken (its flock held) from create to
  * finish, which are two processes: a small holder process keeps the lock,
- * watching for the attempt's release (inotify on STORE/git/ATTEMPT) and
- * for the end of the process that ran create (corral, or the shell of
- * explain's script), whichever comes first. It holds nothing else. */
+ * watching for the attempt's release (a byte on the FIFO
+ * STORE/git/ATTEMPT/release, or its last writer gone) and for the end of
+ * the process that ran create (corral, or the shell of explain's script),
+ * whichever comes first. It holds nothing else. (Not inotify: an inotify
+ * instance's teardown at exit waits for a grace period, 7 to 17 ms here,
+ * and finish waits for the holder's end.) */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,47 +26,31 @@ gs_pidfd(int pid)
 }
 
 static void
-hold(int ino, int pfd)
+hold(int fifo, int pfd)
 {
-	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	struct pollfd p[2] = { { ino, POLLIN, 0 }, { pfd, POLLIN, 0 } };
+	struct pollfd p[2] = { { fifo, POLLIN, 0 }, { pfd, POLLIN, 0 } };
 
-	for (;;) {
-		if (poll(p, pfd >= 0 ? 2 : 1, -1) < 0) {
-			if (errno == EINTR)
-				continue;
+	/* a FIFO with no writer yet is not readable (no POLLHUP before one
+	 * came): any event on it is the release */
+	while (poll(p, pfd >= 0 ? 2 : 1, -1) < 0)
+		if (errno != EINTR)
 			return;
-		}
-		if (p[1].revents)
-			return;		/* the caller ended */
-		ssize_t n = read(ino, ev, sizeof ev);
-		if (n <= 0)
-			return;
-		for (char *c = ev; c < ev + n; ) {
-			struct inotify_event *e = (struct inotify_event *)c;
-			if ((e->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) ||
-			    (e->len && strcmp(e->name, "released") == 0))
-				return;
-			c += sizeof *e + e->len;
-		}
-	}
 }
 
 int
 gs_hold(struct gitws *g, int caller)
 {
-	int ino, pfd, nul, keep[3];
+	char path[PATH_MAX + 16];
+	int fifo, pfd, nul, keep[3];
 	pid_t pid;
 
-	if ((ino = inotify_init1(IN_CLOEXEC)) < 0)
+	if ((size_t)snprintf(path, sizeof path, "%s/release", g->dir) >= sizeof path ||
+	    mkfifo(path, 0600) < 0 ||
+	    (fifo = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		goto fail;
-	if (inotify_add_watch(ino, g->dir, IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) < 0) {
-		close(ino);
-		goto fail;
-	}
 	pfd = gs_pidfd(caller);
 	if ((pid = fork()) < 0) {
-		close(ino);
+		close(fifo);
 		if (pfd >= 0)
 			close(pfd);
 		goto fail;
@@ -76,12 +63,12 @@ gs_hold(struct gitws *g, int caller)
 		if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0)
 			for (int i = 0; i < 3; i++)
 				(void)dup3(nul, i, 0);
-		keep[0] = ino, keep[1] = pfd, keep[2] = g->lockfd;
+		keep[0] = fifo, keep[1] = pfd, keep[2] = g->lockfd;
 		(void)fd_close_from(3, keep, 3);
-		hold(ino, pfd);
+		hold(fifo, pfd);
 		_exit(0);
 	}
-	close(ino);
+	close(fifo);
 	if (pfd >= 0)
 		close(pfd);
 	close(g->lockfd);
@@ -99,9 +86,12 @@ gs_released(const struct gitws *g)
 	char p[PATH_MAX + 16];
 	int fd;
 
-	if (g->dir[0] && (size_t)snprintf(p, sizeof p, "%s/released", g->dir) < sizeof p &&
-	    (fd = open(p, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) >= 0)
+	/* no reader (the holder gone): ENXIO, nothing to tell */
+	if (g->dir[0] && (size_t)snprintf(p, sizeof p, "%s/release", g->dir) < sizeof p &&
+	    (fd = open(p, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		(void)write(fd, "", 1);
 		close(fd);
+	}
 }
 
 void

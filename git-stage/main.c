@@ -211,7 +211,7 @@ finish(const struct gsopts *o, int import)
 	 * the attempt's directory removed, then the holder waited for: it
 	 * ends meanwhile */
 	gs_released(&g);
-	if (r == 0 && rmtree_at(AT_FDCWD, g.dir) < 0)
+	if (r == 0 && gitws_drop_attempt(o->state, o->attempt) < 0)
 		msg_warn("git: unable to remove %s: %s", g.dir, strerror(errno));
 	gs_unhold(pidfd);
 	gitws_free(&g);

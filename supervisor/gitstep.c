@@ -126,13 +126,13 @@ gitstep_argv(const struct plan *pl, int phase, struct argv *a)
 }
 
 int
-gitstep_begin(struct plan *pl, const char *attempt, char **senv)
+gitstep_start(struct plan *pl, char **senv, struct spawned *sp)
 {
 	struct gitws *g = &pl->gw;
 	struct argv a = { 0 };
-	char out[PATH_MAX * 8], *l, *e;
-	int ws;
+	int r;
 
+	sp->pid = -1;
 	snprintf(pl->agent_ws, sizeof pl->agent_ws, "%s", pl->workspace);
 	if (!pl->git)
 		return 0;
@@ -146,8 +146,24 @@ gitstep_begin(struct plan *pl, const char *attempt, char **senv)
 		msg_hint("use --worktree (the default): the agent gets a checkout of its own and needs no namespace");
 		return -1;
 	}
-	ws = gitstep_argv(pl, 0, &a) < 0 ? -1 : spawn_wait(a.v, senv, out, sizeof out);
+	r = gitstep_argv(pl, 0, &a) < 0 ? -1 : spawn_start(a.v, senv, SPAWN_CAPTURE, sp);
 	av_free(&a);
+	if (r < 0)
+		return msg_fatal_sys("unable to run git-stage create"), -1;
+	return 0;
+}
+
+int
+gitstep_collect(struct plan *pl, const char *attempt, char **senv, struct spawned *sp)
+{
+	struct gitws *g = &pl->gw;
+	char out[PATH_MAX * 8], *l, *e;
+	int ws;
+
+	if (sp->pid <= 0)
+		return 0;
+	ws = spawn_collect(sp, out, sizeof out);
+	sp->pid = -1;
 	if (ws < 0)
 		return msg_fatal_sys("unable to run git-stage create"), -1;
 	/* it said why itself */

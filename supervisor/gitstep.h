@@ -6,6 +6,7 @@
 
 #include "argv.h"
 #include "plan.h"
+#include "procspawn.h"
 
 /* A workspace beneath a repository's top (not its top): 1, with
  * pl->workspace moved to the top and pl->gw.sub the path beneath it; 0
@@ -17,10 +18,13 @@ int gitws_plan(struct plan *pl, const struct policy *pol, char *why, size_t whyn
     char *hint, size_t hinth);
 /* git-stage's argv: create (phase 0), finish (1), discard (2). 0, or -1. */
 int gitstep_argv(const struct plan *pl, int phase, struct argv *a);
-/* corral run, once the attempt id is known: git-stage create (which says
- * the mode in one line), pl->agent_ws and the checkout from what it
- * printed. -1: reported. */
-int gitstep_begin(struct plan *pl, const char *attempt, char **senv);
+/* corral run, once the attempt id is known: git-stage create started
+ * (it says the mode in one line; sp->pid -1 when there is nothing to set
+ * up), beside the proof and the home. -1: reported. */
+int gitstep_start(struct plan *pl, char **senv, struct spawned *sp);
+/* ... and collected: pl->agent_ws and the checkout from what it printed.
+ * -1: reported. */
+int gitstep_collect(struct plan *pl, const char *attempt, char **senv, struct spawned *sp);
 /* corral run, after every process of the attempt ended: git-stage finish
  * (the import, confined; it says where the work is). -1: reported (the
  * attempt's directory stays). */

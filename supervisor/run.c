@@ -122,6 +122,7 @@ struct runstate {
 	struct spawned begin;		/* session-store begin (run_open) */
 	struct spawned create;		/* home-stage create, beside begin (run_open) */
 	struct spawned probe;		/* probe, beside begin and create (prove_start) */
+	struct spawned gitc;		/* git-stage create, beside them (run_open) */
 	struct runfiles rf;		/* files that run code: the step runfiles (runfiles.c) */
 	int rf_taken;
 };
@@ -195,6 +196,8 @@ drop_started(struct runstate *s)
 	spawned_drop(&s->probe);
 	spawned_drop(&s->begin);
 	spawned_drop(&s->create);
+	/* collected, so that what it set up is discarded (fail_run) */
+	(void)gitstep_collect(&s->pl, s->attempt, s->senv, &s->gitc);
 	runfiles_free(&s->rf);
 }
 
@@ -385,6 +388,11 @@ run_open(struct runstate *s)
 	/* create is collected by run_stage */
 	if (start_step(s, step_begin, &s->begin, "session-store begin") < 0 ||
 	    start_step(s, step_create, &s->create, "home-stage create") < 0)
+		return -1;
+	/* the attempt's checkout too: bookkeeping on the user's repository
+	 * (git that runs nothing), none of the agent's; discarded when the
+	 * run ends before the chain */
+	if (gitstep_start(&s->pl, s->senv, &s->gitc) < 0)
 		return -1;
 	/* what a keeper that was killed left running ends, while they run;
 	 * and a workspace the agent works in as it is (no attempt checkout
@@ -633,7 +641,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	s.au.fd = -1;
 	s.den.fd = -1;
 	s.ref.rd = s.ref.wr = -1;
-	s.begin.pid = s.probe.pid = s.create.pid = -1;
+	s.begin.pid = s.probe.pid = s.create.pid = s.gitc.pid = -1;
 	signals_install();
 	policy_init(&s.pol);
 	if (plan_load(o, envp, &s.pol, &s.pl, 1) < 0 || check_steps(&s.pl) < 0)
@@ -645,22 +653,27 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 
 	if (prove_start(&s) < 0)
 		return EXIT_CHAIN_FAIL;
-	if (run_open(&s) < 0)
-		return drop_started(&s), EXIT_CHAIN_FAIL;
+	if (run_open(&s) < 0) {
+		drop_started(&s);
+		gitstep_discard(&s.pl, s.senv);
+		return EXIT_CHAIN_FAIL;
+	}
 	/* a signal meanwhile: after create, so that its tree is removed */
 	r = run_stage(&s);
+	if (r == 0)
+		r = gitstep_collect(&s.pl, s.attempt, s.senv, &s.gitc);
+	/* trust (runfiles.c): the directory the agent writes, noted before,
+	 * beside the proof (the agent's checkout is there now) */
+	if (r == 0 && !s.rf_taken)
+		snapshot(&s, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
 	/* the proof, before anything that is not bookkeeping starts */
 	if (r < 0 || prove_collect(&s) < 0)
 		return fail_run(&s);
 	if (pending_sig)
 		return interrupted(&s);
-	if (gitstep_begin(&s.pl, s.attempt, s.senv) < 0 ||
-	    egress_start(&s.eg, &s.pl, &s.au, envp) < 0 ||
+	if (egress_start(&s.eg, &s.pl, &s.au, envp) < 0 ||
 	    mcp_start(&s.mcp, &s.pl, &s.au, envp) < 0)	/* the browser's names the egress port */
 		return fail_run(&s);
-	/* trust (runfiles.c): the directory the agent writes, noted before */
-	if (!s.rf_taken)
-		snapshot(&s, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
 	runfiles_keep(&s.rf, &s.pl);
 	if ((r = run_chain(&s, envp, &res)) < 0)
 		return fail_run(&s);

@@ -6,8 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
-#include <sys/inotify.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -142,47 +141,30 @@ run_store(const struct hs_opts *o, const char *store, char **args, int fd0, int 
 }
 
 /* The attempt's record, read now; with wait > 0 (session-store begin,
- * started beside, is writing it) read again whenever a name appears in
- * attempts/ (begin renames the record into place), for up to wait
- * seconds. Only the store's own directory is read: nothing the agent can
- * write (it has not started). 0, or -1 with errno (ENOENT: not recorded). */
+ * started beside, is writing it: it renames the record into place) read
+ * again, after 50 us and then twice as long each time up to 2 ms, for up
+ * to wait seconds. Only the store's own directory is read: nothing the
+ * agent can write (it has not started). 0, or -1 with errno (ENOENT: not
+ * recorded). Not inotify: closing an instance waits for the kernel's
+ * fsnotify grace period (SRCU), 8 to 16 ms here, on the path to the agent,
+ * where begin takes about a millisecond. */
 static int
 attempt_await(int sfd, const char *id, unsigned wait, struct attempt *at)
 {
-	char err[256], ev[4096], w[64];
-	int64_t deadline = clock_ms(CLOCK_MONOTONIC) + (int64_t)wait * 1000, left;
-	int afd, ino = -1, r, e;
+	char err[256];
+	int64_t deadline = clock_ms(CLOCK_MONOTONIC) + (int64_t)wait * 1000;
+	long ns = 50000;
+	int afd, r, e;
 
 	if ((afd = store_subdir(sfd, "attempts", wait > 0, err, sizeof err)) < 0)
 		return -1;
-	/* Speed. Most often begin has already recorded it: read first, and
-	 * watch only when it is not there yet. Closing an inotify instance
-	 * waits for the kernel's fsnotify grace period (SRCU), which took
-	 * several milliseconds here, on the path to the agent. */
-	if ((r = store_read_attempt(afd, id, at)) == 0 || errno != ENOENT || wait == 0) {
-		e = errno;
-		close(afd);
-		errno = e;
-		return r;
-	}
-	if ((ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) >= 0) {
-		snprintf(w, sizeof w, "/proc/self/fd/%d", afd);
-		if (inotify_add_watch(ino, w, IN_MOVED_TO | IN_CREATE | IN_ONLYDIR) < 0) {
-			close(ino);
-			ino = -1;	/* no inotify here: look every 2 ms */
-		}
-	}
-	/* watched first, then read again: a record renamed in between is seen */
-	while ((r = store_read_attempt(afd, id, at)) < 0 && errno == ENOENT &&
-	    (left = deadline - clock_ms(CLOCK_MONOTONIC)) > 0) {
-		struct pollfd p = { ino, POLLIN, 0 };
-		(void)poll(&p, ino >= 0, ino >= 0 ? (int)left : left < 2 ? (int)left : 2);
-		while (ino >= 0 && read(ino, ev, sizeof ev) > 0)
-			;
+	while ((r = store_read_attempt(afd, id, at)) < 0 && errno == ENOENT && wait > 0 &&
+	    clock_ms(CLOCK_MONOTONIC) < deadline) {
+		struct timespec t = { 0, ns };
+		(void)nanosleep(&t, NULL);
+		ns = ns < 1000000 ? ns * 2 : 2000000;
 	}
 	e = errno;
-	if (ino >= 0)
-		close(ino);
 	close(afd);
 	errno = e;
 	return r;

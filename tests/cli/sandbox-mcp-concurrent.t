@@ -139,7 +139,8 @@ i=0; while [ ! -e "$STALL_DIR/stall-ready" ] && [ $i -lt 600 ]; do sleep 0.05; i
 for who in root nobody; do
 	D=$TMP/f-$who; mkdir -p "$D"; AS=
 	[ $who = nobody ] && { chown nobody:nogroup "$D"; AS=$NOBODY; }
-	echo '{"domain_allowlist": ["www.good.test"], "fetch_timeout_ms": 600000}' > "$D/cfg.json"
+	mem=; [ $who = nobody ] && mem=$NS_MEM
+	echo "{\"domain_allowlist\": [\"www.good.test\"], \"fetch_timeout_ms\": 600000$mem}" > "$D/cfg.json"
 	printf 'tok-%s\n' "$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')" > "$D/lt"; chmod 0600 "$D/lt"
 	[ $who = nobody ] && chown nobody "$D/lt" "$D/cfg.json"
 	rm -f "$STALL_DIR"/stall-seen "$STALL_DIR"/let-go "$STALL_DIR"/stall-closed
@@ -161,7 +162,12 @@ for who in root nobody; do
 	echo "$who stdio-after $(jq -r .id < "$D/so" | tr '\n' ' ')"
 done
 NS
-export TMP SBX DRV INIT NOBODY
+# as above, the san build where a memory bound is RLIMIT_AS for nobody
+# (tap.sh's san_rlimit_as, a function the namespace's shell does not have)
+NS_MEM=
+# shellcheck disable=SC2086
+san_rlimit_as $NOBODY && NS_MEM=', "max_memory_mb": 0'
+export TMP SBX DRV INIT NOBODY NS_MEM
 unshare -n -m -p -f --kill-child --mount-proc sh -c '. "$TMP/ns.sh"' > "$TMP/ns.out" 2>"$TMP/ns.err"
 for who in root nobody; do
 	f() { sed -n "s/^$who $1 //p" "$TMP/ns.out"; }

@@ -18,6 +18,7 @@ FUZZSRC_mcp-proxy/sse := mcp-proxy/sse.c
 # sandbox-mcp's too (fetch.c): the configuration and the workspace path check
 FUZZSRC_sandbox-mcp/config := sandbox-mcp/config.c sandbox-mcp/jw.c sandbox-mcp/wspath.c sandbox-mcp/args.c
 FUZZSRC_sandbox-mcp/pkgspec := sandbox-mcp/pkgspec.c
+FUZZSRC_sandbox-mcp/assets := sandbox-mcp/assets.c
 FUZZSRC_sandbox-mcp/toml := sandbox-mcp/toml.c
 # egress-proxy's request head parser alone (serve.c is the socket side)
 FUZZSRC_egress-proxy/request := egress-proxy/request.c

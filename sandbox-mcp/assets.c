@@ -16,7 +16,15 @@ blank(int c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
-/* The last path segment (after the last '/'), or NULL when empty. */
+/* "." or "..": a name that is no file of a folder of its own */
+static int
+dot_name(const char *s, size_t n)
+{
+	return (n == 1 || n == 2) && s[0] == '.' && s[n - 1] == '.';
+}
+
+/* The last path segment (after the last '/'), or NULL when empty or a dot
+ * segment. */
 static const char *
 last_segment(const char *path, size_t *len)
 {
@@ -24,7 +32,8 @@ last_segment(const char *path, size_t *len)
 
 	s = s ? s + 1 : path;
 	*len = strlen(s);
-	return *len ? s : NULL;
+	/* "." and ".." name no file (a path's dot segments): none */
+	return *len && !dot_name(s, *len) ? s : NULL;
 }
 
 int
@@ -42,9 +51,10 @@ assets_layout(const char *host, const char *path, const char *ctype, int is_html
 		n = snprintf(name, namen, "%s", is_html ? "index.html" : "download");
 		return n < 0 || (size_t)n >= namen ? -1 : 0;
 	}
-	/* the slug: the stem before the last '.', unless that is empty */
+	/* the slug: the stem before the last '.', unless that is empty or a
+	 * dot segment ("..x": the folder is "..x", never "." ) */
 	dot = memrchr(seg, '.', sl);
-	stem = dot && dot > seg ? (size_t)(dot - seg) : sl;
+	stem = dot && dot > seg && !dot_name(seg, (size_t)(dot - seg)) ? (size_t)(dot - seg) : sl;
 	n = snprintf(dir, dirn, "downloads/%s/%.*s", host, (int)stem, seg);
 	if (n < 0 || (size_t)n >= dirn)
 		return -1;

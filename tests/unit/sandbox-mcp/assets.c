@@ -53,6 +53,15 @@ main(void)
 	assets_layout("a.test", "/.htaccess", "text/plain", 0, dir, sizeof dir, name, sizeof name);
 	is_str(dir, "downloads/a.test/.htaccess", "a leading dot is no extension");
 	is_int(assets_layout("a.test", "/p.html", "text/html", 1, dir, 10, name, sizeof name), -1, "too long: -1");
+	assets_layout("a.test", "/a/..", "text/html", 1, dir, sizeof dir, name, sizeof name);
+	is_str(dir, "downloads/a.test", "a last segment '..' is none: downloads/HOST ...");
+	is_str(name, "index.html", "... and its default name, never '..'");
+	assets_layout("a.test", "/.", "text/plain", 0, dir, sizeof dir, name, sizeof name);
+	is_str(name, "download", "'.' likewise");
+	assets_layout("a.test", "/..x", "text/plain", 0, dir, sizeof dir, name, sizeof name);
+	is_str(dir, "downloads/a.test/..x", "'..x': the folder the whole segment, never '.'");
+	assets_layout("a.test", "/...x", "text/plain", 0, dir, sizeof dir, name, sizeof name);
+	is_str(dir, "downloads/a.test/...x", "'...x': the stem '..' is no folder either");
 
 	strcpy(used, "page.html\nmanifest.json");
 	assets_name("/css/s.css", used, sizeof used, name, sizeof name);
@@ -67,6 +76,10 @@ main(void)
 	is_str(name, "asset", "no segment: asset");
 	assets_name("/x/", used, sizeof used, name, sizeof name);
 	is_str(name, "asset-2", "... taken: asset-2");
+	assets_name("/x/..", used, sizeof used, name, sizeof name);
+	is_str(name, "asset-3", "'..' is no name: asset (taken: asset-3)");
+	assets_name(".", used, sizeof used, name, sizeof name);
+	is_str(name, "asset-4", "nor '.'");
 
 	is_str(scan("<img src=a.png><script src='/b.js'></script><link rel=stylesheet href=\"c.css\">"),
 	    "c.css|/b.js|a.png|", "links, then scripts, then images (drun's order)");

@@ -23,8 +23,19 @@ dot_name(const char *s, size_t n)
 	return (n == 1 || n == 2) && s[0] == '.' && s[n - 1] == '.';
 }
 
-/* The last path segment (after the last '/'), or NULL when empty or a dot
- * segment. */
+/* A control byte: no workspace path holds one ('\n' also separates the
+ * names taken) */
+static int
+has_control(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* The last path segment (after the last '/'), or NULL when empty, a dot
+ * segment or holding a control byte. */
 static const char *
 last_segment(const char *path, size_t *len)
 {
@@ -32,8 +43,9 @@ last_segment(const char *path, size_t *len)
 
 	s = s ? s + 1 : path;
 	*len = strlen(s);
-	/* "." and ".." name no file (a path's dot segments): none */
-	return *len && !dot_name(s, *len) ? s : NULL;
+	/* "." and ".." name no file (a path's dot segments), nor does a
+	 * segment with a control byte: none */
+	return *len && !dot_name(s, *len) && !has_control(s, *len) ? s : NULL;
 }
 
 int

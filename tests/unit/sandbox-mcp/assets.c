@@ -80,6 +80,10 @@ main(void)
 	is_str(name, "asset-3", "'..' is no name: asset (taken: asset-3)");
 	assets_name(".", used, sizeof used, name, sizeof name);
 	is_str(name, "asset-4", "nor '.'");
+	assets_name("/a\nasset-4", used, sizeof used, name, sizeof name);
+	is_str(name, "asset-5", "nor a segment with a control byte (a newline would split the names taken)");
+	assets_layout("a.test", "/p\tq.html", "text/html", 1, dir, sizeof dir, name, sizeof name);
+	is_str(name, "index.html", "... nor a page's");
 
 	is_str(scan("<img src=a.png><script src='/b.js'></script><link rel=stylesheet href=\"c.css\">"),
 	    "c.css|/b.js|a.png|", "links, then scripts, then images (drun's order)");

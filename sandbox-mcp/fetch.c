@@ -19,6 +19,7 @@
 #include "args.h"
 #include "assets.h"
 #include "ckpt.h"
+#include "clock.h"
 #include "files.h"
 #include "hostname.h"
 #include "ipaddr.h"
@@ -337,15 +338,6 @@ url_path(const char *url, char *out, size_t n)
 	return rc;
 }
 
-static long
-now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* One page's crawl: the references found, resolved and deduplicated, then
  * each fetched (GET, none of the page's headers) under the same checks as
  * the page: what was saved, skipped (not listed, over a bound) and failed. */
@@ -406,7 +398,7 @@ crawl_one(void *u, const char *ref)
 		crawl_note(&c->skipped, &c->nskipped, url, "domain_not_allowed");
 		return 0;
 	}
-	if ((left_ms = c->deadline - now_ms()) <= 0) {
+	if ((left_ms = c->deadline - clock_ms(CLOCK_MONOTONIC)) <= 0) {
 		crawl_note(&c->skipped, &c->nskipped, url, "over the crawl's time bound (fetch_timeout_ms for all its assets)");
 		return 0;
 	}
@@ -531,7 +523,7 @@ tool_session_fetch(struct sbx *s, const struct targs *a, struct jw *out, char *e
 		c.base = url;
 		c.dir = dir;
 		c.left = FETCH_MAX - x.body.len;
-		c.deadline = now_ms() + (long)s->cfg.fetch_timeout_ms;
+		c.deadline = clock_ms(CLOCK_MONOTONIC) + (long)s->cfg.fetch_timeout_ms;
 		snprintf(c.used, sizeof c.used, "%s\nmanifest.json", name);
 		c.paths[0] = page;
 		c.data[0] = x.body.p ? x.body.p : (char *)"";

@@ -31,7 +31,7 @@ main(void)
 		if ((s = open(sn, O_RDWR)) < 0)
 			_exit(127);
 		dup2(s, 0), dup2(s, 1), dup2(s, 2);
-		execl("/bin/cat", "cat", (char *)0);
+		execve("/bin/cat", (char *[]){ "cat", NULL }, (char *[]){ NULL });
 		_exit(127);
 	}
 	/* s stays open, as keeper's: no hangup on the master before cat has

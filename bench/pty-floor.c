@@ -27,10 +27,18 @@ main(void)
 	cfmakeraw(&t);
 	(void)tcsetattr(s, TCSANOW, &t);
 	if ((p = fork()) == 0) {
+		int c;
 		setsid();
-		if ((s = open(sn, O_RDWR)) < 0)
+		if ((c = open(sn, O_RDWR)) < 0)
 			_exit(127);
-		dup2(s, 0), dup2(s, 1), dup2(s, 2);
+		dup2(c, 0), dup2(c, 1), dup2(c, 2);
+		/* only the pty's side: a master kept open here would keep cat
+		 * from its hangup when this relay ends, for ever */
+		close(m);
+		if (c > 2)
+			close(c);
+		if (s > 2)
+			close(s);
 		execve("/bin/cat", (char *[]){ "cat", NULL }, (char *[]){ NULL });
 		_exit(127);
 	}

@@ -13,6 +13,12 @@
 int
 parentdir_open(int dirfd, const char *rel, mode_t mode, const char **base)
 {
+	return parentdir_openf(dirfd, rel, mode, 0, base);
+}
+
+int
+parentdir_openf(int dirfd, const char *rel, mode_t mode, int flags, const char **base)
+{
 	char comp[NAME_MAX + 1];
 	const char *c = rel, *slash;
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), nfd, e;
@@ -27,6 +33,9 @@ parentdir_open(int dirfd, const char *rel, mode_t mode, const char **base)
 		memcpy(comp, c, l);
 		comp[l] = '\0';
 		nfd = openat(fd, comp, OPEN_DIR);
+		if (nfd < 0 && (errno == ENOTDIR || errno == ELOOP) && mode != 0 &&
+		    (flags & PARENTDIR_REPLACE) && unlinkat(fd, comp, 0) == 0)
+			errno = ENOENT;
 		if (nfd < 0 && errno == ENOENT && mode != 0) {
 			if (mkdirat(fd, comp, mode) < 0 && errno != EEXIST)
 				nfd = -1;

@@ -12,5 +12,11 @@
  * a non-directory in the way fails. The descriptor (O_CLOEXEC), or -1 with
  * errno: ELOOP for a symlink in the way, ENOTDIR, ENOENT, ENAMETOOLONG. */
 int parentdir_open(int dirfd, const char *rel, mode_t mode, const char **base);
+/* The same; with PARENTDIR_REPLACE (and a mode), a file or symlink where a
+ * directory must be is removed and the directory made in its place (the
+ * link is removed, never followed): for a tree that must take a given
+ * shape whatever the agent left in it. */
+#define PARENTDIR_REPLACE 1
+int parentdir_openf(int dirfd, const char *rel, mode_t mode, int flags, const char **base);
 
 #endif

@@ -14,6 +14,7 @@
 #include "ckpt.h"
 #include "fdio.h"
 #include "git.h"
+#include "parentdir.h"
 #include "rmtree.h"
 #include "rnd.h"
 #include "tree.h"
@@ -567,47 +568,41 @@ prune_dir(struct prune *p, int dfd, size_t pl)
 }
 
 /* The directory holding escaped path's last component, made as needed,
- * whatever was in the way (a file, a link) removed. */
+ * whatever was in the way (a file, a link) removed (lib/parentdir); the
+ * path unescaped into buf first, *base its last component there. */
 static int
-open_parent(int wsfd, const char *path, const char **base)
+open_parent(int wsfd, const char *path, char *buf, size_t n, const char **base)
 {
-	char comp[512];
-	const char *c = path, *slash;
-	int fd = openat(wsfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), nfd;
+	size_t o = 0;
+	const char *c = path;
 
-	while (fd >= 0 && (slash = strchr(c, '/')) != NULL) {
-		size_t l = (size_t)(slash - c);
-		const char *name;
-		if (l >= sizeof comp) {
-			close(fd);
+	for (;;) {
+		size_t l = strcspn(c, "/");
+		if (strncmp(c, TREE_ESC, sizeof TREE_ESC - 1) == 0 && l >= sizeof TREE_ESC - 1) {
+			c += sizeof TREE_ESC - 1;
+			l -= sizeof TREE_ESC - 1;
+		}
+		if (o + l + 2 > n)
 			return errno = ENAMETOOLONG, -1;
-		}
-		memcpy(comp, c, l);
-		comp[l] = '\0';
-		name = strncmp(comp, TREE_ESC, sizeof TREE_ESC - 1) == 0 ? comp + sizeof TREE_ESC - 1 : comp;
-		nfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (nfd < 0 && (errno == ENOTDIR || errno == ELOOP)) {
-			unlinkat(fd, name, 0);
-			errno = ENOENT;
-		}
-		if (nfd < 0 && errno == ENOENT && mkdirat(fd, name, 0755) == 0)
-			nfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = nfd;
-		c = slash + 1;
+		memcpy(buf + o, c, l);
+		o += l;
+		if (c[l] == '\0')
+			break;
+		buf[o++] = '/';
+		c += l + 1;
 	}
-	*base = strncmp(c, TREE_ESC, sizeof TREE_ESC - 1) == 0 ? c + sizeof TREE_ESC - 1 : c;
-	return fd;
+	buf[o] = '\0';
+	return parentdir_openf(wsfd, buf, 0755, PARENTDIR_REPLACE, base);
 }
 
 /* Write one entry from the blob stream (n bytes of content next in f). */
 static int
 put(struct sess *ss, struct tent *t, FILE *f, uint64_t n, int64_t *budget)
 {
-	char tmp[32], buf[65536];
+	char tmp[32], buf[65536], path[4096];
 	const char *base;
 	struct stat st;
-	int dfd = open_parent(ss->wsfd, t->path, &base), fd = -1, rc = -1;
+	int dfd = open_parent(ss->wsfd, t->path, path, sizeof path, &base), fd = -1, rc = -1;
 
 	if (dfd < 0)
 		return -1;

@@ -131,4 +131,19 @@ sbx session_write_files '{"entries":[{"path":"after.txt","content":"fine"}]}'
 is "$iserr" false 'after the kills a new server works (stale git locks cleared)'
 is "$(ls -A "$S/stage")" "" 'and the stage holds no leftover'
 is "$(g fsck --no-dangling 2>&1; echo $?)" 0 'the history repository is sound'
+# what the agent left where a rollback puts a directory: a symlink is
+# removed, never followed; a file too
+sbx session_write_files '{"entries":[{"path":"ld/e/f.txt","content":"f\n"},{"path":"lg/h.txt","content":"h\n"}]}'
+cl=$(j .checkpoint_id)
+O=$TMP/outside
+mkdir -p "$O/e"
+rm -rf "$W/ld" "$W/lg"
+ln -s "$O" "$W/ld"
+echo x > "$W/lg"
+[ -L "$W/ld" ] && [ -f "$W/lg" ]; status_ok $? 'control: a link and a file stand where the checkpoint has directories'
+sbx session_rollback "{\"checkpoint_id\":\"$cl\"}"
+is "$iserr" false 'rollback over a planted link and file'
+[ -d "$W/ld" ] && [ ! -L "$W/ld" ] && [ -d "$W/lg" ]; status_ok $? 'both are directories again'
+is "$(cat "$W/ld/e/f.txt"):$(cat "$W/lg/h.txt")" 'f:h' 'the files are in the workspace'
+[ ! -e "$O/e/f.txt" ] && [ -d "$O/e" ]; status_ok $? 'the link was not followed: its target is untouched'
 done_testing

@@ -64,6 +64,25 @@ main(void)
 	errno = 0;
 	is_int(parentdir_open(root, p, 0755, &base), -1, "a component longer than NAME_MAX");
 	is_int(errno, ENAMETOOLONG, "ENAMETOOLONG");
+
+	/* PARENTDIR_REPLACE: what is in the way is removed, never followed */
+	snprintf(p, sizeof p, "%s/rl", tmpl);
+	if (symlink(outside, p) != 0)
+		return 1;
+	is_int(parentdir_openf(root, "rl/y", 0, PARENTDIR_REPLACE, &base), -1,
+	    "control: without a mode, a link in the way stays refused");
+	ok(lstat(p, &st) == 0 && S_ISLNK(st.st_mode), "and stays a link");
+	fd = parentdir_openf(root, "rl/z/y", 0755, PARENTDIR_REPLACE, &base);
+	ok(fd >= 0 && strcmp(base, "y") == 0, "replace: a link in the way becomes a directory");
+	close(fd);
+	ok(lstat(p, &st) == 0 && S_ISDIR(st.st_mode), "rl is a directory now");
+	snprintf(p, sizeof p, "%s/z", outside);
+	ok(lstat(p, &st) != 0 && lstat(outside, &st) == 0, "the link's target is untouched, nothing made there");
+	fd = parentdir_openf(root, "a/file/y", 0755, PARENTDIR_REPLACE, &base);
+	ok(fd >= 0, "replace: a file in the way becomes a directory");
+	close(fd);
+	snprintf(p, sizeof p, "%s/a/file", tmpl);
+	ok(lstat(p, &st) == 0 && S_ISDIR(st.st_mode), "a/file is a directory now");
 	close(root);
 	rmtree_at(AT_FDCWD, tmpl);
 	rmtree_at(AT_FDCWD, outside);

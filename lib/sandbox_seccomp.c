@@ -29,7 +29,8 @@ enum { L_ALLOW = 1, L_EPERM, L_EACCES, L_ENOSYS, L_KILL, L_NOTIF,
 	/* other processes, user namespaces, socket families (contain_*) */
 	L_PID0, L_PRIO, L_IOPRIO, L_NSFLAGS, L_NETLINK,
 	/* what the program makes itself (own_*) */
-	L_OPEN, L_OPENAT, L_UNLINKAT };
+	L_OPEN, L_OPENAT, L_UNLINKAT,
+	L_TREE };	/* the dispatch tree's own, from here on (dispatch_emit) */
 
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER 0x5441
@@ -49,6 +50,83 @@ enum { L_ALLOW = 1, L_EPERM, L_EACCES, L_ENOSYS, L_KILL, L_NOTIF,
 #define SF_CLONE_NEWUSER 0x10000000
 
 /*
+ * The dispatch on the system call number: every rule below names a number
+ * and where it goes (sf_case); the first rule for a number wins, any other
+ * number is allowed. Emitted as a search tree rather than a chain of
+ * comparisons: installing a filter makes the kernel run it for every
+ * system call number to learn which are always allowed (its action cache,
+ * under a lock with interrupts off), and a chain of 30 comparisons cost
+ * some 50 us of that per install, a tree a few (each compare is walked
+ * about 460 times).
+ */
+#define SF_CASES 64
+struct sf_dispatch {
+	struct { uint32_t nr; int label; } c[SF_CASES];
+	size_t n;
+	int err;
+};
+
+static void
+sf_case(struct sf_dispatch *d, uint32_t nr, int label)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->c[i].nr == nr)
+			return;	/* an earlier rule has it */
+	if (d->n >= SF_CASES) {
+		d->err = 1;
+		return;
+	}
+	d->c[d->n].nr = nr;
+	d->c[d->n++].label = label;
+}
+
+/* c[lo..hi), sorted: a few compares in a row, else split at the middle
+ * (A >= its number: the upper half). */
+static void
+dispatch_tree(struct sf_prog *f, const struct sf_dispatch *d, size_t lo, size_t hi, int *next)
+{
+	size_t i, mid;
+	int upper;
+
+	if (hi - lo <= 3) {
+		for (i = lo; i < hi; i++)
+			sf_jeq(f, d->c[i].nr, d->c[i].label, 0);
+		sf_ret(f, SECCOMP_RET_ALLOW);
+		return;
+	}
+	mid = lo + (hi - lo) / 2;
+	upper = (*next)++;
+	sf_jge(f, d->c[mid].nr, upper, 0);
+	dispatch_tree(f, d, lo, mid, next);
+	sf_label(f, upper);
+	dispatch_tree(f, d, mid, hi, next);
+}
+
+static void
+dispatch_emit(struct sf_prog *f, struct sf_dispatch *d)
+{
+	size_t i, j;
+	int next = L_TREE;
+
+	if (d->err) {
+		f->err = 1;
+		return;
+	}
+	for (i = 1; i < d->n; i++)	/* insertion sort by number */
+		for (j = i; j > 0 && d->c[j - 1].nr > d->c[j].nr; j--) {
+			uint32_t nr = d->c[j].nr;
+			int label = d->c[j].label;
+			d->c[j].nr = d->c[j - 1].nr;
+			d->c[j].label = d->c[j - 1].label;
+			d->c[j - 1].nr = nr;
+			d->c[j - 1].label = label;
+		}
+	dispatch_tree(f, d, 0, d->n, &next);
+}
+
+/*
  * Other processes of the same uid. Landlock's scoping stops signals and
  * ptrace-mode access (so /proc/PID/mem, process_vm_*, pidfd_getfd, kcmp),
  * not these, which the kernel allows on any process of the caller's uid:
@@ -58,18 +136,18 @@ enum { L_ALLOW = 1, L_EPERM, L_EACCES, L_ENOSYS, L_KILL, L_NOTIF,
  * pidfd (madvise(2) does the same on one's own memory).
  */
 static void
-contain_dispatch(const struct sb_policy *p, struct sf_prog *f)
+contain_dispatch(const struct sb_policy *p, struct sf_dispatch *d)
 {
-	sf_jeq(f, __NR_prlimit64, L_PID0, 0);
-	sf_jeq(f, __NR_sched_setaffinity, L_PID0, 0);
-	sf_jeq(f, __NR_sched_setscheduler, L_PID0, 0);
-	sf_jeq(f, __NR_sched_setparam, L_PID0, 0);
-	sf_jeq(f, __NR_sched_setattr, L_PID0, 0);
-	sf_jeq(f, __NR_migrate_pages, L_PID0, 0);
-	sf_jeq(f, __NR_move_pages, L_PID0, 0);
-	sf_jeq(f, __NR_setpriority, L_PRIO, 0);
-	sf_jeq(f, __NR_ioprio_set, L_IOPRIO, 0);
-	sf_jeq(f, __NR_process_madvise, L_EPERM, 0);
+	sf_case(d, __NR_prlimit64, L_PID0);
+	sf_case(d, __NR_sched_setaffinity, L_PID0);
+	sf_case(d, __NR_sched_setscheduler, L_PID0);
+	sf_case(d, __NR_sched_setparam, L_PID0);
+	sf_case(d, __NR_sched_setattr, L_PID0);
+	sf_case(d, __NR_migrate_pages, L_PID0);
+	sf_case(d, __NR_move_pages, L_PID0);
+	sf_case(d, __NR_setpriority, L_PRIO);
+	sf_case(d, __NR_ioprio_set, L_IOPRIO);
+	sf_case(d, __NR_process_madvise, L_EPERM);
 	if (!p->userns) {
 		/* A new user namespace gives back every capability inside it,
 		 * and with them the kernel's attack surface (raw sockets,
@@ -77,10 +155,10 @@ contain_dispatch(const struct sb_policy *p, struct sf_prog *f)
 		 * cannot read: ENOSYS, and glibc falls back to clone(2) (musl
 		 * never uses clone3). setns needs a capability in the target
 		 * namespace, which only a user namespace could give. */
-		sf_jeq(f, __NR_unshare, L_NSFLAGS, 0);
-		sf_jeq(f, __NR_clone, L_NSFLAGS, 0);
-		sf_jeq(f, __NR_clone3, L_ENOSYS, 0);
-		sf_jeq(f, __NR_setns, L_EPERM, 0);
+		sf_case(d, __NR_unshare, L_NSFLAGS);
+		sf_case(d, __NR_clone, L_NSFLAGS);
+		sf_case(d, __NR_clone3, L_ENOSYS);
+		sf_case(d, __NR_setns, L_EPERM);
 	}
 }
 
@@ -135,24 +213,24 @@ unix_brokered(const struct sb_policy *p)
 }
 
 static void
-ipf_dispatch(const struct sb_policy *p, struct sf_prog *f)
+ipf_dispatch(const struct sb_policy *p, struct sf_dispatch *d)
 {
 	if (!p->ipfilter && !unix_brokered(p))
 		return;
 	if (p->ipfilter) {
 		if (p->nunix == 0)
-			sf_jeq(f, __NR_connect, L_NOTIF, 0);
-		sf_jeq(f, __NR_bind, L_NOTIF, 0);
-		sf_jeq(f, __NR_listen, L_NOTIF, 0);
+			sf_case(d, __NR_connect, L_NOTIF);
+		sf_case(d, __NR_bind, L_NOTIF);
+		sf_case(d, __NR_listen, L_NOTIF);
 	} else if (p->own & SB_OWN_UNIX) {
 		/* its own sockets: every connect decided, every bind noted */
 		if (p->nunix == 0)
-			sf_jeq(f, __NR_connect, L_NOTIF, 0);
-		sf_jeq(f, __NR_bind, L_NOTIF, 0);
+			sf_case(d, __NR_connect, L_NOTIF);
+		sf_case(d, __NR_bind, L_NOTIF);
 	}
-	sf_jeq(f, __NR_sendto, L_IP_SENDTO, 0);
-	sf_jeq(f, __NR_sendmsg, L_IP_SENDMSG, 0);
-	sf_jeq(f, __NR_sendmmsg, L_IP_SENDMMSG, 0);
+	sf_case(d, __NR_sendto, L_IP_SENDTO);
+	sf_case(d, __NR_sendmsg, L_IP_SENDMSG);
+	sf_case(d, __NR_sendmmsg, L_IP_SENDMMSG);
 }
 
 static void
@@ -182,19 +260,19 @@ ipf_blocks(const struct sb_policy *p, struct sf_prog *f)
  * path is no part of what a filter sees: the broker continues every other,
  * and what goes on in the kernel meets Landlock as always. */
 static void
-own_dispatch(const struct sb_policy *p, struct sf_prog *f)
+own_dispatch(const struct sb_policy *p, struct sf_dispatch *d)
 {
 	if (!(p->own & (SB_OWN_PTY | SB_OWN_SHM)))
 		return;
-	sf_jeq(f, __NR_openat, L_OPENAT, 0);
+	sf_case(d, __NR_openat, L_OPENAT);
 #ifdef __NR_open
-	sf_jeq(f, __NR_open, L_OPEN, 0);
+	sf_case(d, __NR_open, L_OPEN);
 #endif
 	if (!(p->own & SB_OWN_SHM))
 		return;
-	sf_jeq(f, __NR_unlinkat, L_UNLINKAT, 0);
+	sf_case(d, __NR_unlinkat, L_UNLINKAT);
 #ifdef __NR_unlink
-	sf_jeq(f, __NR_unlink, L_NOTIF, 0);
+	sf_case(d, __NR_unlink, L_NOTIF);
 #endif
 }
 
@@ -251,6 +329,8 @@ own_blocks(const struct sb_policy *p, struct sf_prog *f)
 int
 sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 {
+	struct sf_dispatch d;
+
 	sf_init(f);
 	sf_ld(f, offsetof(struct seccomp_data, arch));
 	sf_jeq(f, SF_AUDIT_ARCH, 0, L_KILL);
@@ -258,35 +338,36 @@ sb_seccomp_build(const struct sb_policy *p, struct sf_prog *f)
 #ifdef __x86_64__
 	sf_jge(f, 0x40000000, L_ENOSYS, 0);	/* x32 syscalls */
 #endif
-	sf_jeq(f, __NR_ioctl, L_IOCTL, 0);
+	memset(&d, 0, sizeof d);
+	sf_case(&d, __NR_ioctl, L_IOCTL);
 	if (p->noexec) {
 		/* lib/selfnarrow: one filter, not a second one on top (each
 		 * filter is compiled and run on every system call) */
-		sf_jeq(f, __NR_execve, L_EPERM, 0);
-		sf_jeq(f, __NR_execveat, L_EPERM, 0);
+		sf_case(&d, __NR_execve, L_EPERM);
+		sf_case(&d, __NR_execveat, L_EPERM);
 	}
-	sf_jeq(f, __NR_io_uring_setup, L_ENOSYS, 0);
-	sf_jeq(f, __NR_io_uring_enter, L_ENOSYS, 0);
-	sf_jeq(f, __NR_io_uring_register, L_ENOSYS, 0);
+	sf_case(&d, __NR_io_uring_setup, L_ENOSYS);
+	sf_case(&d, __NR_io_uring_enter, L_ENOSYS);
+	sf_case(&d, __NR_io_uring_register, L_ENOSYS);
 	/* The session and user keyrings are shared with the runner and not
 	 * covered by Landlock. */
-	sf_jeq(f, __NR_keyctl, L_ENOSYS, 0);
-	sf_jeq(f, __NR_add_key, L_ENOSYS, 0);
-	sf_jeq(f, __NR_request_key, L_ENOSYS, 0);
-	sf_jeq(f, __NR_socket, L_SOCKET, 0);
-	contain_dispatch(p, f);
+	sf_case(&d, __NR_keyctl, L_ENOSYS);
+	sf_case(&d, __NR_add_key, L_ENOSYS);
+	sf_case(&d, __NR_request_key, L_ENOSYS);
+	sf_case(&d, __NR_socket, L_SOCKET);
+	contain_dispatch(p, &d);
 	if (p->nunix > 0)
-		sf_jeq(f, __NR_connect, L_NOTIF, 0);
-	ipf_dispatch(p, f);
-	own_dispatch(p, f);
+		sf_case(&d, __NR_connect, L_NOTIF);
+	ipf_dispatch(p, &d);
+	own_dispatch(p, &d);
 	if (p->net != SB_NET_OPEN) {
 		/* TCP Fast Open connects from sendto/sendmsg without the
 		 * connect hook Landlock's port rules rely on. */
-		sf_jeq(f, __NR_sendto, L_FLAGS3, 0);
-		sf_jeq(f, __NR_sendmmsg, L_FLAGS3, 0);
-		sf_jeq(f, __NR_sendmsg, L_FLAGS2, 0);
+		sf_case(&d, __NR_sendto, L_FLAGS3);
+		sf_case(&d, __NR_sendmmsg, L_FLAGS3);
+		sf_case(&d, __NR_sendmsg, L_FLAGS2);
 	}
-	sf_ret(f, SECCOMP_RET_ALLOW);
+	dispatch_emit(f, &d);
 	ipf_blocks(p, f);
 	own_blocks(p, f);
 

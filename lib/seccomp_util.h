@@ -16,7 +16,7 @@
 #endif
 
 #define SF_MAX 256
-#define SF_LABELS 48
+#define SF_LABELS 64
 
 struct sf_prog {
 	struct sock_filter ins[SF_MAX];

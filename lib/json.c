@@ -376,9 +376,10 @@ json_eq(const char *js, const jsmntok_t *t, const char *s)
 
 	if (t->type != JSMN_STRING || n >= sizeof buf)
 		return 0;
-	/* fast path: no escapes */
-	if ((size_t)(t->end - t->start) == n && memchr(js + t->start, '\\', n) == NULL)
-		return memcmp(js + t->start, s, n) == 0;
+	/* fast path: no escapes, so the string is its bytes (a key of another
+	 * length, the common miss, never needs decoding) */
+	if (memchr(js + t->start, '\\', (size_t)(t->end - t->start)) == NULL)
+		return (size_t)(t->end - t->start) == n && memcmp(js + t->start, s, n) == 0;
 	l = json_str(js, t, buf, sizeof buf);
 	return l >= 0 && (size_t)l == n && memcmp(buf, s, n) == 0;
 }

@@ -16,6 +16,19 @@ path_within(const char *b, const char *a)
 }
 
 int
+path_cat(char *out, size_t n, const char *dir, const char *name)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+
+	if (dl + 1 + nl >= n)
+		return -1;
+	memcpy(out, dir, dl);
+	out[dl] = '/';
+	memcpy(out + dl + 1, name, nl + 1);
+	return 0;
+}
+
+int
 path_self_dir(char *out, size_t n)
 {
 	char exe[PATH_MAX], *s;

@@ -6,6 +6,10 @@
 /* 1 when path b is a, or lies beneath a (by components: /a/bc is not
  * beneath /a/b); every path is beneath "/". Pure: no symlinks resolved. */
 int path_within(const char *b, const char *a);
+/* "dir/name" into out (n bytes), as snprintf("%s/%s") would but without a
+ * format to parse (planning joins paths in its inner loops). 0, or -1 when
+ * it does not fit (out is then unchanged). */
+int path_cat(char *out, size_t n, const char *dir, const char *name);
 /* The directory of the running executable (/proc/self/exe) into out.
  * 0, or -1 with errno (ENAMETOOLONG when it does not fit). */
 int path_self_dir(char *out, size_t n);

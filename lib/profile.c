@@ -486,6 +486,28 @@ profiles_embedded(void)
 }
 
 int
+profiles_embedded_has(const char *name)
+{
+	const struct profiles *ps;
+	size_t n = strlen(name);
+	const char *s = NULL;
+
+	/* Speed: corral asks this of every command it runs (/bin/true too),
+	 * and a parse is most of planning's cost. The embedded text has no
+	 * escapes, so a key NAME is spelled "NAME" there: where that is
+	 * nowhere, NAME is no profile, and nothing is parsed. */
+	if (n > 0 && memchr(defaults_json, '\\', sizeof defaults_json - 1) == NULL) {
+		for (s = defaults_json + 1; (s = strstr(s, name)) != NULL; s += n)
+			if (s[-1] == '"' && s[n] == '"')
+				break;
+		if (s == NULL)
+			return 0;
+	}
+	ps = profiles_embedded();
+	return ps != NULL && profiles_find(ps, name) != NULL;
+}
+
+int
 profiles_defaults(struct profiles *out)
 {
 	const struct profiles *ps = profiles_embedded();

@@ -76,6 +76,9 @@ int profiles_defaults(struct profiles *out);
 /* The same, parsed once a process and shared (not thread-safe on the first
  * call); NULL when they do not parse. */
 const struct profiles *profiles_embedded(void);
+/* 1 when the embedded defaults have a profile name (profiles_embedded,
+ * without the parse for a name they do not spell). */
+int profiles_embedded_has(const char *name);
 /* *dst = *src, copying only the profiles in use (slots past n are never read). */
 void profiles_copy(struct profiles *dst, const struct profiles *src);
 /* Merge a profiles document into *ps: each member replaces the profile of

@@ -43,13 +43,14 @@ boundary_writable(const struct plan *pl, const char *p, char *where, size_t n)
 	/* the attempt repositories and checkouts of git workspaces */
 	if (sl && strncmp(p, pl->store, sl) == 0 && strncmp(p + sl, "/git/", 5) == 0)
 		return snprintf(where, n, "an attempt repository of %s", pl->store), 1;
-	/* an agent's own folders, which any --full-setup run could write */
-	if (pl->home[0] && (ps = profiles_embedded()) != NULL)
+	/* an agent's own folders, which any --full-setup run could write
+	 * (each HOME/DIR: none holds a p outside the home, so the profiles
+	 * are not parsed for a link outside it, /bin or /lib) */
+	if (pl->home[0] && path_within(p, pl->home) && (ps = profiles_embedded()) != NULL)
 		for (int i = 0; i < ps->n; i++)
 			for (int j = 0; j < ps->p[i].nfull; j++) {
 				char f[PATH_MAX];
-				if ((size_t)snprintf(f, sizeof f, "%s/%s", pl->home, ps->p[i].full[j]) < sizeof f &&
-				    path_within(p, f))
+				if (path_cat(f, sizeof f, pl->home, ps->p[i].full[j]) == 0 && path_within(p, f))
 					return snprintf(where, n, "%s's full-setup folder %s", ps->p[i].name, f), 1;
 			}
 	return 0;
@@ -71,20 +72,22 @@ int
 link_walk(const struct plan *pl, const char *path, char *real, char *link, size_t linkn,
     char *where, size_t wheren)
 {
-	char rest[PATH_MAX * 2], next[PATH_MAX], tgt[PATH_MAX], tmp[PATH_MAX * 2];
+	char rest[PATH_MAX * 2], next[PATH_MAX], tgt[PATH_MAX];
 	const char *p;
 	struct stat st;
 	int links = 0;
 	size_t cl;
 	ssize_t tl;
 
-	if (strlen(path) >= PATH_MAX)
+	size_t rl, len = strlen(path);
+
+	if (len >= PATH_MAX)
 		return errno = ENAMETOOLONG, -1;
 	if (path[0] == '/')
 		strcpy(real, "/");
 	else if (getcwd(real, PATH_MAX) == NULL)
 		return -1;
-	snprintf(rest, sizeof rest, "%s", path);
+	memcpy(rest, path, len + 1);
 	p = rest;
 	for (;;) {
 		while (*p == '/')
@@ -101,9 +104,16 @@ link_walk(const struct plan *pl, const char *path, char *real, char *link, size_
 			p += cl;
 			continue;
 		}
-		if ((size_t)snprintf(next, sizeof next, "%s%s%.*s", real, strcmp(real, "/") ? "/" : "",
-		    (int)cl, p) >= sizeof next)
+		/* next: real, '/' (but after the root), the component */
+		rl = strlen(real);
+		if (rl == 1)
+			rl = 0;
+		if (rl + 1 + cl >= sizeof next)
 			return errno = ENAMETOOLONG, -1;
+		memcpy(next, real, rl);
+		next[rl] = '/';
+		memcpy(next + rl + 1, p, cl);
+		next[rl + 1 + cl] = '\0';
 		if (memo_lstat(next, &st) < 0)
 			return -1;
 		p += cl;
@@ -115,21 +125,32 @@ link_walk(const struct plan *pl, const char *path, char *real, char *link, size_
 		}
 		if (++links > 40)
 			return errno = ELOOP, -1;
-		if (boundary_writable(pl, next, where, wheren)) {
+		if (pl && boundary_writable(pl, next, where, wheren)) {
 			snprintf(link, linkn, "%s", next);
 			return 1;
 		}
 		if ((tl = memo_readlink(next, tgt, sizeof tgt - 1)) < 0)
 			return -1;
 		tgt[tl] = '\0';
-		if ((size_t)snprintf(tmp, sizeof tmp, "%s%s", tgt, p) >= sizeof rest)
+		if ((size_t)tl + strlen(p) >= sizeof rest)
 			return errno = ENAMETOOLONG, -1;
-		strcpy(rest, tmp);
+		memmove(rest + tl, p, strlen(p) + 1);	/* p lies within rest */
+		memcpy(rest, tgt, (size_t)tl);
 		p = rest;
 		if (tgt[0] == '/')
 			strcpy(real, "/");
 	}
 	return 0;
+}
+
+int
+link_realpath(const char *path, char *real)
+{
+	char link[PATH_MAX], where[64];
+
+	if (path[0] == '\0')
+		return errno = ENOENT, -1;	/* as realpath(3) */
+	return link_walk(NULL, path, real, link, sizeof link, where, sizeof where);
 }
 
 int

@@ -16,9 +16,13 @@ int boundary_writable(const struct plan *pl, const char *p, char *where, size_t 
 /* Resolve path physically, as realpath(3) does, into real (PATH_MAX).
  * Returns 0; 1 when a symbolic link met on the way lies where the boundary
  * can write (link gets the link's own path, where the place); -1 with errno
- * (ENOENT, ELOOP, ENAMETOOLONG, ...). */
+ * (ENOENT, ELOOP, ENAMETOOLONG, ...). pl NULL: no link is refused. */
 int link_walk(const struct plan *pl, const char *path, char *real, char *link, size_t linkn,
     char *where, size_t wheren);
+
+/* realpath(3) into real (PATH_MAX), through pathmemo: a plan resolves the
+ * same components for many paths. 0, or -1 with errno. */
+int link_realpath(const char *path, char *real);
 
 /* link_walk for what ("the workspace") into real: 0; -1 refused, a link
  * the agent can write on the way (why and hint say so); -2 with errno when

@@ -259,9 +259,7 @@ workspace_resolve(struct plan *pl, const struct policy *pol, char *why, size_t w
 static int
 agent_known(const char *name)
 {
-	const struct profiles *ps = profiles_embedded();
-
-	return ps && prof_name_ok(name) && profiles_find(ps, name) != NULL;
+	return prof_name_ok(name) && profiles_embedded_has(name);
 }
 
 /* The policy's own "env.set" PATH, or NULL. */
@@ -305,7 +303,7 @@ grant_path_dirs(struct plan *pl, const char *path, char *warn, size_t warnn)
 			snprintf(msgb, sizeof msgb, "PATH entry \"%.*s\" is not absolute: not granted",
 			    PATH_MAX, line);
 			addwarn(warn, warnn, msgb);
-		} else if (realpath(line, buf) == NULL) {
+		} else if (link_realpath(line, buf) < 0) {
 			;	/* absent PATH directories grant nothing */
 		} else if (link_walk(pl, line, buf, msgb, PATH_MAX, msgb + PATH_MAX, 128) == 1) {
 			/* trust (linkwalk.c): the agent could re-point it */

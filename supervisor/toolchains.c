@@ -2,6 +2,7 @@
  * it makes. See toolchains.h. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <glob.h>
 #include <limits.h>
@@ -9,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "linkwalk.h"
 #include "resolve.h"
 #include "toolchains.h"
 
@@ -174,13 +177,12 @@ match(const char *pat, const char *rel, char *cap, size_t capn)
 static int
 subst(const char *home, const char *rel, const char *cap, char *out, size_t n)
 {
-	size_t o;
-	int w;
+	size_t o = strlen(home) + 1;
 
-	w = snprintf(out, n, "%s/", home);
-	if (w < 0 || (size_t)w >= n)
+	if (o >= n)
 		return -1;
-	o = (size_t)w;
+	memcpy(out, home, o - 1);
+	out[o - 1] = '/';
 	for (const char *s = rel; *s; s++) {
 		size_t l = *s == '%' ? strlen(cap) : 1;
 		if (o + l >= n)
@@ -219,43 +221,48 @@ tc_match(const char *home, const char *dir, int *from, char *cap, size_t capn)
 	return -1;
 }
 
-int
-tc_is_secret(const char *home, const char *p)
-{
-	char s[PATH_MAX];
-
-	if (!home[0])
-		return 0;
-	for (int i = 0; tc_home_secrets[i]; i++) {
-		if ((size_t)snprintf(s, sizeof s, "%s/%s", home, tc_home_secrets[i]) >= sizeof s)
-			continue;
-		if (path_within(p, s) || path_within(s, p))
-			return 1;
-	}
-	return 0;
-}
-
-/* dir holds rel (one of tc_secrets): lstat, so a dangling link counts too */
+/* dir holds rel (one of tc_secrets): lstat, so a dangling link counts too.
+ * dfd is dir opened O_PATH (-1: none): the probe then looks up rel alone,
+ * not dir's every component again (narrow asks 17 names of each grant). */
 static int
-holds(const char *dir, const char *rel)
+holds(int dfd, const char *dir, const char *rel)
 {
 	char p[PATH_MAX];
 	struct stat st;
 
-	return (size_t)snprintf(p, sizeof p, "%s/%s", dir, rel) < sizeof p && lstat(p, &st) == 0;
+	if (strlen(dir) + 1 + strlen(rel) >= sizeof p)
+		return 0;	/* as the path would not fit */
+	if (dfd >= 0)
+		return fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	return path_cat(p, sizeof p, dir, rel) == 0 && lstat(p, &st) == 0;
 }
 
 /* 1 when p is or lies within one of the home's secrets; 2 when it holds one */
 static int
 home_secret(const char *home, const char *p)
 {
+	size_t hl = strlen(home);
 	char s[PATH_MAX];
 	int r = 0;
 
 	if (!home[0])
 		return 0;
+	/* p beneath the home (every grant narrow meets): compare what follows
+	 * "HOME/" with each secret, as path_within would the joined paths */
+	if (strncmp(p, home, hl) == 0 && p[hl] == '/' && p[hl + 1] && p[hl + 1] != '/') {
+		const char *rest = p + hl + 1;
+		for (int i = 0; tc_home_secrets[i]; i++) {
+			if (hl + 1 + strlen(tc_home_secrets[i]) >= sizeof s)
+				continue;	/* as the joined path would not fit */
+			if (path_within(rest, tc_home_secrets[i]))
+				return 1;
+			if (path_within(tc_home_secrets[i], rest))
+				r = 2;
+		}
+		return r;
+	}
 	for (int i = 0; tc_home_secrets[i]; i++) {
-		if ((size_t)snprintf(s, sizeof s, "%s/%s", home, tc_home_secrets[i]) >= sizeof s)
+		if (path_cat(s, sizeof s, home, tc_home_secrets[i]) < 0)
 			continue;
 		if (path_within(p, s))
 			return 1;
@@ -263,6 +270,12 @@ home_secret(const char *home, const char *p)
 			r = 2;
 	}
 	return r;
+}
+
+int
+tc_is_secret(const char *home, const char *p)
+{
+	return home_secret(home, p) != 0;
 }
 
 /* Grant dir, or when it holds a secret (one of tc_secrets, or of the
@@ -277,18 +290,23 @@ narrow(const char *home, const char *dir, int ro, tc_fn fn, void *arg, int depth
 	struct dirent *d;
 	struct stat st;
 	DIR *dp;
-	int r = 0, hs;
+	int r = 0, hs, dfd;
 
 	if ((hs = home_secret(home, dir)) == 1)
 		return 0;
 	if (hs == 0 && nx == 0 && lstat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
 		return fn(arg, dir, ro);	/* a file holds nothing */
+	/* followed as lstat of dir/NAME follows dir; where it does not open
+	 * (not a directory, gone, no descriptor left), holds asks by path */
+	dfd = openat(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);	/* musl's open adds an fcntl */
 	for (int i = 0; tc_secrets[i] && nf < 48; i++)
-		if (holds(dir, tc_secrets[i]))
+		if (holds(dfd, dir, tc_secrets[i]))
 			found[nf++] = tc_secrets[i];
 	for (size_t i = 0; i < nx && nf < 48; i++)
-		if (holds(dir, extra[i]))
+		if (holds(dfd, dir, extra[i]))
 			found[nf++] = extra[i];
+	if (dfd >= 0)
+		close(dfd);
 	if (nf == 0 && hs == 0)
 		return fn(arg, dir, ro);
 	if (depth > 6 || (dp = opendir(dir)) == NULL)
@@ -309,7 +327,7 @@ narrow(const char *home, const char *dir, int ro, tc_fn fn, void *arg, int depth
 			else if (found[i][l] == '/')
 				sub[ns++] = found[i] + l + 1;	/* beneath this entry */
 		}
-		if (skip || (size_t)snprintf(c, sizeof c, "%s/%s", dir, d->d_name) >= sizeof c)
+		if (skip || path_cat(c, sizeof c, dir, d->d_name) < 0)
 			continue;
 		r = narrow(home, c, ro, fn, arg, depth + 1, sub, ns);
 	}
@@ -322,8 +340,9 @@ tc_grant(const char *home, const char *dir, int ro, tc_fn fn, void *arg)
 {
 	char real[PATH_MAX];
 
-	/* the grant is what the kernel will resolve: check the real path */
-	if (realpath(dir, real) == NULL)
+	/* the grant is what the kernel will resolve: check the real path
+	 * (realpath(3), each component asked of the kernel once a plan) */
+	if (link_realpath(dir, real) < 0)
 		return 0;
 	if (home[0] && path_within(home, real))
 		return 0;	/* the home itself, or a parent of it: never */

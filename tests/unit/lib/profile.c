@@ -67,6 +67,18 @@ main(void)
 		    "profiles_defaults copies it (the slots in use)");
 		ok(profiles_defaults(&cp) == 0 && (cp.n = 0, profiles_embedded()->n == 3), "a copy changed leaves it whole");
 	}
+	{
+		/* profiles_embedded_has: what profiles_find says of the parse,
+		 * for each profile and for names the text spells otherwise */
+		static const char *const no[] = { "true", "nope", "login", "signin", "full_setup",
+						  "claud", "laude", "claude ", "", NULL };
+		int same = 1;
+		for (int i = 0; i < ps.n; i++)
+			same &= profiles_embedded_has(ps.p[i].name) == 1;
+		for (int i = 0; no[i]; i++)
+			same &= profiles_embedded_has(no[i]) == 0;
+		ok(same, "profiles_embedded_has: every embedded profile, and no other name");
+	}
 	is_str(c->signin, ".claude/.credentials.json", "claude sign-in path");
 	is_str(x->signin, ".codex/auth.json", "codex sign-in path");
 	is_str(g->signin, ".gemini/oauth_creds.json", "gemini sign-in path");

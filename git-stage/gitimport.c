@@ -244,7 +244,27 @@ struct qctx {
 	FILE *list;
 	const struct gitseen *seen;	/* worktree: the checkout at the set-up (NULL: none) */
 	struct argv changed;		/* ... its files changed in place since, for git to hash */
+	const struct argv *skip;	/* ... the dependency links (not in its digest) */
+	uint64_t sum;			/* ... the digest of what is there now (gitseen.h) */
+	size_t entries;
+	int fresh;			/* ... an entry made or changed since the set-up */
 };
+
+/* Into the digest as gitseen's walk folds it: files, links but the
+ * dependency links, directories; each with its ctime looked at. */
+static void
+fold(struct qctx *c, const char *path, const char *nm, const char *sub, const struct stat *st)
+{
+	if (c->seen == NULL)
+		return;
+	if (S_ISLNK(st->st_mode))
+		for (size_t i = 0; c->skip && i < c->skip->n; i++)
+			if (strcmp(c->skip->v[i], sub) == 0)
+				return;
+	gitseen_fold(&c->sum, path, nm, st);
+	c->entries++;
+	c->fresh |= gitseen_fresh(c->seen, st);
+}
 
 /* Worktree mode: the checkout is the agent's, all of it goes. In-place: by
  * content against the start, never by timestamp (gitnested.c). */
@@ -300,13 +320,26 @@ quarantine(struct qctx *c, int dfd, const char *path, int depth)
 			continue;
 		if (fstatat(dirfd(d), nm, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && strcasecmp(nm, ".git") != 0) {
+		if (S_ISREG(st.st_mode) && strcasecmp(nm, ".git") != 0) {
+			fold(c, path, nm, NULL, &st);
 			if (c->seen && gitseen_changed(c->seen, path, nm, &st))
 				av_pushf(&c->changed, "%s%s%s", path, *path ? "/" : "", nm);
 			continue;
 		}
 		if ((size_t)snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "/" : "", nm) >= sizeof sub) {
+			if (S_ISLNK(st.st_mode) && strcasecmp(nm, ".git") != 0) {
+				/* not in gitseen's digest: git cannot name it either */
+				if (c->seen && gitseen_changed(c->seen, path, nm, &st))
+					av_pushf(&c->changed, "%s/%s", path, nm);
+				continue;
+			}
 			r = move_aside(c, dirfd(d), nm, path);
+			continue;
+		}
+		if (S_ISLNK(st.st_mode) && strcasecmp(nm, ".git") != 0) {
+			fold(c, path, nm, sub, &st);
+			if (c->seen && gitseen_changed(c->seen, path, nm, &st))
+				av_pushf(&c->changed, "%s", sub);
 			continue;
 		}
 		if (strcasecmp(nm, ".git") == 0 ||
@@ -317,6 +350,7 @@ quarantine(struct qctx *c, int dfd, const char *path, int depth)
 		}
 		if (!S_ISDIR(st.st_mode))
 			continue;
+		fold(c, path, nm, sub, &st);
 		if (depth >= 200) {
 			r = move_aside(c, dirfd(d), nm, sub);
 			continue;
@@ -545,6 +579,24 @@ own_deps(const struct gitws *g, struct gitws_result *res)
 	}
 }
 
+/* 1 when the agent left everything as the set-up made it: its HEAD the
+ * base, no other ref new or moved, and its checkout the same entries with
+ * the same stat information (inode, size, mode, mtime, ctime: the digest
+ * of gitseen.h, which git's own test of an index entry uses) and none of
+ * them made or changed since the set-up's end (a change within the
+ * timestamps' granularity, which the same stat would hide). Then git add
+ * -A would hash nothing and the tree would be the base's: the import has
+ * nothing to run git for. */
+static int
+untouched(const struct gitws *g, const struct qctx *c, const struct gitxrefs *todo, const char *tip,
+    const struct gitws_result *res)
+{
+	return g->mode == GIT_WORKTREE && g->seen.ok && g->seen.digest && c->seen != NULL && !c->fresh &&
+	    c->n == 0 && c->changed.n == 0 && !c->changed.err && c->entries == g->seen.entries &&
+	    c->sum == g->seen.sum && todo->n == 0 && !res->refused[0] && res->xrefs == 0 &&
+	    res->xrefused == 0 && res->own_deps == 0 && tip[0] && strcmp(tip, g->base) == 0;
+}
+
 int
 gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, char *why, size_t whyn)
 {
@@ -552,7 +604,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	char tip[GITREF_OID_MAX + 1], tree[GITREF_OID_MAX + 1], q[PATH_MAX + 16], spec[160];
 	char msg[160], c1[GITREF_OID_MAX + 4], c2[GITREF_OID_MAX + 4], ptip[GITREF_OID_MAX + 16];
 	struct qctx qc = { -1, -1, 0, g->mode == GIT_INPLACE ? &g->nested : NULL, NULL,
-		g->seen.ok ? &g->seen : NULL, { 0 } };
+		g->seen.ok ? &g->seen : NULL, { 0 }, NULL, 0, 0, 0 };
 	struct gitxrefs todo = { 0 };
 	struct argv ov = { 0 };		/* files both changed, carried whole */
 	int afd, rdir, wfd, skipped = 0, r = -1;
@@ -610,6 +662,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 		msg_say(why, whyn, "%s: %s", g->work, strerror(errno));
 		goto out;
 	}
+	qc.skip = &g->deplinks;
 	r = quarantine(&qc, wfd, "", 0);
 	close(wfd);
 	if (qc.list)
@@ -625,6 +678,12 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 	if (qc.n)
 		snprintf(res->quarantine, sizeof res->quarantine, "%s/quarantine", g->dir);
 	own_deps(g, res);
+	if (untouched(g, &qc, &todo, tip, res)) {
+		/* nothing for git to hash: the files are the base's, no ref moved */
+		snprintf(res->commit, sizeof res->commit, "%s", g->start);
+		r = 0;
+		goto done;
+	}
 	if (files_tree(g, afd, tip, carry ? q : NULL, &qc.changed, tree, why, whyn) < 0)
 		goto out;
 	snprintf(res->commit, sizeof res->commit, "%.64s", tip);

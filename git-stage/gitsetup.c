@@ -551,8 +551,6 @@ gitws_drop_attempt(const char *store, const char *attempt)
 	if (r < 0)
 		r = rmtree_at(gfd, attempt);
 	close(gfd);
-	if (r == 0)
-		gitws_trash_reap(store);
 	return r;
 }
 
@@ -593,8 +591,6 @@ gitws_release(struct gitws *g, int keep)
 	g->work[0] = '\0';
 	/* the slot is free: its holder may end now, beside what follows */
 	gs_released(g);
-	store[strlen(store) - 4] = '\0';
-	gitws_trash_reap(store);
 }
 
 int

@@ -17,16 +17,16 @@ int gitws_undo_protect(const struct gitws *g, char *why, size_t whyn);
  * commit of that state over HEAD whose objects stay in g->basedir. -1 with
  * why filled; what was made is removed. */
 int gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, size_t whyn);
-/* Give the checkout's slot back: the checkout is moved aside and removed
- * by a detached child after corral returns (the next set-up removes what
- * one left). keep: move it to STORE/git/ATTEMPT/work instead (g->work
- * names it then). */
+/* Give the checkout's slot back: the checkout is moved into the trash
+ * (gitws_trash_reap removes it; the next set-up removes what one left).
+ * keep: move it to STORE/git/ATTEMPT/work instead (g->work names it
+ * then). */
 void gitws_release(struct gitws *g, int keep);
 /* Remove STORE/git/trash in a detached child (stdio on /dev/null). */
 void gitws_trash_reap(const char *store);
-/* Remove STORE/git/ATTEMPT: moved into the trash, which a detached child
- * then removes (gitws_trash_reap); removed here when it cannot be moved.
- * 0, or -1 with errno. */
+/* Remove STORE/git/ATTEMPT: moved into the trash (gitws_trash_reap
+ * removes it); removed here when it cannot be moved. 0, or -1 with
+ * errno. */
 int gitws_drop_attempt(const char *store, const char *attempt);
 
 /* What an import did. */

@@ -213,6 +213,9 @@ finish(const struct gsopts *o, int import)
 	gs_released(&g);
 	if (r == 0 && gitws_drop_attempt(o->state, o->attempt) < 0)
 		msg_warn("git: unable to remove %s: %s", g.dir, strerror(errno));
+	/* the checkout and the attempt's directory, removed by one detached
+	 * child at nice 19 (the import's child moved the checkout there) */
+	gitws_trash_reap(o->state);
 	gs_unhold(pidfd);
 	gitws_free(&g);
 	return r > 0 ? EXIT_NO : 0;

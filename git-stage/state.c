@@ -76,6 +76,11 @@ gs_state_save(const struct gitws *g, const char *store, int holder)
 	put(&a, "t0", num);
 	snprintf(num, sizeof num, "%d", holder);
 	put(&a, "holder", num);
+	if (g->seen.ok) {
+		/* the checkout's digest at the end of the set-up (gitseen.h) */
+		snprintf(num, sizeof num, "%llx.%zu", (unsigned long long)g->seen.sum, g->seen.entries);
+		put(&a, "digest", num);
+	}
 	if (a.err)
 		return av_free(&a), errno = ENOMEM, -1;
 	for (size_t i = 0; i < a.n; i++)
@@ -122,8 +127,9 @@ int
 gs_state_load(struct gitws *g, char *store, const char *dir, int *holder, char *why, size_t whyn)
 {
 	char p[PATH_MAX + 16], *buf = NULL, *s = NULL;
-	size_t len, slen;
-	int afd, bad = 0;
+	size_t len, slen, entries = 0;
+	unsigned long long sum = 0;
+	int afd, bad = 0, digest = 0;
 
 	memset(g, 0, sizeof *g);
 	*holder = -1;
@@ -182,8 +188,14 @@ gs_state_load(struct gitws *g, char *store, const char *dir, int *holder, char *
 			char *e;
 			g->t0.tv_sec = strtoll(v, &e, 10);
 			g->t0.tv_nsec = *e == '.' ? strtol(e + 1, NULL, 10) : 0;
-		} else if (!strcmp(k, "holder"))
+		} else if (!strcmp(k, "holder")) {
 			*holder = atoi(v);
+		} else if (!strcmp(k, "digest")) {
+			char *e;
+			sum = strtoull(v, &e, 16);
+			digest = *e == '.' && e > v;
+			entries = digest ? (size_t)strtoull(e + 1, NULL, 10) : 0;
+		}
 	}
 	free(buf);
 	if (bad || g->objects.err || g->deplinks.err || g->nested.err || g->objects.n == 0 || !g->ws[0] ||
@@ -204,6 +216,9 @@ gs_state_load(struct gitws *g, char *store, const char *dir, int *holder, char *
 			for (size_t i = 0; i < cap; i++)
 				g->seen.n += g->seen.paths[i] != 0;
 			g->seen.ok = 1;
+			g->seen.sum = sum;
+			g->seen.entries = entries;
+			g->seen.digest = digest;
 		}
 		free(s);
 	}

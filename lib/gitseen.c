@@ -86,22 +86,27 @@ walk(struct gitseen *s, int dfd, const char *path, const struct argv *skip, int 
 		struct stat st;
 		if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0 || (depth == 0 && strcmp(nm, ".git") == 0))
 			continue;
-		if (t == DT_UNKNOWN) {
-			if (fstatat(dirfd(d), nm, &st, AT_SYMLINK_NOFOLLOW) < 0)
-				continue;
-			t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : 0;
-		}
+		/* every entry's stat, for the digest */
+		if (fstatat(dirfd(d), nm, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : 0;
 		if (t != DT_REG && t != DT_LNK && t != DT_DIR)
 			continue;
 		if (t == DT_REG) {
+			gitseen_fold(&s->sum, path, nm, &st);
+			s->entries++;
 			r = insert(s, hash(path, nm));
 			continue;
 		}
 		if ((size_t)snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "/" : "", nm) >= sizeof sub)
 			continue;	/* git cannot name it either */
-		if (t == DT_LNK && !skipped(skip, sub))
+		if (t == DT_LNK && skipped(skip, sub))
+			continue;
+		gitseen_fold(&s->sum, path, nm, &st);
+		s->entries++;
+		if (t == DT_LNK)
 			r = insert(s, hash(path, nm));
-		else if (t == DT_DIR && depth < 200 && (fd = openat(dirfd(d), nm, OPEN_DIR)) >= 0) {
+		else if (depth < 200 && (fd = openat(dirfd(d), nm, OPEN_DIR)) >= 0) {
 			r = walk(s, fd, sub, skip, depth + 1);
 			close(fd);
 		}
@@ -134,6 +139,7 @@ gitseen_take(struct gitseen *s, int wfd, int afd, const struct argv *skip)
 	}
 	s->ready = st.st_ctim;
 	s->dev = ws.st_dev;
+	s->digest = 1;
 	s->ok = 1;
 	return 0;
 fail:
@@ -159,10 +165,37 @@ gitseen_changed(const struct gitseen *s, const char *dir, const char *name, cons
 }
 
 void
+gitseen_fold(uint64_t *sum, const char *dir, const char *name, const struct stat *st)
+{
+	const int64_t v[] = { (int64_t)st->st_mode, (int64_t)st->st_ino, (int64_t)st->st_size,
+		(int64_t)st->st_mtim.tv_sec, st->st_mtim.tv_nsec, (int64_t)st->st_ctim.tv_sec, st->st_ctim.tv_nsec };
+	uint64_t h = hash(dir, name);
+
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		for (int b = 0; b < 64; b += 8)
+			h = (h ^ (((uint64_t)v[i] >> b) & 0xff)) * 1099511628211ULL;
+	/* one more round: a sum of raw FNV values would let near entries cancel */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	*sum += h;
+}
+
+int
+gitseen_fresh(const struct gitseen *s, const struct stat *st)
+{
+	return !(st->st_ctim.tv_sec < s->ready.tv_sec ||
+	    (st->st_ctim.tv_sec == s->ready.tv_sec && st->st_ctim.tv_nsec < s->ready.tv_nsec));
+}
+
+void
 gitseen_free(struct gitseen *s)
 {
 	free(s->paths);
 	s->paths = NULL;
 	s->n = s->cap = 0;
+	s->sum = 0;
+	s->entries = 0;
+	s->digest = 0;
 	s->ok = 0;
 }

@@ -105,6 +105,48 @@ suite() {
 suite root
 suite nobody
 
+# an untouched checkout: finish runs no git for it (its entries' digest
+# and ctimes are the set-up's, gitseen.h); each change that keeps what
+# git's quick look compares nearly the same still makes a branch
+U=$TMP/untouched
+mkdir -p "$U/home/st" "$U/repo"
+chmod 700 "$U/home/st"
+(cd "$U/repo" && G init -q && echo one > a && mkdir d && echo two > d/b && git add a d &&
+	git -c user.name=t -c user.email=t@t commit -q -m init)
+S=$U/home/st E="env -i PATH=/usr/bin:/bin HOME=$U/home"
+n=0
+for change in none 'echo ONE > a.new && touch -r a a.new && mv a.new a' \
+	'echo ONE > "$TMP/keep" && touch -r a "$TMP/keep" && cat "$TMP/keep" > a && touch -r "$TMP/keep" a' \
+	'mv d/b d/c' 'chmod +x a' 'ln -s a l' 'mkdir e' 'rm d/b'; do
+	n=$((n + 1))
+	id=$(printf '%08d%024d' $n 0)
+	run $E "$GS" create --state "$S" --attempt $id "$U/repo"
+	work=$(printf '%s\n' "$out" | sed -n 's/^work //p')
+	[ "$change" = none ] || (cd "$work" && eval "$change")
+	# which programs finish runs: strace where there is one
+	: > "$U/trace"
+	if command -v strace >/dev/null; then
+		run strace -f -e trace=execve -o "$U/trace" $E "$GS" finish --state "$S" --attempt $id
+	else
+		run $E "$GS" finish --state "$S" --attempt $id
+	fi
+	gits=$(grep -c 'execve("[^"]*/git"' "$U/trace")
+	if [ "$change" = none ]; then
+		like "$err" "the agent changed nothing" "untouched checkout: nothing to import"
+		if command -v strace >/dev/null; then is "$gits" 0 "... and no git run for it"; else skip "no strace"; fi
+	elif [ "$change" = 'mkdir e' ]; then
+		# an empty directory is nothing git tracks: git looked, found nothing
+		like "$err" "the agent changed nothing" "$change: git looked (an entry new), nothing to import"
+		if command -v strace >/dev/null; then
+			status_ok "$([ "$gits" -gt 0 ]; echo $?)" "... git was run for it"
+		else
+			skip "no strace"
+		fi
+	else
+		like "$err" "git-stage: git: branch corral/$(printf %08d $n): " "$change: imported"
+	fi
+done
+
 # a repository whose only commit is empty: the checkout has no path, so the
 # set of paths seen at the set-up is empty; create saves it and finish
 # imports (the san build's UBSan ended create with 125 here: an empty set

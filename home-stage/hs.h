@@ -12,11 +12,21 @@ struct hs_opts {
 	const char *test_cacert;	/* passed on to session-store (tests) */
 	int full_setup;
 	unsigned wait_record;		/* create: seconds to wait for begin's record */
+	int begin;			/* create --begin: record the attempt itself */
+	int pid;			/* create --pid: whose attempt (0: the parent) */
+	const char *end;		/* finish --end: the attempt to end, or NULL */
+	int status;			/* ... with --status (-1: not given) */
+	const char *platform, *tier;	/* ... and --platform, --tier (or NULL) */
+	int prof_loaded;		/* prof holds the profiles (finish loads them
+					   only when it takes a sign-in back) */
 	struct profiles prof;
 	char *const *envp;		/* the caller's, for HOME and XDG_CONFIG_HOME */
 };
 
 int hs_create(struct hs_opts *o);
 int hs_finish(struct hs_opts *o, const char *dir);
+/* Load the profiles (embedded, then --profiles) into o->prof once: 0, or
+ * -1 said. */
+int hs_profiles(struct hs_opts *o);
 
 #endif

@@ -11,6 +11,7 @@
 #include "hs.h"
 #include "msg.h"
 #include "num.h"
+#include "store.h"
 #include "version.h"
 
 static void
@@ -19,9 +20,11 @@ usage(int fd)
 	fprintf(fd == 1 ? stdout : stderr,
 	    "usage: home-stage create --state DIR --attempt ID --agent NAME [--signin NAME]\n"
 	    "                         [--full-setup] [--workspace DIR] [--profiles FILE]\n"
-	    "                         [--session-store PATH] [--wait-record SECONDS] [--trees DIR]\n"
+	    "                         [--session-store PATH] [--wait-record SECONDS | --begin [--pid N]]\n"
+	    "                         [--trees DIR]\n"
 	    "       home-stage finish [--state DIR] [--profiles FILE] [--session-store PATH]\n"
-	    "                         [--test-cacert FILE] TREE\n"
+	    "                         [--test-cacert FILE] [--end ID --status N\n"
+	    "                         [--platform P --tier T]] TREE\n"
 	    "       home-stage -h | --help | --version\n"
 	    "create prints the attempt directory (with --full-setup, then the folders\n"
 	    "to grant read-write); finish prints the names it took back.\n"
@@ -43,6 +46,12 @@ main(int argc, char **argv, char **envp)
 		{ "test-cacert", required_argument, NULL, 'C' },
 		{ "wait-record", required_argument, NULL, 'W' },
 		{ "trees", required_argument, NULL, 'T' },
+		{ "begin", no_argument, NULL, 'B' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "end", required_argument, NULL, 'E' },
+		{ "status", required_argument, NULL, 'X' },
+		{ "platform", required_argument, NULL, 'L' },
+		{ "tier", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -52,11 +61,11 @@ main(int argc, char **argv, char **envp)
 	 * the zeroed bss only the pages written */
 	static struct hs_opts o;
 	const char *cmd, *dir = NULL;
-	char err[512];
 	int c, secs;
 
 	msg_init(argv[0]);
 	o.envp = envp;
+	o.status = -1;
 	cmd = av_verb(&argc, &argv);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
@@ -71,6 +80,22 @@ main(int argc, char **argv, char **envp)
 		case 'S': o.session_store = optarg; break;
 		case 'C': o.test_cacert = optarg; break;
 		case 'T': o.trees = optarg; break;
+		case 'B': o.begin = 1; break;
+		case 'E': o.end = optarg; break;
+		case 'L': o.platform = optarg; break;
+		case 'R': o.tier = optarg; break;
+		case 'X':
+			if (num_parse_int(optarg, 0, 255, &o.status) < 0) {
+				msg_fatal("bad --status %.16s (want 0 to 255)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'P':
+			if (num_parse_int(optarg, 1, 1 << 22, &o.pid) < 0) {
+				msg_fatal("bad --pid %.32s", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'W':
 			if (num_parse_int(optarg, 0, 3600, &secs) < 0) {
 				msg_fatal("bad --wait-record %.32s (want 0 to 3600 seconds)", optarg);
@@ -92,24 +117,52 @@ main(int argc, char **argv, char **envp)
 	}
 	if (strcmp(cmd, "finish") == 0) {
 		if (optind + 1 != argc || o.attempt || o.agent || o.signin || o.full_setup || o.workspace ||
-		    o.wait_record || o.trees) {
-			msg_usage("finish [--state DIR] [--profiles FILE] [--session-store PATH] [--test-cacert FILE] TREE");
+		    o.wait_record || o.trees || o.begin || o.pid || !o.end != (o.status < 0) ||
+		    !o.platform != !o.tier || (o.platform && !o.end)) {
+			msg_usage("finish [--state DIR] [--profiles FILE] [--session-store PATH] [--test-cacert FILE]"
+			    " [--end ID --status N [--platform P --tier T]] TREE");
+			return EXIT_USAGE;
+		}
+		if (o.end && !store_id_ok(o.end)) {
+			msg_fatal("bad --end (want 32 lowercase hex digits)");
+			return EXIT_USAGE;
+		}
+		if ((o.platform && !store_label_ok(o.platform)) || (o.tier && !store_label_ok(o.tier))) {
+			msg_fatal("bad --platform or --tier (want [A-Za-z0-9._:+-], at most 32)");
 			return EXIT_USAGE;
 		}
 		dir = argv[optind];
-	} else if (optind != argc || !o.state || !o.attempt || !o.agent || o.test_cacert) {
-		msg_usage("create --state DIR --attempt ID --agent NAME [--signin NAME] [--full-setup]");
+	} else if (optind != argc || !o.state || !o.attempt || !o.agent || o.test_cacert ||
+	    (o.begin && o.wait_record) || (o.pid && !o.begin) || o.end || o.status >= 0 || o.platform ||
+	    o.tier) {
+		msg_usage("create --state DIR --attempt ID --agent NAME [--signin NAME] [--full-setup]"
+		    " [--wait-record SECONDS | --begin [--pid N]]");
 		return EXIT_USAGE;
 	}
 	if (o.profiles_file != NULL && o.profiles_file[0] != '/') {
 		msg_fatal("--profiles must be an absolute path (it is passed to session-store)");
 		return EXIT_USAGE;
 	}
-	if (profiles_load(o.profiles_file, &o.prof, err, sizeof err) < 0) {
-		msg_fatal("%s", err);
+	/* finish reads the profiles only to take a sign-in back; a --profiles
+	 * file is always read, so a bad one always fails */
+	if ((dir == NULL || o.profiles_file != NULL) && hs_profiles(&o) < 0)
 		return EXIT_USAGE;
-	}
 	if (dir != NULL)
 		return hs_finish(&o, dir);
 	return hs_create(&o);
+}
+
+int
+hs_profiles(struct hs_opts *o)
+{
+	char err[512];
+
+	if (o->prof_loaded)
+		return 0;
+	if (profiles_load(o->profiles_file, &o->prof, err, sizeof err) < 0) {
+		msg_fatal("%s", err);
+		return -1;
+	}
+	o->prof_loaded = 1;
+	return 0;
 }

@@ -24,6 +24,7 @@
 #include "rnd.h"
 #include "rundir.h"
 #include "store.h"
+#include "storeattempt.h"
 
 /* What create noted about the sign-in it staged; finish compares. */
 struct meta {
@@ -295,7 +296,7 @@ hs_create(struct hs_opts *o)
 	char metabuf[512], tdir[PATH_MAX], key[48];
 	struct stat st;
 	struct meta m;
-	int sfd = -1, tfd = -1, afd = -1, hfd = -1, fd, r, rc = EXIT_USAGE, made = 0, kn;
+	int sfd = -1, tfd = -1, afd = -1, hfd = -1, fd, r, rc = EXIT_USAGE, made = 0, kn, begun = 0;
 
 	if (!store_id_ok(o->attempt)) {
 		msg_fatal("bad attempt id (want 32 lowercase hex digits)");
@@ -323,6 +324,22 @@ hs_create(struct hs_opts *o)
 			msg_hint("it must be a directory you own, mode 0700");
 		return errno == EPERM ? EXIT_NO : EXIT_USAGE;
 	}
+	/* --begin: the attempt recorded here and the leftovers of dead ones
+	 * reaped, under the store's lock (lib/storeattempt.c, what
+	 * session-store begin --reap runs): no process beside to wait for */
+	if (o->begin) {
+		struct attempt at;
+		int64_t pid = o->pid ? o->pid : getppid();
+		if (store_attempt_new(&at, o->attempt, o->agent, pid) < 0) {
+			msg_fatal_sys("process %d", (int)pid);
+			close(sfd);
+			return EXIT_USAGE;
+		}
+		if ((r = store_attempt_begin(sfd, o->state, &at, 1, o->trees, &begun)) < 0) {
+			rc = -r;
+			goto out;
+		}
+	}
 	if (fd_path(sfd, state, sizeof state) < 0 || realpath(o->workspace ? o->workspace : ".", ws) == NULL) {
 		msg_fatal_sys("unable to resolve the state directory or the workspace");
 		goto out;
@@ -345,7 +362,7 @@ hs_create(struct hs_opts *o)
 		rc = EXIT_NO;
 		goto out;
 	}
-	{	/* the attempt must be this agent's, and running */
+	if (!begun) {	/* the attempt must be this agent's, and running */
 		struct attempt at;
 		r = attempt_await(sfd, o->attempt, o->wait_record, &at);
 		if (r < 0 || strcmp(at.agent, o->agent) != 0 || at.ended) {
@@ -438,6 +455,10 @@ hs_create(struct hs_opts *o)
 out:
 	if (made && rmtree_at(tfd, name) < 0)
 		msg_warn_sys("unable to remove %s/%s", tdir, name);
+	/* recorded here and nothing staged: ended as corral's own failure
+	 * (125), as corral ends an attempt whose home was not made */
+	if (begun && rc != 0)
+		(void)store_attempt_end(sfd, o->state, o->attempt, EXIT_CHAIN_FAIL, NULL, NULL);
 	if (hfd >= 0)
 		close(hfd);
 	if (afd >= 0)
@@ -476,12 +497,14 @@ open_in_home(int homefd, const char *rel, struct stat *st)
 static int
 take_back(struct hs_opts *o, const char *state, int afd, const struct meta *m)
 {
-	const struct profile *p = profiles_find(&o->prof, m->agent);
+	const struct profile *p;
 	char *args[] = { "renew", (char *)m->signin, "--from-fd", "0", NULL };
 	struct stat st;
 	int hfd, fd, r;
 
-	if (p == NULL) {
+	if (hs_profiles(o) < 0)
+		return EXIT_USAGE;
+	if ((p = profiles_find(&o->prof, m->agent)) == NULL) {
 		msg_fatal("no profile for agent %s", m->agent);
 		return EXIT_USAGE;
 	}
@@ -520,8 +543,8 @@ take_back(struct hs_opts *o, const char *state, int afd, const struct meta *m)
 	return EXIT_USAGE;
 }
 
-int
-hs_finish(struct hs_opts *o, const char *dir)
+static int
+finish_tree(struct hs_opts *o, const char *dir)
 {
 	char parent[PATH_MAX], base[NAME_MAX + 1], err[256], state[PATH_MAX], *slash, *buf;
 	struct stat st;
@@ -597,4 +620,47 @@ hs_finish(struct hs_opts *o, const char *dir)
 	if (fflush(stdout) != 0)
 		return EXIT_USAGE;
 	return rc;
+}
+
+/* finish, then with --end the attempt's record closed (lib/storeattempt.c,
+ * what session-store end runs), whatever finish did: one process where
+ * corral ran two side by side. The store: --state, else the tree's own
+ * directory. */
+int
+hs_finish(struct hs_opts *o, const char *dir)
+{
+	char store[PATH_MAX], err[256], *slash;
+	int rc = finish_tree(o, dir), sfd, r;
+	size_t n;
+
+	if (o->end == NULL)
+		return rc;
+	if (o->state != NULL) {
+		n = strlen(o->state);
+		if (n >= sizeof store)
+			return EXIT_USAGE;
+		memcpy(store, o->state, n + 1);
+	} else {
+		n = strlen(dir);
+		while (n > 1 && dir[n - 1] == '/')
+			n--;
+		if (n >= sizeof store)
+			return EXIT_USAGE;
+		memcpy(store, dir, n);
+		store[n] = '\0';
+		if ((slash = strrchr(store, '/')) == NULL)
+			return msg_fatal("%s: not an attempt directory path", dir), EXIT_USAGE;
+		if (slash == store)
+			slash[1] = '\0';	/* "/" */
+		else
+			*slash = '\0';
+	}
+	if ((sfd = store_open(store, 0, err, sizeof err)) < 0) {
+		msg_fatal("store %s: %s", store, err);
+		return EXIT_USAGE;
+	}
+	r = store_attempt_end(sfd, store, o->end, o->status, o->platform, o->tier);
+	close(sfd);
+	/* the end not recorded: an error, whatever finish said */
+	return r < 0 ? EXIT_USAGE : rc;
 }

@@ -14,22 +14,10 @@
 #include "msg.h"
 #include "ss.h"
 #include "store.h"
+#include "storeattempt.h"
 #include "json.h"
 #include "num.h"
 #include "rnd.h"
-
-static int
-write_record(int afd, const struct attempt *a)
-{
-	char buf[STORE_RECORD_MAX];
-	int n = attempt_format(a, buf, sizeof buf);
-
-	if (n < 0)
-		return -1;
-	/* attempt bookkeeping: atomic (temp + rename), not fsynced; losing
-	 * a record to a power cut loses nothing that matters */
-	return file_replace_atomic(afd, a->id, buf, (size_t)n, 0600);
-}
 
 int
 ss_begin(struct ss *s, int argc, char **argv)
@@ -44,7 +32,8 @@ ss_begin(struct ss *s, int argc, char **argv)
 	};
 	struct attempt a;
 	const char *agent = NULL, *pid = NULL, *id = NULL;
-	int c, afd, lk, reap = 0, r;
+	char idbuf[STORE_ID_LEN + 1];
+	int c, reap = 0, r, v = 0;
 
 	OPTLOOP(opts) {
 		switch (c) {
@@ -60,7 +49,6 @@ ss_begin(struct ss *s, int argc, char **argv)
 		msg_usage("begin --agent NAME [--pid N] [--id ID] [--reap [--trees DIR]]");
 		return EXIT_USAGE;
 	}
-	memset(&a, 0, sizeof a);
 	if (!prof_name_ok(agent)) {
 		msg_fatal("bad agent name (want [a-z0-9][a-z0-9._-]*, at most 32)");
 		return EXIT_USAGE;
@@ -69,50 +57,20 @@ ss_begin(struct ss *s, int argc, char **argv)
 		msg_fatal("bad --id (want 32 lowercase hex digits)");
 		return EXIT_USAGE;
 	}
-	strcpy(a.agent, agent);
-	a.pid = getppid();
-	if (pid != NULL) {
-		int v;
-		if (num_parse_int(pid, 1, 1 << 22, &v) < 0) {
-			msg_fatal("bad --pid %.32s", pid);
-			return EXIT_USAGE;
-		}
-		a.pid = v;
-	}
-	if (proc_starttime(a.pid, &a.pid_start) < 0) {
-		msg_fatal_sys("process %" PRId64, a.pid);
+	if (pid != NULL && num_parse_int(pid, 1, 1 << 22, &v) < 0) {
+		msg_fatal("bad --pid %.32s", pid);
 		return EXIT_USAGE;
 	}
-	a.start = (int64_t)time(NULL);
-	if (id != NULL) {
-		strcpy(a.id, id);
-	} else if (rnd_hex(a.id, STORE_ID_LEN / 2) < 0) {
+	if (id == NULL && rnd_hex(idbuf, STORE_ID_LEN / 2) < 0) {
 		msg_fatal_sys("unable to make an attempt id (getrandom)");
 		return EXIT_USAGE;
 	}
-	if ((afd = ss_open_sub(s, "attempts")) < 0)
-		return -afd;
-	/* under the lock: a concurrent reap never takes our temp file for
-	 * the leftover of a killed write */
-	if ((lk = store_lock(s->fd)) < 0) {
-		msg_fatal_sys("unable to lock the store");
+	if (store_attempt_new(&a, id ? id : idbuf, agent, pid ? v : getppid()) < 0) {
+		msg_fatal_sys("process %d", pid ? v : (int)getppid());
 		return EXIT_USAGE;
 	}
-	/* an id the caller chose is new, or refused: never another's record */
-	if (id != NULL && faccessat(afd, a.id, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-		msg_fatal("attempt %s exists already", a.id);
-		return EXIT_NO;
-	}
-	if (write_record(afd, &a) < 0) {
-		msg_fatal_sys("unable to write the attempt record");
-		return EXIT_USAGE;
-	}
-	/* the leftovers of attempts whose process is gone (ours is alive and
-	 * recorded): what a killed corral left goes at the next begin; one
-	 * that could not be removed is said and tried again next time */
-	if (reap && (r = ss_reap_locked(s, 0, 0)) < 0)
+	if ((r = store_attempt_begin(s->fd, s->store, &a, reap, s->trees, &v)) < 0)
 		return -r;
-	close(lk);
 	printf("%s\n", a.id);
 	return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
 }
@@ -127,8 +85,7 @@ ss_end(struct ss *s, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *status = NULL, *platform = NULL, *tier = NULL, *id;
-	struct attempt a;
-	int c, afd, lk, st;
+	int c, st, r;
 
 	id = ss_take_operand(&argc, &argv);
 	OPTLOOP(opts) {
@@ -155,31 +112,8 @@ ss_end(struct ss *s, int argc, char **argv)
 		msg_fatal("bad --platform or --tier (want [A-Za-z0-9._:+-], at most 32)");
 		return EXIT_USAGE;
 	}
-	if ((afd = ss_open_sub(s, "attempts")) < 0)
-		return -afd;
-	if ((lk = store_lock(s->fd)) < 0) {
-		msg_fatal_sys("unable to lock the store");
-		return EXIT_USAGE;
-	}
-	if (store_read_attempt(afd, id, &a) < 0) {
-		msg_fatal_sys("attempt %s", id);
-		return errno == ENOENT ? EXIT_NO : EXIT_USAGE;
-	}
-	if (a.ended) {
-		msg_fatal("attempt %s has already ended", id);
-		return EXIT_NO;
-	}
-	a.ended = 1;
-	a.end = (int64_t)time(NULL);
-	a.status = st;
-	snprintf(a.platform, sizeof a.platform, "%s", platform ? platform : "");
-	snprintf(a.tier, sizeof a.tier, "%s", tier ? tier : "");
-	if (write_record(afd, &a) < 0) {
-		msg_fatal_sys("unable to write the attempt record");
-		return EXIT_USAGE;
-	}
-	close(lk);
-	return 0;
+	r = store_attempt_end(s->fd, s->store, id, st, platform, tier);
+	return -r;
 }
 
 static void

@@ -22,9 +22,6 @@ int ss_put(struct ss *s, int argc, char **argv);
 int ss_release(struct ss *s, int argc, char **argv);
 int ss_renew(struct ss *s, int argc, char **argv);
 int ss_reap(struct ss *s, int argc, char **argv);
-/* reap's work with the store's lock held (reap, begin --reap): 0, 1 some
- * leftover could not be removed, or the negated exit status (said). */
-int ss_reap_locked(struct ss *s, uint64_t bound, int print);
 int ss_restore(struct ss *s, int argc, char **argv);
 int ss_signins(struct ss *s, int argc, char **argv);
 int ss_remove(struct ss *s, int argc, char **argv);

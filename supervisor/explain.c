@@ -105,18 +105,15 @@ explain_print(FILE *f, const struct plan *pl0)
 	/* corral run chooses the attempt id (128 random bits) */
 	if (r == 0)
 		fputs("ATTEMPT=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')\n", f);
-	if (r == 0 && (step_begin(&pl, &a) < 0 || line(f, "", &a, " >/dev/null || exit 125\n") < 0))
-		r = -1;
-	av_free(&a);
 	if (r == 0 && pl.nosignin[0]) {
 		/* no sign-in to stage: the override profile corral run writes
-		 * (into the store, which begin made) */
-		char doc[512], qd[2048], qf[PATH_MAX * 4 + 16];
-		if (plan_nosignin_json(&pl, doc, sizeof doc) < 0 ||
-		    sh_quote(doc, 0, qd, sizeof qd) < 0 || sh_quote(pl.nosignin, 0, qf, sizeof qf) < 0)
+		 * (into the store, made 0700 when it is not there yet) */
+		char doc[512], qd[2048], qf[PATH_MAX * 4 + 16], qs[PATH_MAX * 4 + 16];
+		if (plan_nosignin_json(&pl, doc, sizeof doc) < 0 || sh_quote(doc, 0, qd, sizeof qd) < 0 ||
+		    sh_quote(pl.nosignin, 0, qf, sizeof qf) < 0 || sh_quote(pl.store, 0, qs, sizeof qs) < 0)
 			r = -1;
 		else
-			fprintf(f, "(umask 077 && printf '%%s' %s > %s)\n", qd, qf);
+			fprintf(f, "(umask 077 && mkdir -p %s && printf '%%s' %s > %s)\n", qs, qd, qf);
 	}
 	if (r == 0 && (step_create(&pl, &a) < 0 ||
 	    line(f, "ATTEMPT_DIR=$(", &a, ") || exit 125\n") < 0))
@@ -228,10 +225,8 @@ explain_print(FILE *f, const struct plan *pl0)
 		r = -1;
 	}
 	av_free(&a);
-	if (r == 0 && (step_finish(&pl, &a) < 0 || line(f, "", &a, "\n") < 0))
-		r = -1;
-	av_free(&a);
-	if (r == 0 && (step_end(&pl, SHVAR("STATUS"), SHVAR("platform"), SHVAR("tier"), &a) < 0 ||
+	/* the take-back, the removal and the attempt's end: one process */
+	if (r == 0 && (step_finish(&pl, SHVAR("STATUS"), SHVAR("platform"), SHVAR("tier"), &a) < 0 ||
 	    line(f, "", &a, "\nexit \"$STATUS\"\n") < 0))
 		r = -1;
 	av_free(&a);

@@ -89,30 +89,6 @@ step_probe(const struct plan *pl, struct argv *a)
 }
 
 int
-step_begin(const struct plan *pl, struct argv *a)
-{
-	step(pl, a, "session-store");
-	av_push(a, "--store");
-	av_push(a, pl->store);
-	av_push(a, "begin");
-	av_push(a, "--agent");
-	av_push(a, pl->agent);
-	/* corral chooses the id, so that home-stage create can run beside
-	 * (it waits for the record: --wait-record) */
-	av_push(a, "--id");
-	av_push(a, pl->attempt);
-	/* and the leftovers of a killed corral go under the same lock (a live
-	 * attempt's process is alive, so nothing younger is spared) */
-	av_push(a, "--reap");
-	if (strcmp(pl->trees, pl->store) != 0) {
-		/* and the trees it left on the runtime directory */
-		av_push(a, "--trees");
-		av_push(a, pl->trees);
-	}
-	return done(a);
-}
-
-int
 step_snapshot(const struct plan *pl, const char *root, struct argv *a)
 {
 	step(pl, a, "runfiles");
@@ -172,11 +148,18 @@ step_create(const struct plan *pl, struct argv *a)
 	av_push(a, pl->workspace);
 	av_push(a, "--session-store");
 	av_pushf(a, "%s/session-store", pl->stepdir);
-	/* started beside begin: it waits for the attempt's record, bounded
-	 * (corral ends it sooner when begin fails) */
-	av_push(a, "--wait-record");
-	av_push(a, "30");
+	/* it records the attempt (the id corral chose) and reaps the
+	 * leftovers of a killed corral under the store's lock, as
+	 * session-store begin --reap would, then stages: one process, no
+	 * wait (a live attempt's process is alive, so nothing younger is
+	 * spared); the attempt is corral's, or the script's shell */
+	av_push(a, "--begin");
+	if (pl->attempt[0] == '\001') {
+		av_push(a, "--pid");
+		av_push(a, SHVAR("$"));
+	}
 	if (strcmp(pl->trees, pl->store) != 0) {
+		/* where its tree goes, and the trees a killed corral left */
 		av_push(a, "--trees");
 		av_push(a, pl->trees);
 	}
@@ -332,8 +315,25 @@ step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confi
 	return done(a);
 }
 
+/* home-stage finish --end: session-store end's record, the same fields */
+static void
+end_args(const struct plan *pl, const char *status, const char *platform, const char *tier, struct argv *a)
+{
+	av_push(a, "--end");
+	av_push(a, pl->attempt);
+	av_push(a, "--status");
+	av_push(a, status);
+	if (platform && tier) {
+		av_push(a, "--platform");
+		av_push(a, platform);
+		av_push(a, "--tier");
+		av_push(a, tier);
+	}
+}
+
 int
-step_finish(const struct plan *pl, struct argv *a)
+step_finish(const struct plan *pl, const char *status, const char *platform, const char *tier,
+    struct argv *a)
 {
 	step(pl, a, "home-stage");
 	av_push(a, "finish");
@@ -350,6 +350,10 @@ step_finish(const struct plan *pl, struct argv *a)
 	if (pl->test_cacert[0]) {
 		av_push(a, "--test-cacert");
 		av_push(a, pl->test_cacert);
+	}
+	if (status) {
+		/* and the attempt's end recorded, in the same process */
+		end_args(pl, status, platform, tier, a);
 	}
 	av_push(a, pl->attempt_dir);
 	return done(a);

@@ -77,8 +77,8 @@ int plan_tilde(const struct plan *pl, const char *path, char *out, size_t n);
 
 /* Step argv builders. Each returns 0, or -1 (ENOMEM, ENAMETOOLONG). */
 int step_probe(const struct plan *pl, struct argv *a);
-/* session-store begin --id pl->attempt --reap */
-int step_begin(const struct plan *pl, struct argv *a);
+/* home-stage create --begin: records pl->attempt (reaping the leftovers),
+ * then stages its home */
 int step_create(const struct plan *pl, struct argv *a);
 /* session-store env-release: pl->env_project's values, once, on stdout */
 int step_envrel(const struct plan *pl, struct argv *a);
@@ -88,7 +88,10 @@ int plan_nosignin_json(const struct plan *pl, char *out, size_t n);
  * CMD; *envf_at, *confine_at and *cmd_at get the index where each later
  * step begins (for explain's line breaks and the audit log). */
 int step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confine_at, size_t *cmd_at);
-int step_finish(const struct plan *pl, struct argv *a);
+/* home-stage finish; with status (not NULL) --end: the attempt's record
+ * closed by the same process (platform and tier as step_end's) */
+int step_finish(const struct plan *pl, const char *status, const char *platform, const char *tier,
+    struct argv *a);
 /* runfiles snapshot of root (the git configs that may name core.hooksPath
  * for it: the user's ~/.gitconfig, the workspace's .git/config) and
  * runfiles report of root: stdout and stdin are the snapshot's state. */

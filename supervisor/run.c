@@ -119,9 +119,8 @@ struct runstate {
 	char attempt_dir[PATH_MAX];
 	char agent_sock[108];		/* agentsock.c, "" none */
 	int have_attempt, have_dir;
-	struct spawned begin;		/* session-store begin (run_open) */
-	struct spawned create;		/* home-stage create, beside begin (run_open) */
-	struct spawned probe;		/* probe, beside begin and create (prove_start) */
+	struct spawned create;		/* home-stage create --begin (run_open) */
+	struct spawned probe;		/* probe, beside create (prove_start) */
 	struct spawned gitc;		/* git-stage create, beside them (run_open) */
 	struct runfiles rf;		/* files that run code: the step runfiles (runfiles.c) */
 	int rf_taken;
@@ -139,13 +138,16 @@ close_attempt(struct runstate *s, int status)
 	egress_stop(&s->eg);
 	if (s->pol.browser.on)
 		browser_end();
-	/* take-back and the record's end are independent: side by side */
-	if (s->have_dir && (step_finish(&s->pl, &fa) < 0 || spawn_start(fa.v, s->senv, SPAWN_CAPTURE, &fin) < 0)) {
+	/* the take-back, the removal and the record's end: home-stage
+	 * finish --end, one process; session-store end alone when there is
+	 * no tree to finish */
+	snprintf(st, sizeof st, "%d", status);
+	if (s->have_dir && (step_finish(&s->pl, s->have_attempt ? st : NULL, s->platform[0] ? s->platform : NULL,
+	    s->tier[0] ? s->tier : NULL, &fa) < 0 || spawn_start(fa.v, s->senv, SPAWN_CAPTURE, &fin) < 0)) {
 		msg_warn_sys("unable to run home-stage finish");
 		ok = 0;
 	}
-	snprintf(st, sizeof st, "%d", status);
-	if (s->have_attempt && (step_end(&s->pl, st, s->platform[0] ? s->platform : NULL,
+	if (s->have_attempt && !s->have_dir && (step_end(&s->pl, st, s->platform[0] ? s->platform : NULL,
 	    s->tier[0] ? s->tier : NULL, &ea) < 0 || spawn_start(ea.v, s->senv, SPAWN_CAPTURE, &end) < 0)) {
 		msg_warn_sys("unable to run session-store end");
 		ok = 0;
@@ -158,10 +160,16 @@ close_attempt(struct runstate *s, int status)
 		audit_int(&s->au, "status", wait_code(ws));
 		chomp(took);
 		audit_str(&s->au, "took_back", took);	/* names only, as home-stage reports them */
+		if (s->have_attempt)
+			audit_int(&s->au, "end_status", status);	/* what --end records */
 		audit_end(&s->au);
 		/* 1: a renewal not taken back, said in one line by the step */
 		if (wait_code(ws) != 0 && wait_code(ws) != EXIT_NO) {
-			msg_warn("home-stage finish failed (status %d): the attempt directory stays until the next run reaps it", wait_code(ws));
+			struct stat sb;
+			if (lstat(s->attempt_dir, &sb) == 0)
+				msg_warn("home-stage finish failed (status %d): the attempt directory stays until the next run reaps it", wait_code(ws));
+			else
+				msg_warn("home-stage finish failed (status %d)", wait_code(ws));
 			ok = 0;
 		}
 	}
@@ -194,7 +202,6 @@ static void
 drop_started(struct runstate *s)
 {
 	spawned_drop(&s->probe);
-	spawned_drop(&s->begin);
 	spawned_drop(&s->create);
 	/* collected, so that what it set up is discarded (fail_run) */
 	(void)gitstep_collect(&s->pl, s->attempt, s->senv, &s->gitc);
@@ -219,7 +226,7 @@ write_nosignin(const struct plan *pl)
 
 	if (n < 0)
 		return errno = ENAMETOOLONG, -1;
-	/* before begin has run: the store may not be there yet */
+	/* before create has run: the store may not be there yet */
 	if ((fd = store_open(pl->store, 1, err, sizeof err)) < 0)
 		return -1;
 	{
@@ -296,7 +303,7 @@ check_steps(const struct plan *pl)
 }
 
 /* 1. the proof: no proof, no run. probe runs beside the bookkeeping
- * (begin, create), which starts nothing of the agent, and is collected
+ * (home-stage create), which starts nothing of the agent, and is collected
  * before anything else is started: mcp-proxy, egress-proxy, the chain. It
  * proves this start, never cached. 0, or -1 reported. */
 static int
@@ -344,12 +351,11 @@ prove_collect(struct runstate *s)
 }
 
 /* 2, 3. the attempt and its private home (see plan.h for the no-sign-in
- * override). corral chooses the attempt id; session-store begin records it
- * and reaps the leftovers of a killed corral under the store's lock (a
- * live attempt, ours included, is never reaped) while corral ends what a
- * killed corral left running in its cgroups. home-stage create starts at
- * the same time and waits for the record (--wait-record): it stages
- * nothing before the attempt is recorded, this agent's and running. */
+ * override). corral chooses the attempt id; home-stage create --begin
+ * records it and reaps the leftovers of a killed corral under the store's
+ * lock (a live attempt, ours included, is never reaped), then stages the
+ * home, while corral ends what a killed corral left running in its
+ * cgroups. A create that fails has ended the attempt it recorded. */
 /* The files that run code in root, before the agent starts: runfiles
  * snapshot, beside what follows; kept before the chain (runfiles.c). */
 static void
@@ -377,17 +383,13 @@ start_step(struct runstate *s, int (*build)(const struct plan *, struct argv *),
 static int
 run_open(struct runstate *s)
 {
-	char out[256];
-	int ws;
-
 	if (rnd_hex(s->attempt, STORE_ID_LEN / 2) < 0)
 		return msg_fatal_sys("unable to make an attempt id (getrandom)"), -1;
 	s->pl.attempt = s->attempt;
 	if (s->pl.nosignin[0] && write_nosignin(&s->pl) < 0)
 		return msg_fatal_sys("unable to write %s", s->pl.nosignin), -1;
-	/* create is collected by run_stage */
-	if (start_step(s, step_begin, &s->begin, "session-store begin") < 0 ||
-	    start_step(s, step_create, &s->create, "home-stage create") < 0)
+	/* collected by run_stage */
+	if (start_step(s, step_create, &s->create, "home-stage create") < 0)
 		return -1;
 	/* the attempt's checkout too: bookkeeping on the user's repository
 	 * (git that runs nothing), none of the agent's; discarded when the
@@ -400,24 +402,6 @@ run_open(struct runstate *s)
 	(void)cg_reap_stale();
 	if (!s->pl.git || s->pol.git == GIT_OFF)
 		snapshot(s, s->pl.workspace);
-	ws = spawn_collect(&s->begin, out, sizeof out);
-	s->begin.pid = -1;
-	if (ws < 0)
-		return msg_fatal_sys("unable to run session-store begin"), -1;
-	chomp(out);
-	if (wait_code(ws) != 0 || strcmp(out, s->attempt) != 0) {
-		msg_fatal("session-store begin failed (status %d): nothing was started", wait_code(ws));
-		/* create waits for a record that will not come: end it */
-		kill(s->create.pid, SIGTERM);
-		return -1;
-	}
-	s->have_attempt = 1;
-	if (audit_open(&s->au, s->pl.store, s->attempt) < 0)
-		msg_warn_sys("unable to open the audit log in %s/audit", s->pl.store);
-	audit_start(&s->au, "session-store begin");
-	audit_str(&s->au, "attempt", s->attempt);
-	audit_str(&s->au, "agent", s->pl.agent);
-	audit_end(&s->au);
 	return 0;
 }
 
@@ -431,7 +415,17 @@ run_stage(struct runstate *s)
 	s->create.pid = -1;
 	if (ws < 0)
 		return msg_fatal_sys("unable to run home-stage create"), -1;
+	if (audit_open(&s->au, s->pl.store, s->attempt) < 0)
+		msg_warn_sys("unable to open the audit log in %s/audit", s->pl.store);
+	if (wait_code(ws) == 0)
+		s->have_attempt = 1;	/* recorded: ended by close_attempt */
 	if (wait_code(ws) != 0 || out[0] != '/') {
+		/* a create that failed has ended the attempt it recorded */
+		audit_start(&s->au, "home-stage create");
+		audit_str(&s->au, "attempt", s->attempt);
+		audit_str(&s->au, "agent", s->pl.agent);
+		audit_int(&s->au, "status", wait_code(ws));
+		audit_end(&s->au);
 		msg_fatal("home-stage create failed (status %d): nothing was started", wait_code(ws));
 		return -1;
 	}
@@ -468,6 +462,8 @@ run_stage(struct runstate *s)
 		}
 	}
 	audit_start(&s->au, "home-stage create");
+	audit_str(&s->au, "attempt", s->attempt);
+	audit_str(&s->au, "agent", s->pl.agent);
 	audit_str(&s->au, "dir", s->attempt_dir);
 	audit_int(&s->au, "signin", s->pl.signin);
 	audit_strs(&s->au, "full_setup", s->pl.fullsetup.v, s->pl.fullsetup.n);
@@ -641,7 +637,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	s.au.fd = -1;
 	s.den.fd = -1;
 	s.ref.rd = s.ref.wr = -1;
-	s.begin.pid = s.probe.pid = s.create.pid = s.gitc.pid = -1;
+	s.probe.pid = s.create.pid = s.gitc.pid = -1;
 	signals_install();
 	policy_init(&s.pol);
 	if (plan_load(o, envp, &s.pol, &s.pl, 1) < 0 || check_steps(&s.pl) < 0)

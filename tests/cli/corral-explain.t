@@ -22,9 +22,9 @@ unlike "$out" 's3cr3t' "a secret from env.files never appears"
 like "$out" "-f $TMP/secret.env" "the file is named"
 like "$out" "^eval \"\\\$\\($CORRAL_BIN/probe --require full\\)\" \\|\\| exit 125$" "probe first, by absolute path, fail closed"
 like "$out" "^ATTEMPT=\\\$\\(od -An -N16 -tx1 /dev/urandom \\| tr -d ' \\\\n'\\)$" "the attempt id: 128 random bits, chosen by the caller"
-like "$out" "^$CORRAL_BIN/session-store --store $TMP/state/corral begin --agent none --id \"\\\$ATTEMPT\" --reap >/dev/null \\|\\| exit 125$" "begin records it and reaps the leftovers"
-like "$out" "ATTEMPT_DIR=\\\$\\($CORRAL_BIN/home-stage create --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" --agent none --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --wait-record 30 --full-setup --profiles $TMP/state/corral/nosignin-none.json\\)" "create: no sign-in, the override profile"
-like "$out" "^\\(umask 077 && printf '%s' '\\{\"none\": \\{\"signin\": \".corral-no-signin\", .*\"full_setup\": \\[\\]\\}\\}' > $TMP/state/corral/nosignin-none.json\\)$" "the override profile is written by hand too"
+unlike "$out" "session-store.* begin " "no session-store begin: create records the attempt"
+like "$out" "ATTEMPT_DIR=\\\$\\($CORRAL_BIN/home-stage create --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" --agent none --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --begin --pid \"\\\$\\\$\" --full-setup --profiles $TMP/state/corral/nosignin-none.json\\)" "create records the attempt (the script's shell's), reaps the leftovers and stages; no sign-in: the override profile"
+like "$out" "^\\(umask 077 && mkdir -p $TMP/state/corral && printf '%s' '\\{\"none\": \\{\"signin\": \".corral-no-signin\", .*\"full_setup\": \\[\\]\\}\\}' > $TMP/state/corral/nosignin-none.json\\)$" "the override profile is written by hand too"
 like "$out" "^$CORRAL_BIN/keeper --pty \\\\$" "keeper starts the chain, by absolute path, with its terminal"
 like "$out" "^  -- $CORRAL_BIN/env-filter --baseline " "env-filter starts the next line, by absolute path"
 like "$out" "^  -- $CORRAL_BIN/confine " "confine on its own line"
@@ -36,8 +36,8 @@ like "$out" "-p 'HOME='\"\\\$ATTEMPT_DIR\"'/home'" "HOME pinned to the attempt h
 like "$out" "-W \"\\\$ATTEMPT_DIR\"'/tmp'" "attempt tmp granted"
 like "$out" " -W $TMP/ws " "workspace granted (no .git: a plain grant)"
 unlike "$out" " -[rxwW] $H( |/|$)" "the real home is not granted"
-like "$out" "$CORRAL_BIN/home-stage finish --session-store $CORRAL_BIN/session-store \"\\\$ATTEMPT_DIR\"" "finish"
-like "$out" "end \"\\\$ATTEMPT\" --status \"\\\$STATUS\" --platform \"\\\$platform\" --tier \"\\\$tier\"" "end records status, platform, tier"
+like "$out" "^$CORRAL_BIN/home-stage finish --session-store $CORRAL_BIN/session-store --end \"\\\$ATTEMPT\" --status \"\\\$STATUS\" --platform \"\\\$platform\" --tier \"\\\$tier\" \"\\\$ATTEMPT_DIR\"$" "finish, and the attempt's end: status, platform, tier"
+unlike "$out" "session-store.* end " "no session-store end: finish records it"
 
 # the chain lines run by hand give the command exactly its arguments
 A=$TMP/state/a0123456789
@@ -69,13 +69,13 @@ like "$out" "probe --require fs\\+net" "ports raise the tier to fs+net"
 
 # the agent: inferred from a known command, else -a
 run $E "$C" explain -w "$TMP/ws" -- /opt/x/claude --help
-like "$out" "begin --agent claude" "claude inferred from the command"
+like "$out" "create .*--agent claude " "claude inferred from the command"
 unlike "$out" "--signin" "no sign-in in the store: none staged"
 mkdir -p "$TMP/state/corral/creds" && echo x > "$TMP/state/corral/creds/claude"
 run $E "$C" explain -w "$TMP/ws" -- /opt/x/claude --help
-like "$out" "--agent claude --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --wait-record 30 --signin claude" "a stored sign-in is staged"
+like "$out" "--agent claude --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --begin --pid \"\\\$\\\$\" --signin claude" "a stored sign-in is staged"
 run $E "$C" explain -a codex -w "$TMP/ws" -- node cli.js
-like "$out" "begin --agent codex" "-a names the agent"
+like "$out" "create .*--agent codex " "-a names the agent"
 run $E "$C" explain -a 'Bad Name' -w "$TMP/ws" -- true
 is "$rc" 2 "a bad agent name: usage"
 # one agent-name rule for corral and session-store (prof_name_ok)
@@ -89,7 +89,7 @@ for bad in _x -x .x "$(printf 'a%.0s' $(seq 33))"; do
 done
 for good in a.b x_1 "$(printf 'a%.0s' $(seq 32))"; do
 	run $E "$C" explain -a "$good" -w "$TMP/ws" -- true
-	like "$out" "begin --agent $good" "corral accepts agent name '$good'"
+	like "$out" "create .*--agent $good " "corral accepts agent name '$good'"
 	run "$SS" --store "$TMP/ss-names" begin --agent "$good"
 	is "$rc" 0 "session-store accepts agent name '$good' too"
 done

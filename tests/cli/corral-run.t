@@ -92,7 +92,7 @@ suite() {	# suite WHO: everything, as WHO (root or nobody)
 	run python3 -c '
 import json, sys
 steps = [json.loads(l)["step"] for l in open(sys.argv[1])]
-want = ["session-store begin", "home-stage create", "probe", "keeper", "env-filter", "confine", "exec", "wait", "home-stage finish", "session-store end"]
+want = ["home-stage create", "probe", "keeper", "env-filter", "confine", "exec", "wait", "home-stage finish"]
 assert steps == want, steps
 print("ok")' "$ST/audit/$a"
 	is "$out" ok "$who: the audit log has one JSON line per step, in order"
@@ -136,8 +136,8 @@ print("ok")' "$ST/audit/$a"
 	is "$rc" 0 "$who: the next run succeeds"
 	is "$(ls "$ST" | grep -c '^a[0-9a-f]\{10\}$')" 0 "$who: ... and reaped the leftovers"
 
-	# no proof, no run: probe runs beside session-store begin and
-	# home-stage create, and is collected before anything else starts
+	# no proof, no run: probe runs beside home-stage create (which
+	# records the attempt), and is collected before anything else starts
 	ls "$ST/attempts" > "$B/before"
 	run sh -c "cd '$W' && exec $AS $E '$NL' '$C' run -- touch '$W/ran-unproven'"
 	is "$rc" 125 "$who: unproven containment: 125"

@@ -56,8 +56,7 @@ suite() {	# suite WHO
 
 	# explain and doctor say where
 	run sh -c "cd '$W' && $AS env -i HOME='$H' PATH=/usr/bin:/bin XDG_RUNTIME_DIR='$RT' '$C' explain -- /bin/true"
-	like "$out" "home-stage create --state $ST .*--trees $RT/corral" "$who: explain: create makes the tree on the runtime tmpfs"
-	like "$out" "session-store --store $ST begin .*--reap --trees $RT/corral" "$who: explain: begin reaps there too"
+	like "$out" "home-stage create --state $ST .*--begin .*--trees $RT/corral" "$who: explain: create makes the tree on the runtime tmpfs, and reaps the trees there too (--begin)"
 	like "$out" "home-stage finish --state $ST " "$who: explain: finish takes back into the store"
 	run sh -c "cd '$W' && $AS env -i HOME='$H' PATH=/usr/bin:/bin XDG_RUNTIME_DIR='$RT' '$C' doctor"
 	like "$out" "private home and tmp +$RT/corral/aNONCE" "$who: doctor names the runtime directory"

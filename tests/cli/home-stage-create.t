@@ -144,6 +144,43 @@ run H create --state "$st" --attempt "$idx" --agent claude --wait-record 60
 is $rc 1 "--wait-record: a record of another agent: refused at once"
 run H create --state "$st" --attempt "$idw" --agent claude --wait-record x
 is $rc 2 "--wait-record: not a number: exit 2"
+# --begin (corral run): create records the attempt itself, under the
+# store's lock, and reaps the leftovers of dead attempts, as session-store
+# begin --reap would: no process beside, no wait. The control above: an id
+# not recorded is refused without it.
+sleep 300 & dead=$!
+idd=$(S begin --agent claude --pid $dead)
+dd=$(H create --state "$st" --attempt "$idd" --agent claude)
+kill $dead; wait $dead 2>/dev/null
+status_ok "$([ -d "$dd" ] && [ -e "$st/attempts/$idd" ]; echo $?)" "--begin: a dead attempt's record and tree are there before"
+idb=$(rid)
+run H create --state "$st" --attempt "$idb" --agent claude --begin --pid $$
+status_ok $rc "--begin: create records the attempt and stages its home"
+db=$out
+like "$(S show "$idb")" "^id $idb
+agent claude
+pid $$
+start [0-9]+
+end -$" "--begin: the record names the agent and the process, running"
+is "$(cat "$db/id")" "$idb" "--begin: the tree is the attempt's"
+is "$(cat "$db/home/.claude/.credentials.json")" "$(cat "$TMP/c0")" "--begin: the sign-in released for it"
+status_ok "$([ ! -e "$dd" ] && [ ! -e "$st/attempts/$idd" ]; echo $?)" "--begin: the dead attempt's record and tree reaped"
+status_ok "$([ -d "$d" ] && [ -e "$st/attempts/$idw" ]; echo $?)" "--begin: a live attempt's record and tree kept"
+run H create --state "$st" --attempt "$idx" --agent codex --begin --pid $$
+is $rc 1 "--begin: an id recorded already is refused"
+like "$err" "^home-stage: fatal: attempt $idx exists already$" "--begin: recorded already: message"
+like "$(S show "$idx")" "end -" "--begin: the other record untouched (not ended)"
+idf=$(rid)
+run H create --state "$st" --attempt "$idf" --agent claude --begin --pid $$ --signin nothere
+is $rc 1 "--begin: a sign-in the store lacks: exit 1"
+like "$(S show "$idf")" "status 125" "--begin: a create that fails ends the attempt it recorded (125)"
+is "$(grep -l "$idf" "$st"/a*/id 2>/dev/null | wc -l)" 0 "--begin: no tree left behind"
+run H create --state "$st" --attempt "$(rid)" --agent claude --begin --wait-record 5
+is $rc 2 "--begin with --wait-record: usage"
+run H create --state "$st" --attempt "$(rid)" --agent claude --pid $$
+is $rc 2 "--pid without --begin: usage"
+run H create --state "$st" --attempt "$(rid)" --agent claude --begin --pid 0
+is $rc 2 "--begin --pid 0: usage"
 idy=$(S begin --agent claude --pid $$); S end "$idy" --status 0
 run H create --state "$st" --attempt "$idy" --agent claude
 is $rc 1 "an ended attempt: exit 1"

@@ -37,6 +37,34 @@ is "$(stored)" "$(claude_signin tok1 $((t + 7200)))" "the store holds the renewe
 [ ! -e "$d" ]; status_ok $? "tree removed"
 unlike "$out$err" "tok1" "no token in the output"
 
+# --end (corral run): the attempt's record closed by the same process,
+# after the take-back and the removal, whatever they said
+stage
+run H finish $PV --end "$id" --status 7 --platform linux --tier full "$d"
+status_ok $rc "--end: exit 0"
+[ ! -e "$d" ]; status_ok $? "--end: tree removed"
+like "$(S show "$id")" "status 7
+platform linux
+tier full" "--end: the record has the status, platform and tier"
+run H finish $PV --end "$id" --status 0 "$d"
+is $rc 2 "--end: a tree gone: exit 2"
+like "$err" "home-stage: fatal: attempt $id has already ended" "--end: ended already: refused, said"
+stage
+run H finish $PV --end "$id" "$d"
+is $rc 2 "--end without --status: usage"
+[ -d "$d" ]; status_ok $? "--end without --status: nothing done"
+run H finish $PV --status 3 "$d"
+is $rc 2 "--status without --end: usage"
+run H finish $PV --end "$id" --status 3 --platform linux "$d"
+is $rc 2 "--platform without --tier: usage"
+run H finish $PV --end XYZ --status 3 "$d"
+is $rc 2 "--end: a bad id: usage"
+run H finish $PV --end "$id" --status 3 "$d"
+status_ok $rc "--end without platform or tier: exit 0"
+like "$(S show "$id")" "status 3
+platform -
+tier -" "--end: no platform, no tier"
+
 refused() {	# refused DESC: the agent wrote $d's sign-in; finish must refuse it
 	before=$(stored)
 	run H finish $PV "$d"

@@ -158,14 +158,10 @@ main(void)
 	is_int(step_probe(&pl, &a), 0, "probe");
 	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/probe --require full", "probe --require TIER");
 	av_free(&a);
-	step_begin(&pl, &a);
-	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/session-store --store /home/u/.local/state/corral begin --agent claude --id 0123abcd --reap",
-	    "begin: the id corral chose, the leftovers reaped under the same lock");
-	av_free(&a);
 	step_create(&pl, &a);
 	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/home-stage create --state /home/u/.local/state/corral"
 	    " --attempt 0123abcd --agent claude --workspace /src/proj --session-store /opt/corral/libexec/corral/session-store"
-	    " --wait-record 30 --signin claude", "create with a sign-in (started beside begin: it waits for the record)");
+	    " --begin --signin claude", "create with a sign-in: it records the id corral chose (--begin), no process beside");
 	av_free(&a);
 	pl.signin = 0;
 	strcpy(pl.nosignin, "/home/u/.local/state/corral/nosignin-claude.json");
@@ -178,8 +174,16 @@ main(void)
 		    "the override profile names the agent and grants nothing");
 	}
 	av_free(&a);
-	step_finish(&pl, &a);
+	step_finish(&pl, NULL, NULL, NULL, &a);
 	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/home-stage finish --session-store /opt/corral/libexec/corral/session-store /home/u/.local/state/corral/a0123456789", "finish");
+	av_free(&a);
+	step_finish(&pl, "3", "linux", "full", &a);
+	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/home-stage finish --session-store /opt/corral/libexec/corral/session-store"
+	    " --end 0123abcd --status 3 --platform linux --tier full /home/u/.local/state/corral/a0123456789",
+	    "finish --end: the attempt's end recorded by the same process");
+	av_free(&a);
+	step_finish(&pl, "125", NULL, NULL, &a);
+	ok(strstr(join(&a, 0, a.n), " --end 0123abcd --status 125 /home/") != NULL, "finish --end without a proof: no platform, no tier");
 	av_free(&a);
 	step_end(&pl, "3", "linux", "full", &a);
 	is_str(join(&a, 0, a.n), "/opt/corral/libexec/corral/session-store --store /home/u/.local/state/corral end 0123abcd"
@@ -188,13 +192,10 @@ main(void)
 
 	/* the attempt trees on the runtime directory: each step is told */
 	strcpy(pl.trees, "/run/user/1000/corral");
-	step_begin(&pl, &a);
-	ok(strstr(join(&a, 0, a.n), " --reap --trees /run/user/1000/corral") != NULL, "begin reaps the trees there too");
-	av_free(&a);
 	step_create(&pl, &a);
-	ok(strstr(join(&a, 0, a.n), " --trees /run/user/1000/corral") != NULL, "create makes the tree there");
+	ok(strstr(join(&a, 0, a.n), " --begin --trees /run/user/1000/corral") != NULL, "create makes the tree there, and reaps the trees there too");
 	av_free(&a);
-	step_finish(&pl, &a);
+	step_finish(&pl, NULL, NULL, NULL, &a);
 	ok(strstr(join(&a, 0, a.n), " finish --state /home/u/.local/state/corral ") != NULL, "finish is told the store");
 	av_free(&a);
 	strcpy(pl.trees, pl.store);

@@ -327,6 +327,7 @@ serve_lf(void *arg)
 	struct broker *b = arg;
 	struct seccomp_notif req;
 	pthread_t th;
+	int idle;
 
 	for (;;) {
 		pthread_mutex_lock(&lf.mu);
@@ -349,13 +350,17 @@ serve_lf(void *arg)
 		}
 		pthread_mutex_lock(&lf.mu);
 		lf.leading = 0;
-		if (lf.idle > 0)
+		idle = lf.idle;
+		pthread_mutex_unlock(&lf.mu);
+		/* after the unlock: the follower woken takes the mutex at
+		 * once, where a signal under it had it wait for the mutex
+		 * and be woken a second time */
+		if (idle > 0)
 			pthread_cond_signal(&lf.cv);
 		else
 			/* none idle: a new one leads; if none can be started, this
 			 * one leads again once it has answered */
 			(void)pthread_create(&th, &lf.at, serve_lf, b);
-		pthread_mutex_unlock(&lf.mu);
 		answer(b, &req);
 	}
 }

@@ -147,8 +147,10 @@ unix_connect(const struct broker *b, int pid, int sock, const struct sockaddr_st
 	plen = len - offsetof(struct sockaddr_un, sun_path);
 	if (su.sun_path[0] == '\0') {
 		/* abstract: Landlock's scope would deny it from inside */
-		if (!b->scope)
+		if (!b->scope) {
+			sb_broker_blocking();
 			return connect(sock, (const struct sockaddr *)ss, len) == 0 ? 0 : -errno;
+		}
 		return sb_refused(-EPERM, "abstract", ss, len);
 	}
 	if (plen >= sizeof su.sun_path)
@@ -166,6 +168,7 @@ unix_connect(const struct broker *b, int pid, int sock, const struct sockaddr_st
 	su.sun_family = AF_UNIX;
 	snprintf(via, sizeof via, "/proc/self/fd/%d", b->pin[i]);
 	memcpy(su.sun_path, via, strlen(via) + 1);
+	sb_broker_blocking();
 	return connect(sock, (struct sockaddr *)&su, sizeof su) == 0 ? 0 : -errno;
 }
 
@@ -279,20 +282,52 @@ answer(struct broker *b, const struct seccomp_notif *req)
 }
 
 /* The threads: leader and followers. One thread (the leader) waits for
- * the next request; when it has one, it makes an idle follower the leader
- * (or starts a thread when none is idle) and answers the request itself,
- * so no request waits for another thread to be woken and scheduled (a
- * hand-off to a waiting worker cost a cross-CPU wake-up per connect on a
- * quiet machine; a thread per request, its stack mapped and unmapped each
- * time, cost more under load) and a slow connect holds up no other. When
- * the listener reports the end, every thread that waits returns; one
- * still answering ends with the process. */
+ * the next request and answers it itself, so no request waits for another
+ * thread to be woken and scheduled (a hand-off to a waiting worker cost a
+ * cross-CPU wake-up per connect on a quiet machine; a thread per request,
+ * its stack mapped and unmapped each time, cost more under load). Before
+ * a call that may wait on a peer (a connect, a send: sb_broker_blocking)
+ * it makes an idle follower the leader, or starts a thread when none is
+ * idle, so a slow connect holds up no other; a request answered without
+ * one (a refusal, a bind, a listen) leaves it the leader, with no hand-off
+ * at all. When the listener reports the end, every thread that waits
+ * returns; one still answering ends with the process. */
 static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int leading, idle, done;
 	pthread_attr_t at;
 } lf = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+/* The leader's own broker while it answers, until it gives up the turn. */
+static __thread struct broker *lf_turn;
+
+static void *serve_lf(void *arg);
+
+void
+sb_broker_blocking(void)
+{
+	struct broker *b = lf_turn;
+	pthread_t th;
+	int idle;
+
+	if (b == NULL)
+		return;
+	lf_turn = NULL;
+	pthread_mutex_lock(&lf.mu);
+	lf.leading = 0;
+	idle = lf.idle;
+	pthread_mutex_unlock(&lf.mu);
+	/* after the unlock: the follower woken takes the mutex at once,
+	 * where a signal under it had it wait for the mutex and be woken a
+	 * second time */
+	if (idle > 0)
+		pthread_cond_signal(&lf.cv);
+	else
+		/* none idle: a new one leads; if none can be started, this one
+		 * leads again once it has answered */
+		(void)pthread_create(&th, &lf.at, serve_lf, b);
+}
 
 /* As the leader: the next request. 1, or 0 at the end of serving. */
 static int
@@ -326,8 +361,6 @@ serve_lf(void *arg)
 {
 	struct broker *b = arg;
 	struct seccomp_notif req;
-	pthread_t th;
-	int idle;
 
 	for (;;) {
 		pthread_mutex_lock(&lf.mu);
@@ -341,27 +374,17 @@ serve_lf(void *arg)
 		}
 		lf.leading = 1;
 		pthread_mutex_unlock(&lf.mu);
-		if (!next_request(b, &req)) {
-			pthread_mutex_lock(&lf.mu);
-			lf.done = 1;
-			pthread_cond_broadcast(&lf.cv);
-			pthread_mutex_unlock(&lf.mu);
-			return NULL;
-		}
-		pthread_mutex_lock(&lf.mu);
-		lf.leading = 0;
-		idle = lf.idle;
-		pthread_mutex_unlock(&lf.mu);
-		/* after the unlock: the follower woken takes the mutex at
-		 * once, where a signal under it had it wait for the mutex
-		 * and be woken a second time */
-		if (idle > 0)
-			pthread_cond_signal(&lf.cv);
-		else
-			/* none idle: a new one leads; if none can be started, this
-			 * one leads again once it has answered */
-			(void)pthread_create(&th, &lf.at, serve_lf, b);
-		answer(b, &req);
+		do {
+			if (!next_request(b, &req)) {
+				pthread_mutex_lock(&lf.mu);
+				lf.done = 1;
+				pthread_cond_broadcast(&lf.cv);
+				pthread_mutex_unlock(&lf.mu);
+				return NULL;
+			}
+			lf_turn = b;
+			answer(b, &req);
+		} while (lf_turn != NULL);	/* never waited on a peer: still the leader */
 	}
 }
 

@@ -89,6 +89,10 @@ int sb_ipb_init(struct sb_ipb *b, const struct sb_policy *p);
  * decided (address rules when p->ipfilter, TCP ports under SB_NET_PORTS)
  * and done on sock. 0 or -errno. */
 int sb_ipb_connect(struct sb_ipb *b, int sock, const void *ss, unsigned len);
+/* In the broker, before a call on the caller's socket that may wait on a
+ * peer (connect, send): the leader thread hands its turn to another
+ * (lib/sandbox_broker.c); once per request, nothing elsewhere. */
+void sb_broker_blocking(void);
 /* bind, listen, sendto, sendmsg, sendmmsg (p->ipfilter only): fills
  * resp->val / resp->error, or returns 1 when the call is to continue
  * unchanged (bind of a non-IP socket: nothing is granted or recorded). */

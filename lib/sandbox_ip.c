@@ -254,6 +254,7 @@ sb_ipb_connect(struct sb_ipb *b, int sock, const void *ss, unsigned len)
 			return r;
 	}
 	/* AF_UNSPEC dissolves an association: nothing to decide */
+	sb_broker_blocking();
 	return connect(sock, (const struct sockaddr *)ss, len) == 0 ? 0 : -errno;
 }
 
@@ -469,6 +470,7 @@ send:
 		struct msghdr s = { .msg_name = m.msg_namelen ? &ss : NULL,
 			.msg_namelen = m.msg_namelen, .msg_iov = &iov, .msg_iovlen = 1,
 			.msg_control = ctl, .msg_controllen = ctl ? m.msg_controllen : 0 };
+		sb_broker_blocking();
 		r = sendmsg(sock, &s, flags | MSG_NOSIGNAL);
 		if (r < 0)
 			r = -errno;
@@ -522,6 +524,7 @@ do_sendto(struct sb_ipb *b, const struct seccomp_notif *req, int sock, int dom, 
 		free(buf);
 		return -EFAULT;
 	}
+	sb_broker_blocking();
 	r = sendto(sock, buf, len, (int)req->data.args[3] | MSG_NOSIGNAL,
 	    alen ? (struct sockaddr *)&ss : NULL, (socklen_t)alen);
 	r = r < 0 ? -errno : r;

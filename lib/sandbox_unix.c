@@ -180,6 +180,7 @@ sb_unix_own_connect(int pid, int sock, const char *path)
 	su.sun_family = AF_UNIX;
 	snprintf(via, sizeof via, "/proc/self/fd/%d", fd);
 	memcpy(su.sun_path, via, strlen(via) + 1);
+	sb_broker_blocking();
 	r = connect(sock, (struct sockaddr *)&su, sizeof su) == 0 ? 0 : -errno;
 	close(fd);
 	return r;

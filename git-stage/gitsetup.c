@@ -518,18 +518,21 @@ gitws_trash_reap(const char *store)
 			;
 		return;
 	}
-	/* a grandchild of no one's: corral returns while it removes */
-	if (fork() != 0)
-		_exit(0);
+	/* none of the caller's descriptors (pipes someone reads to their
+	 * end: corral reads create's output to its end), dropped here, before
+	 * the grandchild exists: at nice 19 on a busy machine it would hold
+	 * them for tens of milliseconds before it ran at all */
 	setsid();
-	/* garbage, not on anyone's path: it yields the CPU to the run's end
-	 * (the report, home-stage finish, session-store end) */
-	(void)setpriority(PRIO_PROCESS, 0, 19);
 	if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0)
 		for (int i = 0; i < 3; i++)
 			(void)dup3(nul, i, 0);
-	/* none of corral's descriptors (pipes someone reads to their end) */
 	(void)fd_close_from(3, NULL, 0);
+	/* a grandchild of no one's: corral returns while it removes */
+	if (fork() != 0)
+		_exit(0);
+	/* garbage, not on anyone's path: it yields the CPU to the run's end
+	 * (the report, home-stage finish, session-store end) */
+	(void)setpriority(PRIO_PROCESS, 0, 19);
 	if ((fd = open(t, OPEN_DIR)) < 0 || (d = fdopendir(fd)) == NULL)
 		_exit(1);
 	while ((de = readdir(d)) != NULL)

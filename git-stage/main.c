@@ -22,7 +22,7 @@
 
 struct gsopts {
 	const char *state, *attempt, *sub, *ws;
-	int inplace, from_head, caller;
+	int inplace, from_head, caller, wait_input;
 	struct argv deps;
 };
 
@@ -33,7 +33,7 @@ usage(int fd)
 	    "usage: git-stage create --state DIR --attempt ID [--in-place] [--from-head]\n"
 	    "                        [--sub PATH] [--dep PATH]... [--caller PID] [--name NAME]\n"
 	    "                        WORKSPACE\n"
-	    "       git-stage finish --state DIR --attempt ID [--name NAME]\n"
+	    "       git-stage finish --state DIR --attempt ID [--wait-input] [--name NAME]\n"
 	    "       git-stage discard --state DIR --attempt ID [--name NAME]\n"
 	    "       git-stage -h | --help | --version\n"
 	    "create makes the attempt repository and checkout of the repository whose top\n"
@@ -42,9 +42,12 @@ usage(int fd)
 	    "\"holder PID\" (the process keeping the checkout's slot); what\n"
 	    "finish needs stays in DIR/git/ID. finish narrows itself (Landlock: it writes\n"
 	    "only DIR/git/ID, the checkout's slot and the repository's objects, refs and\n"
-	    "logs), then imports the agent's work as data onto a corral/ branch. discard\n"
-	    "removes an attempt set up and never run. The checkout's slot stays taken\n"
-	    "until finish or discard, or the end of --caller (default: create's parent).\n"
+	    "logs), then imports the agent's work as data onto a corral/ branch; with\n"
+	    "--wait-input it first waits, narrowed, for its standard input to end (the\n"
+	    "caller's sign that the checkout may change: runfiles report has read it).\n"
+	    "discard removes an attempt set up and never run. The checkout's slot stays\n"
+	    "taken until finish or discard, or the end of --caller (default: create's\n"
+	    "parent).\n"
 	    "\n"
 	    "Exit status:\n"
 	    "  0  done (and after --help or --version)\n"
@@ -148,6 +151,18 @@ test_write(void)
 	}
 }
 
+/* --wait-input: standard input read to its end, the bytes dropped (the
+ * caller closes it when the checkout may change; by hand, </dev/null) */
+static void
+wait_input(void)
+{
+	char buf[512];
+	ssize_t n;
+
+	while ((n = read(0, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+		;
+}
+
 /* finish (import 1) or discard (import 0) */
 static int
 finish(const struct gsopts *o, int import)
@@ -190,6 +205,8 @@ finish(const struct gsopts *o, int import)
 				_exit(EXIT_NO);
 			}
 			test_write();
+			if (o->wait_input)
+				wait_input();
 			r = gs_finish(&g, o->attempt);
 			(void)fflush(NULL);
 			_exit(r > 0 ? EXIT_NO : r < 0 ? 3 : 0);
@@ -233,6 +250,7 @@ main(int argc, char **argv)
 		{ "dep", required_argument, NULL, 'd' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "caller", required_argument, NULL, 'c' },
+		{ "wait-input", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -254,6 +272,7 @@ main(int argc, char **argv)
 		case 'b': o.sub = optarg; break;
 		case 'd': av_push(&o.deps, optarg); break;
 		case 'n': msg_init(optarg); break;
+		case 'w': o.wait_input = 1; break;
 		case 'c':
 			if ((o.caller = atoi(optarg)) <= 0 || strspn(optarg, "0123456789") != strlen(optarg)) {
 				msg_usage("--caller needs a process id: %s", optarg);

@@ -101,6 +101,10 @@ gitstep_argv(const struct plan *pl, int phase, struct argv *a)
 	av_push(a, pl->store);
 	av_push(a, "--attempt");
 	av_push(a, pl->attempt);
+	/* finish starts beside runfiles report: the checkout is left as it
+	 * is until its input ends (gitstep_finish_start) */
+	if (phase == 1)
+		av_push(a, "--wait-input");
 	if (phase == 0) {
 		if (g->mode == GIT_INPLACE)
 			av_push(a, "--in-place");
@@ -207,16 +211,42 @@ reap_holder(struct gitws *g)
 }
 
 int
-gitstep_end(struct plan *pl, const char *attempt, char **senv)
+gitstep_finish_start(struct plan *pl, char **senv, struct spawned *sp, int *go)
 {
 	struct argv a = { 0 };
-	int ws;
+	int p[2], r;
 
-	(void)attempt;
+	sp->pid = -1;
+	*go = -1;
 	if (!pl->git || pl->pol->git == GIT_OFF || !pl->gw.dir[0])
 		return 0;
-	ws = gitstep_argv(pl, 1, &a) < 0 ? -1 : spawn_wait(a.v, senv, NULL, 0);
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return msg_warn_sys("git: unable to run git-stage finish (pipe)"), -1;
+	r = gitstep_argv(pl, 1, &a) < 0 ? -1 : spawn_start_in(a.v, senv, p[0], 0, sp);
 	av_free(&a);
+	close(p[0]);
+	if (r < 0) {
+		close(p[1]);
+		pl->gw.dir[0] = '\0';
+		reap_holder(&pl->gw);
+		sp->pid = -1;
+		return msg_warn_sys("git: unable to run git-stage finish"), -1;
+	}
+	*go = p[1];
+	return 0;
+}
+
+int
+gitstep_finish_end(struct plan *pl, struct spawned *sp, int go)
+{
+	int ws;
+
+	if (go >= 0)
+		close(go);	/* its input ends: the checkout may change */
+	if (sp->pid <= 0)
+		return 0;
+	ws = spawn_collect(sp, NULL, 0);
+	sp->pid = -1;
 	pl->gw.dir[0] = '\0';
 	reap_holder(&pl->gw);
 	if (ws < 0)
@@ -368,6 +398,8 @@ gitstep_explain(FILE *f, const struct plan *pl, int phase)
 	for (size_t i = 0; i < a.n; i++)
 		if (sh_quote(a.v[i], 1, q, sizeof q) >= 0)
 			fprintf(f, "%s%s", i ? " " : "", q);
-	fputs("\n", f);
+	/* its input: ended at once (corral run's ends once runfiles report,
+	 * which ran beside it, has read the checkout; here it ran before) */
+	fputs(" </dev/null\n", f);
 	av_free(&a);
 }

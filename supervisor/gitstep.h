@@ -26,9 +26,14 @@ int gitstep_start(struct plan *pl, char **senv, struct spawned *sp);
  * -1: reported. */
 int gitstep_collect(struct plan *pl, const char *attempt, char **senv, struct spawned *sp);
 /* corral run, after every process of the attempt ended: git-stage finish
- * (the import, confined; it says where the work is). -1: reported (the
- * attempt's directory stays). */
-int gitstep_end(struct plan *pl, const char *attempt, char **senv);
+ * started (the import, confined; it says where the work is) beside
+ * runfiles report: it reads the agent's work only once its input ends,
+ * *go (the pipe's write end, -1: none; sp->pid -1: nothing started).
+ * -1: reported. */
+int gitstep_finish_start(struct plan *pl, char **senv, struct spawned *sp, int *go);
+/* ... its input ended (the report has read the checkout), waited for.
+ * -1: reported (the attempt's directory stays). */
+int gitstep_finish_end(struct plan *pl, struct spawned *sp, int go);
 /* git-stage discard: a set-up attempt the chain never ran in. */
 void gitstep_discard(struct plan *pl, char **senv);
 /* confine's grants for the workspace (step_chain). */

@@ -678,13 +678,19 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	/* keeper's status is the agent's (124: the wall-clock limit) */
 	code = wait_code(res.ws);
 	run_denials(&s, res.chain, code);
-	/* the report beside what follows (the import moves files aside in
-	 * the agent's checkout: there, said first) */
+	/* the report beside what follows; every process of the attempt has
+	 * ended: its git work, as data, git-stage finish beside the report,
+	 * changing the checkout (files moved aside) only once the report has
+	 * read it and said it first */
 	runfiles_report_start(&s.rf, &s.pl, s.senv, o->quiet);
-	if (s.pl.git && s.pol.git != GIT_OFF)
-		runfiles_report_end(&s.rf, &s.au, o->quiet);
-	/* every process of the attempt has ended: its git work, as data */
-	gitstep_end(&s.pl, s.attempt, s.senv);
+	{
+		struct spawned fin;
+		int go;
+		(void)gitstep_finish_start(&s.pl, s.senv, &fin, &go);
+		if (s.pl.git && s.pol.git != GIT_OFF)
+			runfiles_report_end(&s.rf, &s.au, o->quiet);
+		gitstep_finish_end(&s.pl, &fin, go);
+	}
 	if (after)
 		code = after(&s.pl, code, arg);
 

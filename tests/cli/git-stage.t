@@ -147,6 +147,29 @@ for change in none 'echo ONE > a.new && touch -r a a.new && mv a.new a' \
 	fi
 done
 
+# --wait-input: the narrowed import touches nothing of the checkout (a
+# nested repository it moves aside) until its input ends; control: without
+# it, the same writer sees the repository moved while its input is open
+for flag in --wait-input ''; do
+	n=$((n + 1))
+	id=$(printf '%08d%024d' $n 0)
+	run $E "$GS" create --state "$S" --attempt $id "$U/repo"
+	work=$(printf '%s\n' "$out" | sed -n 's/^work //p')
+	git init -q "$work/nested"
+	rm -f "$U/mid"
+	if [ -n "$flag" ]; then
+		run $E sh -c '{ sleep 0.3; [ -d "$1/nested/.git" ] && echo waiting > "$2"; } | "$3" finish --wait-input --state "$4" --attempt "$5"' \
+			sh "$work" "$U/mid" "$GS" "$S" $id
+		is "$(cat "$U/mid" 2>/dev/null)" waiting "--wait-input: the nested repository left in place while its input is open"
+	else
+		run $E sh -c '{ i=0; while [ -d "$1/nested/.git" ] && [ $i -lt 2000 ]; do sleep 0.05; i=$((i + 1)); done
+			[ -d "$1/nested/.git" ] || echo moved > "$2"; } | "$3" finish --state "$4" --attempt "$5"' \
+			sh "$work" "$U/mid" "$GS" "$S" $id
+		is "$(cat "$U/mid" 2>/dev/null)" moved "control: without --wait-input it is moved aside while the input is open"
+	fi
+	like "$err" "nested repositories or special files were moved aside" "... moved aside by the import"
+done
+
 # a repository whose only commit is empty: the checkout has no path, so the
 # set of paths seen at the set-up is empty; create saves it and finish
 # imports (the san build's UBSan ended create with 125 here: an empty set

@@ -6,34 +6,75 @@
 
 #include "argv.h"
 
-void
-av_push(struct argv *a, const char *s)
+/* Append c, which a now owns (freed when it cannot be appended). */
+static void
+take(struct argv *a, char *c)
 {
-	char **v, *c;
+	char **v;
 
-	if (a->err)
+	if (a->err || c == NULL) {
+		if (!a->err)
+			a->err = ENOMEM;
+		free(c);
 		return;
+	}
 	if (a->n + 2 > a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 16;
 		if ((v = realloc(a->v, cap * sizeof *v)) == NULL) {
 			a->err = ENOMEM;
+			free(c);
 			return;
 		}
 		a->v = v;
 		a->cap = cap;
-	}
-	if ((c = strdup(s)) == NULL) {
-		a->err = ENOMEM;
-		return;
 	}
 	a->v[a->n++] = c;
 	a->v[a->n] = NULL;
 }
 
 void
+av_push(struct argv *a, const char *s)
+{
+	if (a->err)
+		return;
+	take(a, strdup(s));
+}
+
+void
+av_pushcat(struct argv *a, ...)
+{
+	va_list ap;
+	const char *s;
+	size_t n = 0, o = 0;
+	char *c;
+
+	if (a->err)
+		return;
+	va_start(ap, a);
+	while ((s = va_arg(ap, const char *)) != NULL)
+		n += strlen(s);
+	va_end(ap);
+	if (n >= AV_PUSHF_MAX) {
+		a->err = ENAMETOOLONG;	/* as av_pushf */
+		return;
+	}
+	if ((c = malloc(n + 1)) != NULL) {
+		va_start(ap, a);
+		while ((s = va_arg(ap, const char *)) != NULL) {
+			size_t l = strlen(s);
+			memcpy(c + o, s, l);
+			o += l;
+		}
+		va_end(ap);
+		c[o] = '\0';
+	}
+	take(a, c);
+}
+
+void
 av_pushf(struct argv *a, const char *fmt, ...)
 {
-	char buf[8192];
+	char buf[AV_PUSHF_MAX];
 	va_list ap;
 	int n;
 

@@ -12,6 +12,10 @@ struct argv {
 /* Push a copy of s (a failed push sets a->err; check it once at the end). */
 void av_push(struct argv *a, const char *s);
 void av_pushf(struct argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Push the strings given, up to a NULL, joined: av_pushf(a, "%s%s", x, y)
+ * without a format to parse (planning pushes a note for every grant). */
+void av_pushcat(struct argv *a, ...) __attribute__((sentinel));
+enum { AV_PUSHF_MAX = 8192 };	/* what av_pushf and av_pushcat push is shorter (else ENAMETOOLONG) */
 void av_pushv(struct argv *a, char *const *v);	/* every string of a NULL-terminated vector */
 void av_free(struct argv *a);
 

@@ -19,7 +19,9 @@ put(FILE *f, const struct argv *a, size_t from, size_t to, int vars)
 	for (size_t i = from; i < to; i++) {
 		if (sh_quote(a->v[i], vars, q, sizeof q) < 0)
 			return -1;
-		fprintf(f, "%s%s", i > from ? " " : "", q);
+		if (i > from)
+			fputc(' ', f);
+		fputs(q, f);
 	}
 	return 0;
 }

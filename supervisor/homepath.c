@@ -21,8 +21,8 @@ add(void *arg, const char *path, int ro)
 		if (strcmp(to->v[i], path) == 0)
 			return 0;
 	av_push(to, path);
-	av_pushf(&h->pl->notes, "granted: %s%s (toolchain %s: %s)", path, ro ? " (read-only)" : "",
-	    h->e->name, h->e->why);
+	av_pushcat(&h->pl->notes, "granted: ", path, ro ? " (read-only)" : "", " (toolchain ",
+	    h->e->name, ": ", h->e->why, ")", (char *)NULL);
 	return 0;
 }
 

@@ -271,18 +271,18 @@ get_ports(struct pctx *c, int k, const char *key, struct portlist *pl)
 	return 0;
 }
 
-/* 1 when the key token at i repeats an earlier key of object t[obj]: the
- * error points at the second occurrence. */
+/* 1 when the key token at i, which decodes to key (the caller has it),
+ * repeats an earlier key of object t[obj]: the error points at the second
+ * occurrence. */
 static int
-dup_before(struct pctx *c, int obj, int i)
+dup_before(struct pctx *c, int obj, int i, const char *key)
 {
-	char kb[256];
 	int k;
 
-	if (json_str(c->js, &c->t[i], kb, sizeof kb) < 0)
-		return 0;
+	if (strlen(key) >= 256)
+		return 0;	/* as ever: a key this long is never compared */
 	for (k = obj + 1; k < i; k = json_next(c->t, k + 1))
-		if (json_eq(c->js, &c->t[k], kb))
+		if (json_eq(c->js, &c->t[k], key))
 			return 1;
 	return 0;
 }
@@ -309,7 +309,7 @@ walk(struct pctx *c, int k, const char *what, const char *const keys[], member_f
 				snprintf(kb, sizeof kb, "(a long key)");
 			return fail(c, i, "unknown key \"%s\" in %s", kb, what);
 		}
-		if (dup_before(c, k, i))
+		if (dup_before(c, k, i, keys[w]))
 			return fail(c, i, "duplicate key \"%s\" in %s", keys[w], what);
 		if (fn(c, w, i + 1, arg) < 0)
 			return -1;
@@ -443,7 +443,7 @@ env_member(struct pctx *c, int w, int v, void *arg)
 			free(name);
 			return -1;
 		}
-		if (dup_before(c, v, i)) {
+		if (dup_before(c, v, i, name)) {
 			fail(c, i, "duplicate key \"%s\" in \"env.set\"", name);
 			free(name);
 			return -1;
@@ -525,7 +525,7 @@ get_mcp(struct pctx *c, int k, struct policy *p)
 			return fail(c, i, "\"mcp\": server name \"%s\" must be letters, digits, '-' or '_'", s->name);
 		if (*s->name == '\0')
 			return fail(c, i, "\"mcp\": empty server name");
-		if (dup_before(c, k, i))
+		if (dup_before(c, k, i, s->name))
 			return fail(c, i, "duplicate key \"%s\" in \"mcp\"", s->name);
 		if (walk(c, i + 1, "an \"mcp\" server", mcp_keys, mcp_member, s) < 0)
 			return -1;

@@ -61,7 +61,7 @@ grant(struct rctx *c, struct argv *to, const char *key, const char *path, int if
 	char real[PATH_MAX], what[64];
 	int r;
 
-	av_pushf(&c->seen, "%s\t%s", key, path);	/* trust: linkwalk.c */
+	av_pushcat(&c->seen, key, "\t", path, (char *)NULL);	/* trust: linkwalk.c */
 	/* one walk resolves and checks: what is granted is what was checked
 	 * (confine --no-symlinks then opens it without following a link) */
 	snprintf(what, sizeof what, "policy \"%s\" grants", key);
@@ -357,7 +357,7 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 		home = pw->pw_dir;
 	pl->home[0] = '\0';
 	if (home && *home == '/') {
-		if (realpath(home, pl->home) == NULL)
+		if (link_realpath(home, pl->home) < 0)	/* realpath(3), memoised */
 			snprintf(pl->home, sizeof pl->home, "%s", home);
 		if (strcmp(pl->home, "/") == 0)
 			pl->home[0] = '\0';	/* a home of / protects nothing and blocks everything */
@@ -375,7 +375,7 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 		return msg_say(why, whyn, "no state directory: HOME and XDG_STATE_HOME are unset"),
 		    msg_say(hint, hintn, "set HOME or XDG_STATE_HOME"), -1;
 	/* real, as every grant (confine --no-symlinks opens them as named) */
-	if (realpath(pl->store, sr) != NULL)
+	if (link_realpath(pl->store, sr) == 0)
 		memcpy(pl->store, sr, sizeof sr);
 	/* the attempts' transient trees: on the user's tmpfs where there is one */
 	if (rundir_path(envp, pl->trees, sizeof pl->trees, sr, sizeof sr) != 1)

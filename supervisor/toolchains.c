@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "linkwalk.h"
+#include "pathmemo.h"
 #include "resolve.h"
 #include "toolchains.h"
 
@@ -252,12 +253,16 @@ home_secret(const char *home, const char *p)
 	if (strncmp(p, home, hl) == 0 && p[hl] == '/' && p[hl + 1] && p[hl + 1] != '/') {
 		const char *rest = p + hl + 1;
 		for (int i = 0; tc_home_secrets[i]; i++) {
-			if (hl + 1 + strlen(tc_home_secrets[i]) >= sizeof s)
+			const char *sec = tc_home_secrets[i];
+			size_t k = 0;
+			if (hl + 1 + strlen(sec) >= sizeof s)
 				continue;	/* as the joined path would not fit */
-			if (path_within(rest, tc_home_secrets[i]))
-				return 1;
-			if (path_within(tc_home_secrets[i], rest))
-				r = 2;
+			while (rest[k] && rest[k] == sec[k])
+				k++;
+			if (sec[k] == '\0' && (rest[k] == '\0' || rest[k] == '/'))
+				return 1;	/* path_within(rest, sec) */
+			if (rest[k] == '\0' && sec[k] == '/')
+				r = 2;		/* path_within(sec, rest) */
 		}
 		return r;
 	}
@@ -294,7 +299,9 @@ narrow(const char *home, const char *dir, int ro, tc_fn fn, void *arg, int depth
 
 	if ((hs = home_secret(home, dir)) == 1)
 		return 0;
-	if (hs == 0 && nx == 0 && lstat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+	/* (the grant itself tc_grant has just resolved: asked once) */
+	if (hs == 0 && nx == 0 && (depth == 0 ? memo_lstat(dir, &st) : lstat(dir, &st)) == 0 &&
+	    !S_ISDIR(st.st_mode))
 		return fn(arg, dir, ro);	/* a file holds nothing */
 	/* followed as lstat of dir/NAME follows dir; where it does not open
 	 * (not a directory, gone, no descriptor left), holds asks by path */

@@ -23,5 +23,20 @@ main(void)
 	av = a3;
 	ac = 1;
 	ok(av_verb(&ac, &av) == NULL && ac == 1, "no argument: no verb");
+	{
+		/* av_pushcat: av_pushf's "%s%s..." without the format */
+		struct argv x = { 0 }, y = { 0 };
+		static char big[AV_PUSHF_MAX + 1];
+		memset(big, 'a', AV_PUSHF_MAX);
+		av_pushcat(&x, "granted: ", "/a b", "", " (x)", (char *)NULL);
+		av_pushf(&x, "%s%s%s%s", "granted: ", "/a b", "", " (x)");
+		av_pushcat(&x, (char *)NULL);
+		ok(!x.err && x.n == 3 && strcmp(x.v[0], x.v[1]) == 0 && strcmp(x.v[0], "granted: /a b (x)") == 0 &&
+		    x.v[2][0] == '\0' && x.v[3] == NULL, "av_pushcat joins as av_pushf");
+		av_pushcat(&y, big, (char *)NULL);
+		ok(y.err && y.n == 0, "... and refuses as it does what is AV_PUSHF_MAX long");
+		av_free(&x);
+		av_free(&y);
+	}
 	return done_testing();
 }

@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "execenv.h"
 #include "fdio.h"
 #include "msg.h"
+#include "num.h"
 #include "rules.h"
 #include "sandbox.h"
 #include "version.h"
@@ -22,7 +24,7 @@ static const char usage_text[] =
 "               [--filter-ip] [--loopback PORT] [--deny-private] [--no-remote]\n"
 "               [--listeners FD] [--loopback-from FILE]\n"
 "               [--unix PATH] [--unix-bind PATH] [--keep-fd N] [--refusals FD]\n"
-"               [--mount[-ro] SRC:DST] [--userns] [--no-symlinks]\n"
+"               [--mount[-ro] SRC:DST] [--userns] [--no-symlinks] [--gate FD]\n"
 "               [--] PROG [ARG...]\n"
 "       confine -h | --help | --version\n"
 "\n"
@@ -63,6 +65,9 @@ static const char usage_text[] =
 "      --userns          allow new user namespaces (refused by default)\n"
 "      --no-symlinks     each path rule is a real path, opened without following\n"
 "                        a link: one on its path now refuses (a race)\n"
+"      --gate FD         everything set up, run PROG only after reading the go\n"
+"                        byte 'g' from FD, the read end of a pipe; on EOF or\n"
+"                        any other byte exit 125 and run nothing\n"
 "  -h, --help            this text\n"
 "      --version         print the version\n"
 "\n"
@@ -71,7 +76,7 @@ static const char usage_text[] =
 
 enum { O_DEV = 256, O_TTY, O_CTTY, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_UNIXBIND, O_KEEPFD, O_VERSION,
 	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS, O_MOUNT, O_MOUNTRO, O_REFUSALS,
-	O_OWNPTY, O_OWNUNIX, O_OWNSHM, O_NOLINKS, O_LISTENERS, O_LOOPFROM };
+	O_OWNPTY, O_OWNUNIX, O_OWNSHM, O_NOLINKS, O_LISTENERS, O_LOOPFROM, O_GATE };
 
 static int
 load_file(struct sb_policy *p, const char *path)
@@ -92,6 +97,68 @@ load_file(struct sb_policy *p, const char *path)
 	}
 	free(buf);
 	return 0;	/* store stays: the policy points into it until exec */
+}
+
+/* --gate FD: the read end of a pipe, none of the other descriptors; kept
+ * through sb_apply's closing (as a keep-fd), close-on-exec, and closed
+ * before the exec: the program never holds it. Missing, not a pipe, or
+ * open for writing too: refused (a descriptor that never says EOF, or a
+ * file anyone could have written the go byte into ahead, is no gate). */
+static int
+gate_check(struct sb_policy *p, int fd)
+{
+	struct stat st;
+	int fl;
+
+	if (fstat(fd, &st) < 0 || (fl = fcntl(fd, F_GETFL)) < 0) {
+		msg_fatal("--gate %d: not an open descriptor", fd);
+		msg_hint("give the read end of a pipe whose write end the caller keeps, e.g. printf g | confine --gate 3 ... 3<&0");
+		return -1;
+	}
+	if (!S_ISFIFO(st.st_mode) || (fl & O_ACCMODE) != O_RDONLY) {
+		msg_fatal("--gate %d: not the read end of a pipe", fd);
+		msg_hint("give the read end of a pipe whose write end the caller keeps, e.g. printf g | confine --gate 3 ... 3<&0");
+		return -1;
+	}
+	for (size_t k = 0; k < p->nkeep; k++)
+		if (p->keep_fd[k] == fd) {
+			msg_usage("--gate %d: that descriptor is kept for the program (--keep-fd)", fd);
+			return -1;
+		}
+	if (fd == p->refusals_fd || fd == p->listeners_fd) {
+		msg_usage("--gate %d: that descriptor is the broker's (--refusals, --listeners)", fd);
+		return -1;
+	}
+	if (p->nkeep >= SB_MAX_KEEPFD) {
+		msg_usage("--gate %d: too many descriptors kept", fd);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		msg_fatal_sys("--gate %d", fd);
+		return -1;
+	}
+	p->keep_fd[p->nkeep++] = fd;
+	return 0;
+}
+
+/* One byte: 'g' goes on; EOF (the holder closed it: it says why) ends
+ * quietly, anything else with a line. 0 or -1. */
+static int
+gate_wait(int fd)
+{
+	char c;
+	ssize_t n;
+
+	while ((n = read(fd, &c, 1)) < 0 && errno == EINTR)
+		;
+	close(fd);
+	if (n == 1 && c == 'g')
+		return 0;
+	if (n < 0)
+		msg_fatal_sys("--gate %d: unable to read the go byte", fd);
+	else if (n == 1)
+		msg_fatal("--gate %d: not the go byte: the program was not run", fd);
+	return -1;
 }
 
 int
@@ -128,6 +195,7 @@ main(int argc, char *argv[], char *envp[])
 		{ "no-symlinks", no_argument, NULL, O_NOLINKS },
 		{ "mount", required_argument, NULL, O_MOUNT },
 		{ "mount-ro", required_argument, NULL, O_MOUNTRO },
+		{ "gate", required_argument, NULL, O_GATE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -135,7 +203,7 @@ main(int argc, char *argv[], char *envp[])
 	static struct sb_policy pol;
 	struct sb_error e;
 	const char *why, *word = NULL, *arg;
-	int c, optional = 0;
+	int c, optional = 0, gate = -1;
 
 	msg_init(argv[0]);
 	sb_policy_init(&pol);
@@ -180,6 +248,12 @@ main(int argc, char *argv[], char *envp[])
 		case O_NOLINKS: word = "no-symlinks"; break;
 		case O_MOUNT: word = "mount"; arg = optarg; break;
 		case O_MOUNTRO: word = "mount-ro"; arg = optarg; break;
+		case O_GATE:
+			if (num_parse_fd(optarg, &gate) != 0 || gate < 3) {
+				msg_usage("--gate %s: descriptor must be a number from 3 to 1048576", optarg);
+				return EXIT_CHAIN_FAIL;
+			}
+			continue;
 		case 'h':
 			fputs(usage_text, stdout);
 			return msg_stdout_done() == 0 ? 0 : EXIT_CHAIN_FAIL;
@@ -215,12 +289,18 @@ main(int argc, char *argv[], char *envp[])
 		msg_hint("open a file for appending in the caller (corral run makes ATTEMPT/listeners)");
 		return EXIT_CHAIN_FAIL;
 	}
+	if (gate >= 0 && gate_check(&pol, gate) < 0)
+		return EXIT_CHAIN_FAIL;
 	if (sb_apply(&pol, &e) != 0) {
 		msg_fatal("%s", e.msg);
 		if (e.hint[0])
 			msg_hint("%s", e.hint);
 		return EXIT_CHAIN_FAIL;
 	}
+	/* Inside the boundary, set up to the last step: PROG runs only on
+	 * the go byte. */
+	if (gate >= 0 && gate_wait(gate) < 0)
+		_exit(EXIT_CHAIN_FAIL);
 	/* The environment passes through unchanged (env-filter built it). */
 	exec_env(argv + optind, envp);
 	c = errno;

@@ -214,6 +214,7 @@ plan_load(const struct runopts *o, char *const envp[], struct policy *pol, struc
 	pl->fresh = o->fresh;
 	pl->env_project = o->env_project ? o->env_project : pol->env_project;
 	pl->env_fd = 3;	/* explain's; corral run's pipe replaces it */
+	pl->gate_fd = 4;	/* likewise */
 	pl->allow_osc = o->allow_osc;
 	pl->nallow_osc = o->nallow_osc;
 	if (plan_resolve(pl, pol, envp, o->cmd, why, sizeof why, hint, sizeof hint, warn, sizeof warn) < 0) {

@@ -54,6 +54,10 @@ int cmd_signin(int argc, char **argv, char **envp);
  * return value becomes the status (corral signin takes the sign-in). */
 struct plan;
 int run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan *, int, void *), void *arg);
+/* 1: corral run starts the chain beside the proof (held at confine
+ * --gate); 0: after it, the policy's proxies or project environment
+ * first (run.c). */
+int run_chain_early(const struct plan *pl);
 
 void usage_run(int fd);
 

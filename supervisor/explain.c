@@ -207,6 +207,19 @@ explain_print(FILE *f, const struct plan *pl0)
 		av_free(&a);
 	}
 	if (r == 0 && step_chain(&pl, &a, &ei, &ci, &xi) == 0) {
+		/* the gate: corral run writes the go byte into a pipe once the
+		 * proof is in; here probe ran first (its "|| exit 125"), so a
+		 * pipe that holds it already, the chain's stdin given back */
+		if (run_chain_early(&pl))
+			fputs("# corral run starts this chain beside the proof (probe, above): confine sets up the\n"
+			    "# boundary, then waits on its gate for the go byte, which corral writes only\n", f);
+		else
+			fputs("# corral run starts this chain once the proof is in and the proxies are up:\n"
+			    "# confine sets up the boundary, then waits on its gate for the go byte, which\n"
+			    "# corral writes only\n", f);
+		fprintf(f, "# once probe has passed; a failed proof closes the gate (confine exits 125, the\n"
+		    "# program never runs). Here probe ran first, so the gate opens at once.\n"
+		    "{ printf g | ");
 		/* one step per line; each "--" ends the step before it */
 		if (put(f, &a, 0, ei - 1, 1) < 0)
 			r = -1;
@@ -219,7 +232,8 @@ explain_print(FILE *f, const struct plan *pl0)
 		fputs(" \\\n  -- ", f);
 		if (r == 0 && put(f, &a, xi, a.n, 0) < 0)
 			r = -1;
-		fputs("\nSTATUS=$?\n", f);
+		fprintf(f, " %d<&0 <&%d %d<&-; } %d<&0\nSTATUS=$?\n", pl.gate_fd, pl.gate_fd + 1, pl.gate_fd + 1,
+		    pl.gate_fd + 1);
 		if (runfiles_line(f, &pl, 1) < 0)
 			r = -1;
 		gitstep_explain(f, &pl, 1);

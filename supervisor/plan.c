@@ -309,6 +309,12 @@ step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confi
 		av_push(a, "--listeners");
 		av_pushf(a, "%d", pl->listeners_fd);
 	}
+	if (pl->gate_fd > 2) {
+		/* everything set up beside the proof; the program runs on
+		 * the go byte corral writes once the proof is in (run.c) */
+		av_push(a, "--gate");
+		av_pushf(a, "%d", pl->gate_fd);
+	}
 	av_push(a, "--");
 	*cmd_at = a->n;
 	av_pushv(a, pl->cmd);

@@ -45,6 +45,8 @@ struct plan {
 	int listeners_fd;		/* corral run with a browser: confine --listeners
 					   (browser.c), 0: none */
 	int pid_fd;			/* corral run: keeper --pid-fd (denials.c), 0: none */
+	int gate_fd;			/* confine --gate: the go byte after the proof
+					   (run.c; explain: 4), 0: none */
 	const char *attempt;		/* attempt id (SHVAR in explain) */
 	const char *attempt_dir;	/* its directory (SHVAR in explain) */
 	const char *agent_sock;		/* the socket confine's broker binds for it

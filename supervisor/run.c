@@ -124,6 +124,13 @@ struct runstate {
 	struct spawned gitc;		/* git-stage create, beside them (run_open) */
 	struct runfiles rf;		/* files that run code: the step runfiles (runfiles.c) */
 	int rf_taken;
+	/* the chain, started beside the proof and held at confine --gate
+	 * (chain_start) until the go byte (chain_go) */
+	pid_t keeper;			/* > 0: started, not yet waited for */
+	int gate;			/* the gate's write end, -1: none */
+	int pid_rd;			/* keeper --pid-fd's read end */
+	struct argv chain;		/* its command line, audited at the go byte */
+	size_t ei, ci, xi;		/* where env-filter, confine, the program start */
 };
 
 static int
@@ -187,6 +194,31 @@ close_attempt(struct runstate *s, int status)
 	return ok;
 }
 
+/* The chain started and held at its gate, not to be run: the gate closed
+ * without the go byte (confine exits 125, running nothing), keeper ends
+ * every process of the attempt; waited for here, before the attempt's
+ * directory goes (and keeper has given the terminal back before corral
+ * says why). */
+static void
+chain_abort(struct runstate *s)
+{
+	struct keeper_result res;
+
+	if (s->gate >= 0)
+		close(s->gate);
+	s->gate = -1;
+	if (s->keeper > 0) {
+		(void)keeper_wait(s->keeper, s->pid_rd, &res);
+		close(s->pid_rd);
+		if (s->pl.agent_sock)
+			agentsock_remove(s->pl.agent_sock);
+		denials_close(&s->den);
+		refusals_close(&s->ref);
+	}
+	s->keeper = -1;
+	av_free(&s->chain);
+}
+
 /* A step started beside others and not needed any more (a run that ends
  * early): wait for it, its output unread. */
 static void
@@ -201,6 +233,7 @@ spawned_drop(struct spawned *sp)
 static void
 drop_started(struct runstate *s)
 {
+	chain_abort(s);
 	spawned_drop(&s->probe);
 	spawned_drop(&s->create);
 	/* collected, so that what it set up is discarded (fail_run) */
@@ -331,6 +364,13 @@ prove_collect(struct runstate *s)
 		return -1;
 	ws = spawn_collect(&s->probe, out, sizeof out);
 	s->probe.pid = -1;
+	if (ws < 0 || wait_code(ws) != 0 || probe_fields(out, s->platform, sizeof s->platform, s->tier,
+	    sizeof s->tier) < 0) {
+		/* the chain held at its gate ends first (keeper gives the
+		 * terminal back), then corral says why */
+		chain_abort(s);
+		s->platform[0] = s->tier[0] = '\0';
+	}
 	if (ws < 0)
 		return msg_fatal_sys("unable to run probe"), -1;
 	if (wait_code(ws) != 0) {
@@ -338,10 +378,8 @@ prove_collect(struct runstate *s)
 		msg_hint("run corral doctor for the evidence");
 		return -1;
 	}
-	if (probe_fields(out, s->platform, sizeof s->platform, s->tier, sizeof s->tier) < 0) {
-		s->platform[0] = s->tier[0] = '\0';
+	if (!s->platform[0])
 		return msg_fatal("probe printed no platform and tier: nothing was started"), -1;
-	}
 	audit_start(&s->au, "probe");
 	audit_str(&s->au, "platform", s->platform);
 	audit_str(&s->au, "tier", s->tier);
@@ -396,12 +434,8 @@ run_open(struct runstate *s)
 	 * run ends before the chain */
 	if (gitstep_start(&s->pl, s->senv, &s->gitc) < 0)
 		return -1;
-	/* what a keeper that was killed left running ends, while they run;
-	 * and a workspace the agent works in as it is (no attempt checkout
-	 * to make first) is looked at for files that run code */
+	/* what a keeper that was killed left running ends, while they run */
 	(void)cg_reap_stale();
-	if (!s->pl.git || s->pol.git == GIT_OFF)
-		snapshot(s, s->pl.workspace);
 	return 0;
 }
 
@@ -518,17 +552,20 @@ limits_check(const struct policy *p)
 	return -1;
 }
 
-/* 5, 6. the chain: keeper -> env-filter -> confine -> CMD; keeper makes
- * the attempt's cgroup, applies the limits, gives the agent a terminal of
- * its own when corral has one and relays it; wait (wait.c): every process
- * of the attempt has ended when this returns. 1: it ran (*res), 0:
- * interrupted before it started, -1 reported. */
+/* 5, 6. the chain: keeper -> env-filter -> confine --gate -> CMD; keeper
+ * makes the attempt's cgroup, applies the limits, gives the agent a
+ * terminal of its own when corral has one and relays it; env-filter builds
+ * the environment, confine the boundary, and then confine waits on its gate
+ * (the read end of a pipe) for the go byte, which corral writes only once
+ * the proof is in (chain_go): nothing of the agent runs before. So the
+ * chain's set-up runs beside the proof, not after it. Started as soon as
+ * what it names exists: the attempt's directory (home-stage create) and
+ * checkout (git-stage create). 1: started, 0: interrupted before, -1
+ * reported. */
 static int
-run_chain(struct runstate *s, char *const envp[], struct keeper_result *res)
+chain_start(struct runstate *s, char *const envp[])
 {
-	struct argv a = { 0 };
-	size_t ei, ci, xi;
-	int r, pp[2];
+	int pp[2], gp[2];
 
 	if (limits_check(&s->pol) < 0)
 		return -1;
@@ -539,33 +576,79 @@ run_chain(struct runstate *s, char *const envp[], struct keeper_result *res)
 	s->pl.refusals_fd = refusals_open(&s->ref) > 2 ? s->ref.wr : 0;
 	if ((s->pl.listeners_fd = browser_listeners(&s->pl)) < 0)
 		return msg_fatal_sys("unable to make %s/" BROWSER_LISTENERS, s->attempt_dir), -1;
-	/* keeper names the chain's pid (the boundary's refusals are its) */
-	if (pipe2(pp, O_NONBLOCK) < 0)
+	/* keeper names the chain's pid (the boundary's refusals are its);
+	 * both pipes close-on-exec here: keeper alone inherits the ends it
+	 * uses (wait.c) */
+	if (pipe2(pp, O_NONBLOCK | O_CLOEXEC) < 0)
 		return msg_fatal_sys("unable to make a pipe"), -1;
-	fcntl(pp[0], F_SETFD, FD_CLOEXEC);
-	s->pl.pid_fd = pp[1];
-	if (step_chain(&s->pl, &a, &ei, &ci, &xi) < 0) {
+	if (pipe2(gp, O_CLOEXEC) < 0) {
 		close(pp[0]);
 		close(pp[1]);
+		return msg_fatal_sys("unable to make a pipe"), -1;
+	}
+	s->pl.pid_fd = pp[1];
+	s->pl.gate_fd = gp[0];
+	if (step_chain(&s->pl, &s->chain, &s->ei, &s->ci, &s->xi) < 0 || pending_sig) {
+		close(pp[0]);
+		close(pp[1]);
+		close(gp[0]);
+		close(gp[1]);
+		av_free(&s->chain);
+		if (pending_sig)
+			return 0;
 		return msg_fatal_sys("unable to build the chain"), -1;
 	}
-	audit_chain(s, &a, ei, ci, xi);
-	if (pending_sig) {
-		av_free(&a);
-		close(pp[0]);
-		close(pp[1]);
-		return 0;
-	}
 	(void)denials_open(&s->den);	/* where audit can be read */
-	r = wait_keeper(a.v, envp, pp[0], pp[1], res);
-	close(pp[0]);
-	av_free(&a);
+	s->gate = gp[1];
+	s->pid_rd = pp[0];
+	s->keeper = keeper_start(s->chain.v, envp, pp[1], gp[0]);
 	if (s->pl.env_fd > 2 && s->pl.env_project)
 		close(s->pl.env_fd);
 	if (s->pl.listeners_fd > 2)
 		close(s->pl.listeners_fd);
-	if (r < 0)
+	if (s->keeper < 0) {
+		close(s->gate);
+		close(s->pid_rd);
+		s->gate = -1;
+		av_free(&s->chain);
 		return msg_fatal_sys("unable to start the chain"), -1;
+	}
+	return 1;
+}
+
+/* The go byte: the proof is in (and the proxies up, the snapshot kept).
+ * A chain that has already ended (its own refusal) reads nothing: the
+ * write's EPIPE is its status's business, and its SIGPIPE is taken here
+ * (blocked, then consumed), never corral's end. */
+static void
+chain_go(struct runstate *s)
+{
+	sigset_t pipe, old;
+	struct timespec zero = { 0, 0 };
+	ssize_t n;
+
+	audit_chain(s, &s->chain, s->ei, s->ci, s->xi);
+	av_free(&s->chain);
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe, &old);
+	while ((n = write(s->gate, "g", 1)) < 0 && errno == EINTR)
+		;
+	if (n < 0 && errno == EPIPE)
+		(void)sigtimedwait(&pipe, NULL, &zero);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(s->gate);
+	s->gate = -1;
+}
+
+/* Wait (wait.c): every process of the attempt has ended when this
+ * returns. */
+static void
+chain_wait(struct runstate *s, struct keeper_result *res)
+{
+	(void)keeper_wait(s->keeper, s->pid_rd, res);
+	s->keeper = -1;
+	close(s->pid_rd);
 	/* keeper has ended every process of the attempt */
 	if (s->pl.agent_sock)
 		agentsock_remove(s->pl.agent_sock);
@@ -578,7 +661,22 @@ run_chain(struct runstate *s, char *const envp[], struct keeper_result *res)
 	if (WIFSIGNALED(res->ws))
 		audit_int(&s->au, "signal", WTERMSIG(res->ws));
 	audit_end(&s->au);
-	return 1;
+}
+
+/* What must be up before the chain's command line can be made: the
+ * egress proxy's and the MCP proxies' ports (confine's grants,
+ * env-filter's variables, the browser's config). Those start only after
+ * the proof (mcp-proxy runs the user's servers with their credentials;
+ * nothing but bookkeeping runs unproven), so with them the chain starts
+ * after the proof too, as before. So does one with a project's
+ * environment: its values are released once, never to an unproven
+ * attempt. */
+int
+run_chain_early(const struct plan *pl)
+{
+	const struct policy *p = pl->pol;
+
+	return p->net != NET_ALLOW && p->nmcp == 0 && !p->browser.on && !pl->env_project;
 }
 
 /* 6b. what the boundary refused, said after the program's own output */
@@ -632,9 +730,11 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 {
 	static struct runstate s;
 	struct keeper_result res;
-	int r, code;
+	int r, code, early;
 
 	s.au.fd = -1;
+	s.keeper = -1;
+	s.gate = s.pid_rd = -1;
 	s.den.fd = -1;
 	s.ref.rd = s.ref.wr = -1;
 	s.probe.pid = s.create.pid = s.gitc.pid = -1;
@@ -649,6 +749,11 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 
 	if (prove_start(&s) < 0)
 		return EXIT_CHAIN_FAIL;
+	/* a workspace the agent works in as it is (no attempt checkout to
+	 * make first) is looked at for files that run code beside the proof
+	 * from the start (runfiles.c) */
+	if (!s.pl.git || s.pol.git == GIT_OFF)
+		snapshot(&s, s.pl.workspace);
 	if (run_open(&s) < 0) {
 		drop_started(&s);
 		gitstep_discard(&s.pl, s.senv);
@@ -662,19 +767,29 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	 * beside the proof (the agent's checkout is there now) */
 	if (r == 0 && !s.rf_taken)
 		snapshot(&s, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
-	/* the proof, before anything that is not bookkeeping starts */
+	/* the chain beside the proof, held at its gate (chain_start) */
+	early = r == 0 && run_chain_early(&s.pl);
+	if (early && (r = chain_start(&s, envp)) > 0)
+		r = 0;
+	else if (early && r == 0)
+		return interrupted(&s);
+	/* the proof, before anything that is not bookkeeping starts or the
+	 * gate opens */
 	if (r < 0 || prove_collect(&s) < 0)
 		return fail_run(&s);
 	if (pending_sig)
 		return interrupted(&s);
-	if (egress_start(&s.eg, &s.pl, &s.au, envp) < 0 ||
-	    mcp_start(&s.mcp, &s.pl, &s.au, envp) < 0)	/* the browser's names the egress port */
+	if (!early && (egress_start(&s.eg, &s.pl, &s.au, envp) < 0 ||
+	    mcp_start(&s.mcp, &s.pl, &s.au, envp) < 0))	/* the browser's names the egress port */
 		return fail_run(&s);
+	/* noted before the agent starts */
 	runfiles_keep(&s.rf, &s.pl);
-	if ((r = run_chain(&s, envp, &res)) < 0)
-		return fail_run(&s);
-	if (r == 0)
+	if (!early && (r = chain_start(&s, envp)) <= 0)
+		return r < 0 ? fail_run(&s) : interrupted(&s);
+	if (pending_sig)
 		return interrupted(&s);
+	chain_go(&s);
+	chain_wait(&s, &res);
 	/* keeper's status is the agent's (124: the wall-clock limit) */
 	code = wait_code(res.ws);
 	run_denials(&s, res.chain, code);

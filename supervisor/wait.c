@@ -1,5 +1,6 @@
 /* wait: see wait.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,14 +27,11 @@ chain_pid(int fd)
 	return v > 0 ? (pid_t)v : -1;
 }
 
-int
-wait_keeper(char *const argv[], char *const envp[], int pid_rd, int pid_wr, struct keeper_result *res)
+pid_t
+keeper_start(char *const argv[], char *const envp[], int pid_wr, int gate_rd)
 {
 	pid_t k;
-	int ws;
 
-	memset(res, 0, sizeof *res);
-	res->chain = -1;
 	k = fork();
 	if (k == 0) {
 		/* keeper sets up its own handlers: the defaults till then
@@ -43,13 +41,28 @@ wait_keeper(char *const argv[], char *const envp[], int pid_rd, int pid_wr, stru
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
 		signal(SIGWINCH, SIG_DFL);
+		/* keeper --pid-fd's write end and confine --gate's read
+		 * end, for the chain only: no other step of corral's
+		 * inherits them (close-on-exec in corral) */
+		if (fcntl(pid_wr, F_SETFD, 0) < 0 || (gate_rd >= 0 && fcntl(gate_rd, F_SETFD, 0) < 0))
+			_exit(EXIT_CHAIN_FAIL);
 		execve(argv[0], argv, envp);
 		msg_fatal_sys("unable to run %s", argv[0]);
 		_exit(exec_status(errno));
 	}
 	close(pid_wr);
-	if (k < 0)
-		return -1;
+	if (gate_rd >= 0)
+		close(gate_rd);
+	return k;
+}
+
+int
+keeper_wait(pid_t k, int pid_rd, struct keeper_result *res)
+{
+	int ws;
+
+	memset(res, 0, sizeof *res);
+	res->chain = -1;
 	/* INT, TERM, HUP, QUIT: keeper hands them to the agent; WINCH: keeper
 	 * left corral's process group (a session of its own), so a terminal's
 	 * window change reaches it through corral; ^Z: corral stops as a job */

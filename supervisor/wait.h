@@ -14,9 +14,16 @@ struct keeper_result {
 					   as keeper --pid-fd wrote it; -1 when none */
 };
 
-/* Run argv (keeper ... -- env-filter ...) with envp; pid_rd and pid_wr are
- * the pipe of keeper --pid-fd (pid_wr is closed here once keeper has it).
- * 0, or -1 with errno when keeper could not be started. */
-int wait_keeper(char *const argv[], char *const envp[], int pid_rd, int pid_wr, struct keeper_result *res);
+/* Start argv (keeper ... -- env-filter ... -- confine ... --gate N ...)
+ * with envp; pid_wr is the write end of keeper --pid-fd's pipe, gate_rd
+ * the read end of confine --gate's (-1: none), both close-on-exec in
+ * corral (the child alone clears the flag), both closed here once keeper
+ * has them. keeper's pid, or -1 with errno. */
+pid_t keeper_start(char *const argv[], char *const envp[], int pid_wr, int gate_rd);
+
+/* Hand it the signals corral gets, follow it as a job when ^Z stops it,
+ * and return when it has exited: every process of the attempt has ended
+ * then. pid_rd: keeper --pid-fd's read end. 0. */
+int keeper_wait(pid_t k, int pid_rd, struct keeper_result *res);
 
 #endif

@@ -124,4 +124,61 @@ confine: hint: a link appeared where none was when the rules were made: see what
 	is "$rc:$err" "125:confine: fatal: $TMP/nl/real/../real: with --no-symlinks a path rule must be absolute, without . or .. or an empty component
 confine: hint: name it as realpath(1) prints it" "$who: --no-symlinks: a name that is not real: 125"
 done
+# --gate FD: everything set up, the program runs only on the go byte 'g'
+# read from the read end of a pipe; EOF or anything else: 125, nothing run
+# (its marker never appears). Fail closed: a gate that is missing, not a
+# pipe, or open for writing too is refused before anything is set up.
+G=$TMP/gate
+mkdir -p "$G"
+chmod 0777 "$G"
+# held: a confine of this test reading its gate (read(2) on descriptor 3)
+held() {
+	for p in $(pgrep -f -- "--gate 3 -- sh -c touch $G/"); do
+		case "$(cat /proc/$p/syscall 2>/dev/null)" in "0 0x3 "*) return 0 ;; esac
+	done
+	return 1
+}
+for who in root nobody; do
+	if [ $who = root ]; then AS=""; else AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"; fi
+	rm -f "$G"/*
+	run sh -c "printf g | $AS '$C' $SYS -w '$G' --gate 3 -- sh -c 'touch $G/ran; (: <&3) 2>/dev/null && echo open || echo closed' 3<&0 </dev/null 2>/dev/null"
+	is "$rc:$out:$(ls "$G")" "0:closed:ran" "$who: --gate: control: the go byte runs the program, which never holds the gate"
+	rm -f "$G"/*
+	run sh -c ": | $AS '$C' $SYS -w '$G' --gate 3 -- touch '$G/ran' 3<&0 </dev/null"
+	is "$rc:$err:$(ls "$G")" "125::" "$who: --gate: EOF: 125, not a word (the gate's holder says why), nothing ran"
+	run sh -c "printf x | $AS '$C' $SYS -w '$G' --gate 3 -- touch '$G/ran' 3<&0 </dev/null"
+	is "$rc:$err:$(ls "$G")" "125:confine: fatal: --gate 3: not the go byte: the program was not run:" "$who: --gate: another byte: 125, nothing ran"
+	printf g > "$TMP/gfile"
+	run sh -c "$AS '$C' $SYS -w '$G' --gate 3 -- touch '$G/ran' 3<'$TMP/gfile'"
+	is "$rc:$(ls "$G")" "125:" "$who: --gate: a file holding the go byte is no gate: 125, nothing ran"
+	like "$err" "^confine: fatal: --gate 3: not the read end of a pipe" "$who: ... says why"
+	run sh -c "$AS '$C' $SYS -w '$G' --gate 7 -- touch '$G/ran' 7<&-"
+	is "$rc:$(ls "$G")" "125:" "$who: --gate: a descriptor that is not open: 125, nothing ran"
+	like "$err" "^confine: fatal: --gate 7: not an open descriptor" "$who: ... says why"
+	rm -f "$G/fifo"
+	mkfifo "$G/fifo"
+	chmod 0666 "$G/fifo"
+	run sh -c "$AS '$C' $SYS -w '$G' --gate 3 -- touch '$G/ran' 3<>'$G/fifo'"
+	is "$rc:$(ls "$G")" "125:fifo" "$who: --gate: a fifo open for writing too (never EOF): 125, nothing ran"
+	like "$err" "^confine: fatal: --gate 3: not the read end of a pipe" "$who: ... says why"
+	run $AS "$C" $SYS --keep-fd 3 --gate 3 -- true
+	is "$rc" 125 "$who: --gate: the descriptor kept for the program: 125"
+	run $AS "$C" $SYS --gate 2 -- true
+	is "$rc" 125 "$who: --gate below 3: 125"
+	# held at the gate: set up (the broker's child waits in read(2) on
+	# it), and the program has not run until the byte comes
+	rm -f "$G/fifo"
+	mkfifo "$G/fifo"
+	chmod 0666 "$G/fifo"
+	$AS "$C" $SYS --filter-ip -w "$G" --gate 3 -- sh -c "touch $G/ran" 3<"$G/fifo" </dev/null &
+	cpid=$!
+	exec 7>"$G/fifo"
+	i=0; while ! held && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+	status_ok "$(held; echo $?)" "$who: --gate: confine holds the program at its gate (read on descriptor 3)"
+	status_ok "$([ ! -e "$G/ran" ]; echo $?)" "$who: ... and it has not run"
+	printf g >&7
+	exec 7>&-
+	wait $cpid
+	is "$?:$(ls "$G" | grep -v fifo)" "0:ran" "$who: ... the go byte: it runs"
+done
 done_testing

@@ -25,7 +25,10 @@ like "$out" "^ATTEMPT=\\\$\\(od -An -N16 -tx1 /dev/urandom \\| tr -d ' \\\\n'\\)
 unlike "$out" "session-store.* begin " "no session-store begin: create records the attempt"
 like "$out" "ATTEMPT_DIR=\\\$\\($CORRAL_BIN/home-stage create --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" --agent none --workspace $TMP/ws --session-store $CORRAL_BIN/session-store --begin --pid \"\\\$\\\$\" --full-setup --profiles $TMP/state/corral/nosignin-none.json\\)" "create records the attempt (the script's shell's), reaps the leftovers and stages; no sign-in: the override profile"
 like "$out" "^\\(umask 077 && mkdir -p $TMP/state/corral && printf '%s' '\\{\"none\": \\{\"signin\": \".corral-no-signin\", .*\"full_setup\": \\[\\]\\}\\}' > $TMP/state/corral/nosignin-none.json\\)$" "the override profile is written by hand too"
-like "$out" "^$CORRAL_BIN/keeper --pty \\\\$" "keeper starts the chain, by absolute path, with its terminal"
+like "$out" "^\\{ printf g \\| $CORRAL_BIN/keeper --pty \\\\$" "keeper starts the chain, by absolute path, with its terminal"
+like "$out" " --gate 4 \\\\$" "confine holds the program at its gate (descriptor 4) ..."
+like "$out" "'x\"y' 4<&0 <&5 5<&-; \\} 5<&0$" "... a pipe holding the go byte (probe ran first), the chain's stdin given back"
+like "$out" "# corral run starts this chain beside the proof" "... and a comment says corral run sets it up beside the proof"
 like "$out" "^  -- $CORRAL_BIN/env-filter --baseline " "env-filter starts the next line, by absolute path"
 like "$out" "^  -- $CORRAL_BIN/confine " "confine on its own line"
 # the system as corral grants it (the default policy's "exec", checked and

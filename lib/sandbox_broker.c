@@ -90,17 +90,19 @@ sb_peek(int pid, uint64_t src, void *dst, size_t n)
 	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
 }
 
-int
-sb_caller_pidfd(int pid)
+/* A pidfd of the calling thread (PIDFD_THREAD, Linux 6.9; *thread set),
+ * else of its process (its tgid). */
+static int
+caller_pidfd(int pid, int *thread)
 {
 	char path[64], *buf, *t;
 	size_t len;
 	int fd, tgid;
 
-	/* the caller may be any thread: PIDFD_THREAD (6.9), else its tgid */
+	*thread = 0;
 	fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, O_EXCL);
 	if (fd >= 0 || errno != EINVAL)
-		return fd;
+		return *thread = fd >= 0, fd;
 	snprintf(path, sizeof path, "/proc/%d/status", pid);
 	if (file_read_bounded(AT_FDCWD, path, 65536, &buf, &len) != 0)
 		return -1;
@@ -113,23 +115,64 @@ sb_caller_pidfd(int pid)
 }
 
 int
+sb_caller_pidfd(int pid)
+{
+	int thread;
+
+	/* the caller may be any thread */
+	return caller_pidfd(pid, &thread);
+}
+
+/* This thread's last caller, by a pidfd of that very thread (PIDFD_THREAD),
+ * kept from one request to the next for when the same thread calls again
+ * (a program's connects come from one thread, one after another): a pidfd
+ * names one task for good. Once the request is known valid (its caller
+ * alive, blocked in the call), a live task with the caller's number is the
+ * caller; a task that is gone, whose number another has now, gives
+ * pidfd_getfd ESRCH, and a new pidfd is opened. A pidfd of a process
+ * (older kernels) is never kept: another thread of it could have the
+ * number. */
+static __thread int last_pid = -1, last_pidfd = -1;
+
+int
 sb_caller_fd(int nfd, const struct seccomp_notif *req, int fdnum)
 {
-	int pidfd, sock;
+	int pidfd, sock, thread, hit;
 
-	pidfd = sb_caller_pidfd((int)req->pid);
-	if (pidfd < 0)
-		return -EACCES;
-	/* The pid must still be the caller's. */
-	if (ioctl(nfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) != 0) {
-		close(pidfd);
-		return -EACCES;
+	for (;;) {
+		hit = last_pidfd >= 0 && last_pid == (int)req->pid;
+		if (hit) {
+			pidfd = last_pidfd;
+			thread = 1;
+		} else {
+			pidfd = caller_pidfd((int)req->pid, &thread);
+			if (pidfd < 0)
+				return -EACCES;
+			if (thread) {
+				if (last_pidfd >= 0)
+					close(last_pidfd);
+				last_pid = (int)req->pid;
+				last_pidfd = pidfd;
+			}
+		}
+		/* The pid must still be the caller's. */
+		if (ioctl(nfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) != 0) {
+			if (!thread)
+				close(pidfd);
+			return -EACCES;
+		}
+		sock = (int)syscall(SYS_pidfd_getfd, pidfd, fdnum, 0);
+		if (sock < 0 && errno == ESRCH && hit) {
+			close(last_pidfd);	/* gone: once more, afresh */
+			last_pidfd = -1;
+			continue;
+		}
+		if (!thread)
+			close(pidfd);
+		if (sock < 0)
+			return errno == EBADF ? -EBADF : -EACCES;
+		return sock;
 	}
-	sock = (int)syscall(SYS_pidfd_getfd, pidfd, fdnum, 0);
-	close(pidfd);
-	if (sock < 0)
-		return errno == EBADF ? -EBADF : -EACCES;
-	return sock;
 }
 
 /* connect() of a unix socket to the copied address ss[0..len). */

@@ -371,15 +371,17 @@ int
 json_eq(const char *js, const jsmntok_t *t, const char *s)
 {
 	char buf[512];
-	size_t n = strlen(s);
+	size_t n = strlen(s), rl = (size_t)(t->end - t->start);
 	int l;
 
-	if (t->type != JSMN_STRING || n >= sizeof buf)
+	/* an escape never decodes longer than it is spelled: a token shorter
+	 * than s is not s */
+	if (t->type != JSMN_STRING || n >= sizeof buf || rl < n)
 		return 0;
 	/* fast path: no escapes, so the string is its bytes (a key of another
 	 * length, the common miss, never needs decoding) */
-	if (memchr(js + t->start, '\\', (size_t)(t->end - t->start)) == NULL)
-		return (size_t)(t->end - t->start) == n && memcmp(js + t->start, s, n) == 0;
+	if (memchr(js + t->start, '\\', rl) == NULL)
+		return rl == n && memcmp(js + t->start, s, n) == 0;
 	l = json_str(js, t, buf, sizeof buf);
 	return l >= 0 && (size_t)l == n && memcmp(buf, s, n) == 0;
 }

@@ -38,6 +38,14 @@ main(void)
 	n = parse(js, t, 64);
 	ok(n > 0, "duplicate keys tokenize");
 	is_int(json_get(js, t, 0, "name"), -2, "duplicate key (escaped) detected");
+	ok(json_eq(js, &t[1], "name") && json_eq(js, &t[3], "name") && !json_eq(js, &t[3], "n\\u0061me") &&
+	    !json_eq(js, &t[3], "nam") && !json_eq(js, &t[3], "names") && !json_eq(js, &t[1], "nam") &&
+	    !json_eq(js, &t[1], "namex") && !json_eq(js, &t[2], "name"), "json_eq: decoded strings, escaped or not");
+	js = "[\"\\u00e9\", \"\\ud83d\\ude00\", \"\\\\\", \"a\\tb\"]";
+	n = parse(js, t, 64);
+	ok(n == 5 && json_eq(js, &t[1], "\xc3\xa9") && json_eq(js, &t[2], "\xf0\x9f\x98\x80") &&
+	    json_eq(js, &t[3], "\\") && json_eq(js, &t[4], "a\tb") && !json_eq(js, &t[4], "a\\tb"),
+	    "json_eq: each escape as it decodes");
 
 	is_int(parse("{\"a\": 1} x", t, 64), -1, "trailing garbage refused");
 	is_int(parse("{\"a\": 01}", t, 64), -1, "leading zero refused");

@@ -20,11 +20,16 @@ mergeable(const struct gitws *g, const char *commit)
 	struct gitcall real = { g->git, g->gitdir, g->ws, NULL, NULL, NULL };
 	char *out = NULL, p[PATH_MAX * 2];
 	size_t len = 0;
+	/* the two at once (neither writes; the second's answer is used only
+	 * when the first's allows) */
+	int fd = -1, pid = gitrun_spawn(&real, da, -1, &fd);
 	int ok = gitrun(&real, st, -1, -1, &out, &len, 1 << 20) == 0 && len == 0;
 
 	free(out);
 	out = NULL;
-	if (ok && (ok = gitrun(&real, da, -1, -1, &out, &len, 64 << 20) == 0))
+	if (pid < 0 || gitrun_collect(pid, fd, &out, &len, 64 << 20) != 0)
+		ok = 0;
+	if (ok)
 		for (size_t at = g->start[0] ? 0 : strlen(out) + 1; ok && at < len; at += strlen(out + at) + 1)
 			if ((size_t)snprintf(p, sizeof p, "%s/%s", g->ws, out + at) < sizeof p &&
 			    access(p, F_OK) == 0)

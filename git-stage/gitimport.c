@@ -516,17 +516,21 @@ summarize(const struct gitws *g, struct gitws_result *res)
 		res->commit, NULL };
 	size_t len;
 
+	int pid, fd;
+
 	snprintf(neg, sizeof neg, "^%s", g->start);
-	if (gitrun(&gc, rl, -1, -1, &out, &len, 64) == 0)
-		res->commits = strtol(out, NULL, 10);
-	free(out);
-	out = NULL;
+	/* the two at once: neither writes */
+	pid = gitrun_spawn(&gc, rl, -1, &fd);
 	if (gitrun(&gc, ds, -1, -1, &out, &len, 4096) == 0) {
 		char *l = out + strspn(out, " \n");
 		if (!g->start[0])
 			l += strcspn(l, "\n"), l += strspn(l, " \n");	/* --root prints the commit */
 		snprintf(res->shortstat, sizeof res->shortstat, "%.*s", (int)strcspn(l, "\n"), l);
 	}
+	free(out);
+	out = NULL;
+	if (pid > 0 && gitrun_collect(pid, fd, &out, &len, 64) == 0)
+		res->commits = strtol(out, NULL, 10);
 	free(out);
 	if (!res->shortstat[0])
 		snprintf(res->shortstat, sizeof res->shortstat, "no files changed");
@@ -684,10 +688,25 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 		r = 0;
 		goto done;
 	}
-	if (files_tree(g, afd, tip, carry ? q : NULL, &qc.changed, tree, why, whyn) < 0)
-		goto out;
-	snprintf(res->commit, sizeof res->commit, "%.64s", tip);
 	snprintf(ptip, sizeof ptip, "%s^{tree}", tip);
+	{
+		/* the tip's tree, asked beside git add and write-tree (it reads
+		 * the real repository, they write the import index and objects) */
+		const char *const rpt[] = { "rev-parse", "--verify", "-q", ptip, NULL };
+		char *o = NULL;
+		size_t ol = 0;
+		int rfd = -1, rpid = !carry && tip[0] ? gitrun_spawn(&gc, rpt, -1, &rfd) : -1;
+		int fr = files_tree(g, afd, tip, carry ? q : NULL, &qc.changed, tree, why, whyn);
+		if (rpid > 0 && gitrun_collect(rpid, rfd, &o, &ol, 4096) == 0 && ol >= g->hexlen &&
+		    gitref_oid_ok(o, g->hexlen, g->hexlen))
+			snprintf(c2, sizeof c2, "%.*s", (int)g->hexlen, o);
+		else
+			c2[0] = '\0';
+		free(o);
+		if (fr < 0)
+			goto out;
+	}
+	snprintf(res->commit, sizeof res->commit, "%.64s", tip);
 	if (carry) {
 		if (gitcarry(g, afd, q, tip, tree, attempt, res->commit, &res->uncommitted, &ov, why, whyn) < 0)
 			goto out;
@@ -696,8 +715,7 @@ gitws_import(struct gitws *g, const char *attempt, struct gitws_result *res, cha
 			goto out;
 		}
 	} else {
-		const char *const rpt[] = { "rev-parse", "--verify", "-q", ptip, NULL };
-		if (!tip[0] || gitws_oid(g, &gc, rpt, -1, c2) < 0 || strcmp(c2, tree) != 0) {
+		if (!tip[0] || !c2[0] || strcmp(c2, tree) != 0) {
 			const char *const ct[] = { "commit-tree", tree, "-m", msg, tip[0] ? "-p" : NULL, tip, NULL };
 			snprintf(msg, sizeof msg, "corral: the changes attempt %s left uncommitted", attempt);
 			if (gitws_oid(g, &gc, ct, -1, c1) < 0) {

@@ -234,6 +234,7 @@ static void
 drop_started(struct runstate *s)
 {
 	chain_abort(s);
+	denials_close(&s->den);
 	spawned_drop(&s->probe);
 	spawned_drop(&s->create);
 	/* collected, so that what it set up is discarded (fail_run) */
@@ -429,6 +430,12 @@ run_open(struct runstate *s)
 	/* collected by run_stage */
 	if (start_step(s, step_create, &s->create, "home-stage create") < 0)
 		return -1;
+	/* a workspace the agent works in as it is (no attempt checkout to
+	 * make first) is looked at for files that run code beside the proof
+	 * from the start, once create (which the chain waits for) has its
+	 * process (runfiles.c) */
+	if (!s->pl.git || s->pol.git == GIT_OFF)
+		snapshot(s, s->pl.workspace);
 	/* the attempt's checkout too: bookkeeping on the user's repository
 	 * (git that runs nothing), none of the agent's; discarded when the
 	 * run ends before the chain */
@@ -598,7 +605,6 @@ chain_start(struct runstate *s, char *const envp[])
 			return 0;
 		return msg_fatal_sys("unable to build the chain"), -1;
 	}
-	(void)denials_open(&s->den);	/* where audit can be read */
 	s->gate = gp[1];
 	s->pid_rd = pp[0];
 	s->keeper = keeper_start(s->chain.v, envp, pp[1], gp[0]);
@@ -749,16 +755,15 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 
 	if (prove_start(&s) < 0)
 		return EXIT_CHAIN_FAIL;
-	/* a workspace the agent works in as it is (no attempt checkout to
-	 * make first) is looked at for files that run code beside the proof
-	 * from the start (runfiles.c) */
-	if (!s.pl.git || s.pol.git == GIT_OFF)
-		snapshot(&s, s.pl.workspace);
 	if (run_open(&s) < 0) {
 		drop_started(&s);
 		gitstep_discard(&s.pl, s.senv);
 		return EXIT_CHAIN_FAIL;
 	}
+	/* where audit can be read (root), bound before the chain starts:
+	 * confine's broker names its child there during its set-up; its
+	 * round trip to the kernel's audit runs while create does */
+	(void)denials_open(&s.den);
 	/* a signal meanwhile: after create, so that its tree is removed */
 	r = run_stage(&s);
 	if (r == 0)

@@ -74,7 +74,10 @@ store_open(const char *path, int create, char *err, size_t errn)
 		return errno = EINVAL, fail(err, errn, "not an absolute path");
 	if (strlen(path) >= sizeof buf)
 		return errno = ENAMETOOLONG, fail(err, errn, "path too long");
-	if (create) {
+	/* Speed: the store is there on every run but the first; the parents
+	 * are made (each mkdir a lookup under the parent's lock) only then */
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create) {
 		strcpy(buf, path);
 		for (p = buf + 1; (p = strchr(p, '/')) != NULL; p++) {
 			*p = '\0';
@@ -84,8 +87,8 @@ store_open(const char *path, int create, char *err, size_t errn)
 		}
 		if (mkdir(path, 0700) < 0 && errno != EEXIST)
 			return fail(err, errn, "unable to create: %s", strerror(errno));
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return fail(err, errn, "unable to open: %s", strerror(errno));
 	if (store_check(fd, err, errn) < 0) {
@@ -100,9 +103,12 @@ store_subdir(int storefd, const char *name, int create, char *err, size_t errn)
 {
 	int fd;
 
-	if (create && mkdirat(storefd, name, 0700) < 0 && errno != EEXIST)
-		return fail(err, errn, "unable to create %s: %s", name, strerror(errno));
 	fd = openat(storefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create) {	/* made only when missing */
+		if (mkdirat(storefd, name, 0700) < 0 && errno != EEXIST)
+			return fail(err, errn, "unable to create %s: %s", name, strerror(errno));
+		fd = openat(storefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return fail(err, errn, "unable to open %s: %s", name, strerror(errno));
 	if (store_check(fd, err, errn) < 0) {

@@ -33,7 +33,7 @@ ss_begin(struct ss *s, int argc, char **argv)
 	struct attempt a;
 	const char *agent = NULL, *pid = NULL, *id = NULL;
 	char idbuf[STORE_ID_LEN + 1];
-	int c, reap = 0, r, v = 0;
+	int c, reap = 0, r, v = 0, recorded;
 
 	OPTLOOP(opts) {
 		switch (c) {
@@ -69,7 +69,7 @@ ss_begin(struct ss *s, int argc, char **argv)
 		msg_fatal_sys("process %d", pid ? v : (int)getppid());
 		return EXIT_USAGE;
 	}
-	if ((r = store_attempt_begin(s->fd, s->store, &a, reap, s->trees, &v)) < 0)
+	if ((r = store_attempt_begin(s->fd, s->store, &a, reap, s->trees, &recorded)) < 0)
 		return -r;
 	printf("%s\n", a.id);
 	return fflush(stdout) == 0 ? 0 : EXIT_USAGE;

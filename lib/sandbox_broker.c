@@ -78,6 +78,9 @@ struct broker {
 	pid_t child;			/* the process that installs the filter */
 	int sock;			/* to it: the listener's number comes here */
 	int nfd;			/* the seccomp listener */
+	int sync;			/* SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP set
+					   (Linux 6.6): the leader waits in
+					   SECCOMP_IOCTL_NOTIF_RECV itself */
 };
 
 int
@@ -372,23 +375,44 @@ sb_broker_blocking(void)
 		(void)pthread_create(&th, &lf.at, serve_lf, b);
 }
 
-/* As the leader: the next request. 1, or 0 at the end of serving. */
+/* Is serving over: the listener hung up (no caller left) or gone? */
+static int
+ended(int nfd)
+{
+	struct pollfd pfd = { .fd = nfd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) < 0 ? errno != EINTR :
+	    (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
+/* As the leader: the next request. 1, or 0 at the end of serving. Since
+ * Linux 6.6 (b->sync) a wait in SECCOMP_IOCTL_NOTIF_RECV is woken like a
+ * poll, on the caller's CPU, and fails at once (ENOENT) when no caller is
+ * left, so the leader waits there, a poll less per request; before, the
+ * call waits on a semaphore that the end never wakes: poll first. */
 static int
 next_request(struct broker *b, struct seccomp_notif *req)
 {
 	struct pollfd pfd = { .fd = b->nfd, .events = POLLIN };
 
 	for (;;) {
-		if (poll(&pfd, 1, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return 0;
+		if (!b->sync) {
+			if (poll(&pfd, 1, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				return 0;
+			}
+			if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
+				return 0;
 		}
-		if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
-			return 0;
 		memset(req, 0, sizeof *req);
-		if (ioctl(b->nfd, SECCOMP_IOCTL_NOTIF_RECV, req) != 0)
+		if (ioctl(b->nfd, SECCOMP_IOCTL_NOTIF_RECV, req) != 0) {
+			/* EINTR; ENOENT: a caller gone before its request was
+			 * read, or none left */
+			if (b->sync && errno != EINTR && (errno != ENOENT || ended(b->nfd)))
+				return 0;
 			continue;
+		}
 		/* What the program makes itself (lib/sandbox_own.c) never
 		 * waits on a peer: answered by the leader as it is. */
 		if (sb_own_request(b->p, req)) {
@@ -453,7 +477,7 @@ sb_broker_caps(void)
 /* The listener fd number arrives by write(); take the file from confine
  * and acknowledge. */
 static int
-take_listener(pid_t confine, int sock)
+take_listener(pid_t confine, int sock, int *sync)
 {
 	int n, pidfd, fd = -1;
 	ssize_t r;
@@ -471,8 +495,8 @@ take_listener(pid_t confine, int sock)
 	 * the broker on the caller's CPU and back, rather than waking one on
 	 * another CPU that spins on the listener's lock (Linux 6.6; older
 	 * kernels refuse the flag and wake as before). */
-	if (fd >= 0)
-		(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+	*sync = fd >= 0 &&
+	    ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) == 0;
 	if (fd >= 0 && write(sock, "k", 1) != 1) {
 		close(fd);
 		fd = -1;
@@ -487,7 +511,7 @@ broker_serve(void *arg)
 {
 	struct broker *b = arg;
 
-	b->nfd = take_listener(b->child, b->sock);
+	b->nfd = take_listener(b->child, b->sock, &b->sync);
 	close(b->sock);
 	if (b->nfd < 0)
 		return NULL;	/* the child failed before its filter and says why */

@@ -24,11 +24,11 @@
  *   - AF_NETLINK: connected (the broker keeps no capability but
  *     CAP_SYS_PTRACE, so it can do no more there than the caller);
  *   - any other family: EACCES.
- * Each request is answered by the thread that received it, while another
- * waits for the next (leader and followers, below), so a slow TCP connect
- * does not hold up the others. When the last sandboxed process exits, the
- * listener reports POLLHUP and serving ends; the process ends when its
- * child does. */
+ * Each request is answered by the thread that received it; before a call
+ * that may wait on a peer another takes over waiting for the next (leader
+ * and followers, below), so a slow TCP connect does not hold up the
+ * others. When the last sandboxed process exits, the listener reports
+ * POLLHUP and serving ends; the process ends when its child does. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

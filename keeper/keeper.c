@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,6 +55,37 @@ enter(const char *dir)
 	return r;
 }
 
+/* --gate FD: the read end of a pipe (as confine --gate asks), the
+ * caller's, read by keeper alone: PROG gets as FD the read end of keeper's
+ * own pipe, and the go byte on it only once keeper has read it and started
+ * the wall clock (gate_pass). Reading it itself, keeper cannot miss it, as
+ * a poll beside PROG's read could. */
+static int
+gate_check(const struct keeper_opts *o)
+{
+	struct stat st;
+	int fl;
+
+	if (o->gate < 0)
+		return 0;
+	if (o->gate == o->pid_fd) {
+		msg_usage("--gate %d: that descriptor is --pid-fd's", o->gate);
+		return -1;
+	}
+	if (fstat(o->gate, &st) < 0 || (fl = fcntl(o->gate, F_GETFL)) < 0 ||
+	    !S_ISFIFO(st.st_mode) || (fl & O_ACCMODE) != O_RDONLY) {
+		msg_fatal("--gate %d: not the read end of a pipe", o->gate);
+		msg_hint("give the read end of a pipe whose write end the caller keeps, e.g. printf g | keeper --gate 3 ... 3<&0");
+		return -1;
+	}
+	/* keeper's from now on; PROG gets keeper's pipe as FD */
+	if (fcntl(o->gate, F_SETFD, FD_CLOEXEC) < 0 || fcntl(o->gate, F_SETFL, fl | O_NONBLOCK) < 0) {
+		msg_fatal_sys("--gate %d", o->gate);
+		return -1;
+	}
+	return 0;
+}
+
 struct chain {
 	const struct keeper_opts *o;
 	char **envp;
@@ -63,6 +95,7 @@ struct chain {
 	int tty;			/* the program's terminal, or -1 */
 	const struct pty *t;
 	pid_t keeper;
+	int gate_rd;			/* keeper's gate pipe, becomes --gate's FD */
 };
 
 static void __attribute__((noreturn))
@@ -79,6 +112,10 @@ chain_main(const struct chain *ch)
 	setpgid(0, 0);
 	if (ch->o->pid_fd >= 0)
 		close(ch->o->pid_fd);	/* keeper's, never the program's */
+	/* the program's gate: keeper's pipe in the caller's's place (dup2
+	 * clears close-on-exec on the copy only) */
+	if (ch->gate_rd >= 0 && dup2(ch->gate_rd, ch->o->gate) < 0)
+		_exit(EXIT_CHAIN_FAIL);
 	if (ch->tty >= 0) {
 		/* the program's process group holds its terminal */
 		sigemptyset(&ttou);
@@ -154,6 +191,8 @@ struct state {
 	pid_t c;			/* the program, 0 once reaped */
 	pid_t pg;			/* its process group (its pid) */
 	int ws, timed_out, orphaned;
+	int gate;			/* --gate's FD till the go byte, or -1 */
+	int gate_wr;			/* the program's gate, write end, or -1 */
 };
 
 static void
@@ -215,17 +254,41 @@ next_tmo(int64_t deadline, int64_t hangup)
 	return at <= now ? 0 : at - now > 0x7fffffff ? 0x7fffffff : (int)(at - now);
 }
 
-/* relay and wait until the program has ended */
-static void
-wait_loop(struct state *st, struct pty *t, int64_t deadline)
+/* The caller's gate said something: the go byte (or another, which
+ * confine refuses) is passed on, EOF as EOF; the program's time starts.
+ * 1: done, 0: nothing yet. */
+static int
+gate_pass(struct state *st)
 {
-	struct pollfd pf[3];
-	int64_t hangup = 0;
+	char c;
+	ssize_t n = read(st->gate, &c, 1);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n == 1)
+		(void)write(st->gate_wr, &c, 1);	/* an empty pipe: no wait */
+	close(st->gate_wr);
+	close(st->gate);
+	st->gate = st->gate_wr = -1;
+	return 1;
+}
+
+/* relay and wait until the program has ended; with a gate, the wall clock
+ * (wall_ms) starts when keeper passes the go byte on */
+static void
+wait_loop(struct state *st, struct pty *t, uint64_t wall_ms)
+{
+	struct pollfd pf[4];
+	int64_t hangup = 0, deadline = 0;
 	int np, tmo, hung = 0;
 
+	if (wall_ms && st->gate < 0)
+		deadline = clock_ms(CLOCK_MONOTONIC) + (int64_t)wall_ms;
 	while (st->c > 0) {
 		pf[0] = (struct pollfd){ k_pipe[0], POLLIN, 0 };
 		np = 1;
+		if (st->gate >= 0)
+			pf[np++] = (struct pollfd){ st->gate, POLLIN, 0 };
 		if (t->master >= 0 && !t->hup)
 			pf[np++] = (struct pollfd){ t->master, (short)(POLLIN | (t->blen ? POLLOUT : 0)), 0 };
 		if (t->master >= 0 && t->in >= 0 && t->blen == 0 && !t->hup)
@@ -251,7 +314,14 @@ wait_loop(struct state *st, struct pty *t, int64_t deadline)
 		for (int i = 1; i < np; i++) {
 			if (pf[i].revents == 0)
 				continue;
-			if (pf[i].fd == t->master) {
+			if (pf[i].fd == st->gate) {
+				/* the clock first, then the byte: the
+				 * program runs no sooner than its time
+				 * starts */
+				int64_t now = clock_ms(CLOCK_MONOTONIC);
+				if (gate_pass(st) && wall_ms)
+					deadline = now + (int64_t)wall_ms;
+			} else if (pf[i].fd == t->master) {
 				if (pf[i].revents & (POLLIN | POLLHUP | POLLERR))
 					(void)pty_from_agent(t);
 				if (pf[i].revents & POLLOUT)
@@ -313,11 +383,14 @@ keeper_run(const struct keeper_opts *o, char **envp)
 	struct cg cg;
 	pid_t parent = getppid();
 	int have_cg = 0, in_v2 = 0, tty = -1, code;
-	int64_t deadline = 0;
+	int gp[2] = { -1, -1 };	/* the program's gate (--gate) */
 
+	st.gate = st.gate_wr = -1;
 	cg_init(&cg);
 	memset(&t, 0, sizeof t);
 	t.master = t.sfd = t.in = t.out = t.ctty = -1;
+	if (gate_check(o) < 0)
+		return EXIT_CHAIN_FAIL;
 	if ((code = leave_group()) >= 0)
 		return code;
 	parent = getppid();
@@ -350,8 +423,12 @@ keeper_run(const struct keeper_opts *o, char **envp)
 		    "unable to start a session for the program", t.slave);
 		goto fail;
 	}
+	if (o->gate >= 0 && pipe2(gp, O_CLOEXEC) < 0) {
+		msg_fatal_sys("unable to make a pipe");
+		goto fail;
+	}
 	pty_raw(&t);
-	ch = (struct chain){ o, envp, have_cg ? &cg : NULL, 0, &rl, tty, &t, getpid() };
+	ch = (struct chain){ o, envp, have_cg ? &cg : NULL, 0, &rl, tty, &t, getpid(), gp[0] };
 	/* the program is born in the attempt's v2 cgroup where it can be */
 	st.c = cg_fork(ch.cg, &in_v2);
 	if (st.c == 0) {
@@ -372,9 +449,12 @@ keeper_run(const struct keeper_opts *o, char **envp)
 		(void)fd_write_all(o->pid_fd, b, (size_t)n);
 		close(o->pid_fd);
 	}
-	if (o->wall_ms)
-		deadline = clock_ms(CLOCK_MONOTONIC) + (int64_t)o->wall_ms;
-	wait_loop(&st, &t, deadline);
+	if (o->gate >= 0) {
+		close(gp[0]);
+		st.gate = o->gate;
+		st.gate_wr = gp[1];
+	}
+	wait_loop(&st, &t, o->wall_ms);
 	/* every process of the attempt ends, however it detached: the cgroup
 	 * whole, the program's process group at once (a fork bomb there
 	 * cannot outrun one kill), then what left it, round by round */

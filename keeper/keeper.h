@@ -21,6 +21,7 @@ struct keeper_opts {
 	int allow_osc[ESCF_MAX_ALLOW];	/* --allow-osc N */
 	int nallow_osc;
 	int pid_fd;			/* --pid-fd FD, or -1 */
+	int gate;			/* --gate FD, or -1 */
 	char **argv;			/* PROG [ARG...] */
 };
 

@@ -12,7 +12,8 @@
 static const char usage[] =
     "keeper [--memory SIZE] [--processes N] [--cpu-seconds N] [--wall-seconds S]\n"
     "              [--open-files N] [--file-size SIZE] [--cgroup DIR] [--pty]\n"
-    "              [--allow-osc N] [--chdir DIR] [--pid-fd FD] [--] PROG [ARG...]";
+    "              [--allow-osc N] [--chdir DIR] [--pid-fd FD] [--gate FD]\n"
+    "              [--] PROG [ARG...]";
 
 static const char help[] =
     "\n\nRun PROG as the attempt's first process and end every process of the\n"
@@ -31,6 +32,9 @@ static const char help[] =
     "  --allow-osc N         let OSC N through the relay too (repeatable)\n"
     "  --chdir DIR           PROG starts in DIR (no symbolic link on the way)\n"
     "  --pid-fd FD           write PROG's pid to descriptor FD, then close it\n"
+    "  --gate FD             keeper reads the go byte from FD (a pipe's read end)\n"
+    "                        and passes it on to PROG's FD, a pipe of its own\n"
+    "                        (confine --gate FD); the wall clock starts then\n"
     "  -h, --help            this help\n"
     "      --version         print the version\n"
     "\n"
@@ -42,7 +46,7 @@ static const char help[] =
     "not found.\n";
 
 enum { O_MEM = 256, O_PROCS, O_CPU, O_WALL, O_NOFILE, O_FSIZE, O_CGROUP, O_PTY, O_OSC,
-	O_CHDIR, O_PIDFD, O_VERSION };
+	O_CHDIR, O_PIDFD, O_GATE, O_VERSION };
 
 static const struct option longopts[] = {
 	{ "memory", required_argument, NULL, O_MEM },
@@ -56,6 +60,7 @@ static const struct option longopts[] = {
 	{ "allow-osc", required_argument, NULL, O_OSC },
 	{ "chdir", required_argument, NULL, O_CHDIR },
 	{ "pid-fd", required_argument, NULL, O_PIDFD },
+	{ "gate", required_argument, NULL, O_GATE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, O_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -104,7 +109,7 @@ keeper_opts_parse(int argc, char **argv, struct keeper_opts *o, int *status)
 	int c, fd;
 
 	memset(o, 0, sizeof *o);
-	o->pid_fd = -1;
+	o->pid_fd = o->gate = -1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
@@ -147,6 +152,11 @@ keeper_opts_parse(int argc, char **argv, struct keeper_opts *o, int *status)
 			if (num_parse_fd(optarg, &fd) < 0 || fd < 3)
 				return bad(status, "--pid-fd", optarg, "not a descriptor number above 2");
 			o->pid_fd = fd;
+			break;
+		case O_GATE:
+			if (num_parse_fd(optarg, &fd) < 0 || fd < 3)
+				return bad(status, "--gate", optarg, "not a descriptor number above 2");
+			o->gate = fd;
 			break;
 		case 'h':
 			printf("usage: %s%s", usage, help);

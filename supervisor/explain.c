@@ -218,8 +218,10 @@ explain_print(FILE *f, const struct plan *pl0)
 			    "# confine sets up the boundary, then waits on its gate for the go byte, which\n"
 			    "# corral writes only\n", f);
 		fprintf(f, "# once probe has passed; a failed proof closes the gate (confine exits 125, the\n"
-		    "# program never runs). Here probe ran first, so the gate opens at once.\n"
-		    "{ printf g | ");
+		    "# program never runs). Here probe ran first, so the gate opens at once.\n");
+		if (pl.pol->limits.v[LIM_WALL])
+			fputs("# keeper holds the gate (--gate): the wall clock starts when it passes the byte on.\n", f);
+		fputs("{ printf g | ", f);
 		/* one step per line; each "--" ends the step before it */
 		if (put(f, &a, 0, ei - 1, 1) < 0)
 			r = -1;

@@ -209,6 +209,13 @@ step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confi
 		av_push(a, "--pid-fd");
 		av_pushf(a, "%d", pl->pid_fd);
 	}
+	if (pl->gate_fd > 2 && p->limits.v[LIM_WALL]) {
+		/* keeper holds confine's gate: the agent's wall clock
+		 * starts when keeper passes the go byte on, not while the
+		 * chain is held there for the proof */
+		av_push(a, "--gate");
+		av_pushf(a, "%d", pl->gate_fd);
+	}
 	av_push(a, "--");
 
 	/* env-filter: the caller's baseline, then the policy's layers, then

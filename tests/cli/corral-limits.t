@@ -87,6 +87,7 @@ print("forked=%d" % n)'
 	like "$out" "limit wall_seconds +60: the keeper's timer" "$who: ... and the wall clock through the keeper's timer"
 	run $AS $E "$C" explain -p "$B/procs.json" -- true
 	like "$out" "/keeper --processes $lim --wall-seconds 60 --pty " "$who: explain prints the limits as keeper's options, the step that applies them"
+	like "$out" "/keeper --processes $lim --wall-seconds 60 --pty .*--gate 4 " "$who: ... and keeper holds confine's gate: the wall clock starts when the agent is released, not while the chain waits for the proof"
 }
 
 suite root

@@ -2,7 +2,7 @@
 # keeper: the program's status (128+N, 124 on the wall clock), every process
 # of the attempt ended (setsid, double fork, a SIGTERM-ignoring daemon, and
 # when keeper's parent is killed), the limits (cgroup as root, rlimits as
-# nobody), a cgroup given, --pid-fd, --chdir, its refusals. Each with a
+# nobody), a cgroup given, --pid-fd, --chdir, --gate, its refusals. Each with a
 # control. As root and as nobody.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 K=$CORRAL_BIN/keeper
@@ -18,6 +18,28 @@ seen() {
 	i=0
 	while ! alive "$1" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 	alive "$1"
+}
+
+# wait (bounded) for line $2 in file $1
+wait_line() {
+	i=0
+	while ! grep -qx "$2" "$1" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+}
+# keeper (pid $1) in poll(2): "none" with no timeout (-1), "timed" with one
+poll_tmo() {
+	i=0
+	while [ $i -lt 300 ]; do
+		sc=$(cat /proc/$1/syscall 2>/dev/null)
+		case "$sc" in
+		"7 "*)
+			set -- $sc
+			[ "$4" = 0xffffffffffffffff ] && echo none || echo timed
+			return ;;
+		esac
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "not in poll"
 }
 
 suite() {
@@ -142,6 +164,45 @@ print("forked=%d" % n)'
 	run k --chdir "$B/link" -- pwd
 	is "$rc" 125 "$who: --chdir through a symbolic link: refused (125)"
 	like "$err" "keeper: fatal: unable to enter $B/link" "$who: ... said so"
+
+	# --gate: keeper holds the program's gate (confine --gate) and the
+	# wall clock starts when it passes the go byte on, not while the
+	# program is held there. An order of events: keeper's poll(2) has no
+	# timeout while the program is held (it said so, then waits on its
+	# gate), a timeout once the program has its go byte (it said so);
+	# control: without --gate (the program reads the caller's pipe
+	# itself) the clock runs from the start, held or not.
+	for mode in gate nogate; do
+		rm -f "$B/gate" "$B/wg.out"
+		mkfifo "$B/gate"
+		opt=""
+		[ $mode = gate ] && opt="--gate 3"
+		(exec $AS "$K" --wall-seconds 600 $opt -- sh -c "echo held; head -c1 <&3 >/dev/null; echo ran; exec sleep 4307.$tag$wn" 3<"$B/gate" > "$B/wg.out") &
+		kp=$!
+		exec 7>"$B/gate"
+		held=$(wait_line "$B/wg.out" held; poll_tmo $kp)
+		printf g >&7
+		ran=$(wait_line "$B/wg.out" ran; poll_tmo $kp)
+		exec 7>&-
+		kill -TERM $kp
+		wait $kp
+		wrc=$?
+		if [ $mode = gate ]; then
+			is "$held" "none" "$who: --gate: while the program is held at its gate, keeper waits with no wall clock"
+			is "$ran" "timed" "$who: ... once the go byte is in (the program ran), the clock runs"
+		else
+			is "$held:$ran" "timed:timed" "$who: control: without --gate the clock runs while the program is held"
+		fi
+		is "$wrc:$(cat "$B/wg.out" | tr '\n' ' ')" "143:held ran " "$who: ... ($mode) the program ran after its gate, SIGTERM ended it"
+	done
+	rm -f "$B/gate"
+	run sh -c "printf g | $AS \"$K\" --gate 3 -- sh -c 'head -c1 <&3; [ \$(readlink /proc/\$\$/fd/3) != \$(readlink /proc/\$\$/fd/0) ] && echo \" another pipe\"' 3<&0"
+	is "$rc:$out" "0:g another pipe" "$who: --gate: the program gets the go byte on its FD, keeper's pipe, not the caller's (its stdin here)"
+	run sh -c ": | $AS \"$K\" --gate 3 -- sh -c 'echo \$(head -c1 <&3 | wc -c)' 3<&0"
+	is "$rc:$out" "0:0" "$who: --gate: the caller closes it without a byte: the program reads EOF"
+	run sh -c "$AS \"$K\" --wall-seconds 1 --gate 3 -- echo ran 3<\"$B/d\""
+	is "$rc:$out" "125:" "$who: --gate on a directory, not a pipe's read end: refused (125), nothing run"
+	like "$err" "keeper: fatal: --gate 3: not the read end of a pipe" "$who: ... said so"
 }
 
 suite root 1

@@ -1,9 +1,11 @@
 /* wait: see wait.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,33 +29,82 @@ chain_pid(int fd)
 	return v > 0 ? (pid_t)v : -1;
 }
 
+/* keeper is started as procspawn.c starts the other steps: a
+ * clone(CLONE_VM | CLONE_VFORK) child on a stack of its own, corral
+ * suspended till it execs, not a fork(2) (a copy of corral's page tables,
+ * then copy-on-write faults in corral while keeper sets up). Unlike the
+ * other steps it keeps corral's descriptors that are not close-on-exec
+ * (the chain's --refusals, --listeners, the environment) and its standard
+ * ones (the user's terminal). ASan's per-thread state would not survive
+ * a CLONE_VM child: the sanitizer build forks. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KEEPER_FORK 1
+#endif
+#endif
+#ifndef KEEPER_FORK
+#define KEEPER_FORK 0
+#endif
+
+struct kstart {
+	char *const *argv, *const *envp;
+	int pid_wr, gate_rd;
+	sigset_t mask;			/* corral's, before all were blocked */
+};
+
+static int
+kstart_main(void *arg)
+{
+	const struct kstart *k = arg;
+
+	/* keeper sets up its own handlers: the defaults till then (corral's
+	 * would only note a signal for itself, in corral's memory); the
+	 * kernel's struct sigaction, all zero: SIG_DFL, no flags, empty mask */
+	for (int sig = 1; sig < 32; sig++) {
+		unsigned long ka[4] = { 0 }, old[4] = { 0 };
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (syscall(SYS_rt_sigaction, sig, NULL, old, 8) == 0 &&
+		    old[0] != (unsigned long)SIG_DFL && old[0] != (unsigned long)SIG_IGN)
+			syscall(SYS_rt_sigaction, sig, ka, NULL, 8);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &k->mask, NULL, 8);
+	/* keeper --pid-fd's write end and --gate's (or confine --gate's)
+	 * read end, for the chain only: no other step of corral's inherits
+	 * them (close-on-exec in corral) */
+	if (fcntl(k->pid_wr, F_SETFD, 0) < 0 || (k->gate_rd >= 0 && fcntl(k->gate_rd, F_SETFD, 0) < 0))
+		_exit(EXIT_CHAIN_FAIL);
+	execve(k->argv[0], k->argv, k->envp);
+	msg_fatal_sys("unable to run %s", k->argv[0]);	/* one write(2), stack only */
+	_exit(exec_status(errno));
+}
+
 pid_t
 keeper_start(char *const argv[], char *const envp[], int pid_wr, int gate_rd)
 {
-	pid_t k;
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	struct kstart k = { argv, envp, pid_wr, gate_rd, { { 0 } } };
+	sigset_t all;
+	pid_t pid;
+	int e;
 
-	k = fork();
-	if (k == 0) {
-		/* keeper sets up its own handlers: the defaults till then
-		 * (corral's would only note a signal for itself) */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
-		signal(SIGWINCH, SIG_DFL);
-		/* keeper --pid-fd's write end and confine --gate's read
-		 * end, for the chain only: no other step of corral's
-		 * inherits them (close-on-exec in corral) */
-		if (fcntl(pid_wr, F_SETFD, 0) < 0 || (gate_rd >= 0 && fcntl(gate_rd, F_SETFD, 0) < 0))
-			_exit(EXIT_CHAIN_FAIL);
-		execve(argv[0], argv, envp);
-		msg_fatal_sys("unable to run %s", argv[0]);
-		_exit(exec_status(errno));
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &k.mask);
+	if (KEEPER_FORK) {
+		pid = fork();
+		if (pid == 0)
+			kstart_main(&k);
+	} else {
+		pid = clone(kstart_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &k);
 	}
+	e = errno;
+	sigprocmask(SIG_SETMASK, &k.mask, NULL);
 	close(pid_wr);
 	if (gate_rd >= 0)
 		close(gate_rd);
-	return k;
+	if (pid < 0)
+		errno = e;
+	return pid;
 }
 
 int

@@ -17,8 +17,10 @@ struct hs_opts {
 	const char *end;		/* finish --end: the attempt to end, or NULL */
 	int status;			/* ... with --status (-1: not given) */
 	const char *platform, *tier;	/* ... and --platform, --tier (or NULL) */
-	int prof_loaded;		/* prof holds the profiles (finish loads them
-					   only when it takes a sign-in back) */
+	int prof_loaded;		/* prof holds the profiles: 1 all (finish loads
+					   them only when it takes a sign-in back), 2
+					   those that give create its agent's
+					   (profiles_load_for) */
 	struct profiles prof;
 	char *const *envp;		/* the caller's, for HOME and XDG_CONFIG_HOME */
 };
@@ -26,7 +28,8 @@ struct hs_opts {
 int hs_create(struct hs_opts *o);
 int hs_finish(struct hs_opts *o, const char *dir);
 /* Load the profiles (embedded, then --profiles) into o->prof once: 0, or
- * -1 said. */
-int hs_profiles(struct hs_opts *o);
+ * -1 said. With agent, only as many as give that agent's profile
+ * (profiles_load_for: the same profile, the same errors). */
+int hs_profiles(struct hs_opts *o, const char *agent);
 
 #endif

@@ -144,8 +144,9 @@ main(int argc, char **argv, char **envp)
 		return EXIT_USAGE;
 	}
 	/* finish reads the profiles only to take a sign-in back; a --profiles
-	 * file is always read, so a bad one always fails */
-	if ((dir == NULL || o.profiles_file != NULL) && hs_profiles(&o) < 0)
+	 * file is always read, so a bad one always fails; create wants only
+	 * its agent's */
+	if ((dir == NULL || o.profiles_file != NULL) && hs_profiles(&o, dir == NULL ? o.agent : NULL) < 0)
 		return EXIT_USAGE;
 	if (dir != NULL)
 		return hs_finish(&o, dir);
@@ -153,16 +154,19 @@ main(int argc, char **argv, char **envp)
 }
 
 int
-hs_profiles(struct hs_opts *o)
+hs_profiles(struct hs_opts *o, const char *agent)
 {
 	char err[512];
+	int r;
 
-	if (o->prof_loaded)
+	if (o->prof_loaded == 1 || (agent != NULL && o->prof_loaded == 2))
 		return 0;
-	if (profiles_load(o->profiles_file, &o->prof, err, sizeof err) < 0) {
+	r = agent != NULL ? profiles_load_for(o->profiles_file, agent, &o->prof, err, sizeof err) :
+	    profiles_load(o->profiles_file, &o->prof, err, sizeof err);
+	if (r < 0) {
 		msg_fatal("%s", err);
 		return -1;
 	}
-	o->prof_loaded = 1;
+	o->prof_loaded = agent != NULL ? 2 : 1;
 	return 0;
 }

@@ -502,7 +502,7 @@ take_back(struct hs_opts *o, const char *state, int afd, const struct meta *m)
 	struct stat st;
 	int hfd, fd, r;
 
-	if (hs_profiles(o) < 0)
+	if (hs_profiles(o, NULL) < 0)
 		return EXIT_USAGE;
 	if ((p = profiles_find(&o->prof, m->agent)) == NULL) {
 		msg_fatal("no profile for agent %s", m->agent);

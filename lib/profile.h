@@ -79,6 +79,9 @@ const struct profiles *profiles_embedded(void);
 /* 1 when the embedded defaults have a profile name (profiles_embedded,
  * without the parse for a name they do not spell). */
 int profiles_embedded_has(const char *name);
+/* How many profiles the embedded defaults hold (what profiles_embedded()->n
+ * says, without the parse), or -1 when they do not parse. */
+int profiles_embedded_count(void);
 /* *dst = *src, copying only the profiles in use (slots past n are never read). */
 void profiles_copy(struct profiles *dst, const struct profiles *src);
 /* Merge a profiles document into *ps: each member replaces the profile of
@@ -88,6 +91,13 @@ int profiles_parse(const char *buf, size_t len, struct profiles *ps, char *err, 
 /* profiles_defaults, then the profiles document in file (NULL: none) over
  * them. 0, or -1 with a one-line reason in err (file named). */
 int profiles_load(const char *file, struct profiles *ps, char *err, size_t errn);
+/* profiles_load for a caller that wants one profile, NAME: when the file
+ * parses alone, names NAME, and cannot overflow PROF_MAX over the embedded
+ * defaults, only the file's profiles are loaded (the defaults not parsed);
+ * profiles_find(ps, NAME) is then the profile profiles_load would give (a
+ * file's profile replaces the default of its name whole). Anything else:
+ * profiles_load itself, so every error is the same. */
+int profiles_load_for(const char *file, const char *name, struct profiles *ps, char *err, size_t errn);
 const struct profile *profiles_find(const struct profiles *ps, const char *name);
 /* 1 when s is a valid agent or credential name: a lowercase letter or
  * digit, then lowercase letters, digits, '-', '_' or '.', at most

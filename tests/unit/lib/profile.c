@@ -66,6 +66,7 @@ main(void)
 		ok(e1 && e1->n == ps.n && memcmp(e1->p, ps.p, (size_t)ps.n * sizeof ps.p[0]) == 0,
 		    "profiles_defaults copies it (the slots in use)");
 		ok(profiles_defaults(&cp) == 0 && (cp.n = 0, profiles_embedded()->n == 3), "a copy changed leaves it whole");
+		is_int(profiles_embedded_count(), e1 ? e1->n : -2, "profiles_embedded_count: the parse's count, without it");
 	}
 	{
 		/* profiles_embedded_has: what profiles_find says of the parse,

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fdio.h"
 #include "rmtree.h"
 
 enum { DEPTH_MAX = 1 << 20, RETRY_MAX = 64 };
@@ -74,7 +74,8 @@ rmtree_at(int dirfd, const char *name)
 	size_t depth = 0, cap = 0;
 	struct stat st;
 	struct dirent *de;
-	DIR *d;
+	char buf[2048] __attribute__((aligned(8)));
+	long got = 0, off;
 	int cur = -1, fd, down, e, retries = 0;
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -92,61 +93,61 @@ rmtree_at(int dirfd, const char *name)
 	if (cur < 0)
 		goto fail;
 	while (depth > 0) {
-		if ((d = dir_fresh(cur)) == NULL)
-			goto fail;
+		/* cur is always a descriptor opened just now (on the way
+		 * down, through "..", for a rescan), so it reads from its
+		 * start: getdents64 into buf, no DIR (dir_fresh: an open, two
+		 * fcntl, and a mapping unmapped again, each time) */
 		down = 0;
-		errno = 0;
-		while (!down && (de = readdir(d)) != NULL) {
-			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-				continue;
-			if (fstatat(cur, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-				if (errno == ENOENT)
+		while (!down && (got = syscall(SYS_getdents64, cur, buf, sizeof buf)) > 0) {
+			for (off = 0; !down && off < got; off += de->d_reclen) {
+				de = (struct dirent *)(buf + off);
+				if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 					continue;
-				goto faild;
-			}
-			if (!S_ISDIR(st.st_mode)) {
-				if (unlinkat(cur, de->d_name, 0) < 0 && errno != ENOENT)
-					goto faild;
-				continue;
-			}
-			if (st.st_dev != lv[0].dev) {
-				errno = EXDEV;
-				goto faild;
-			}
-			if (depth == cap) {
-				if (cap >= DEPTH_MAX) {
-					errno = ELOOP;
-					goto faild;
+				if (fstatat(cur, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+					if (errno == ENOENT)
+						continue;
+					goto fail;
 				}
-				nl = realloc(lv, cap * 2 * sizeof *lv);
-				if (nl == NULL)
-					goto faild;
-				lv = nl;
-				cap *= 2;
+				if (!S_ISDIR(st.st_mode)) {
+					if (unlinkat(cur, de->d_name, 0) < 0 && errno != ENOENT)
+						goto fail;
+					continue;
+				}
+				if (st.st_dev != lv[0].dev) {
+					errno = EXDEV;
+					goto fail;
+				}
+				if (depth == cap) {
+					if (cap >= DEPTH_MAX) {
+						errno = ELOOP;
+						goto fail;
+					}
+					nl = realloc(lv, cap * 2 * sizeof *lv);
+					if (nl == NULL)
+						goto fail;
+					lv = nl;
+					cap *= 2;
+				}
+				lv[depth].name = strdup(de->d_name);
+				if (lv[depth].name == NULL)
+					goto fail;
+				lv[depth].dev = st.st_dev;
+				lv[depth].ino = st.st_ino;
+				fd = open_dir(cur, de->d_name, st.st_dev, st.st_ino);
+				if (fd < 0) {
+					free(lv[depth].name);
+					goto fail;
+				}
+				depth++;
+				close(cur);
+				cur = fd;
+				down = 1;
 			}
-			lv[depth].name = strdup(de->d_name);
-			if (lv[depth].name == NULL)
-				goto faild;
-			lv[depth].dev = st.st_dev;
-			lv[depth].ino = st.st_ino;
-			fd = open_dir(cur, de->d_name, st.st_dev, st.st_ino);
-			if (fd < 0) {
-				free(lv[depth].name);
-				goto faild;
-			}
-			depth++;
-			close(cur);
-			cur = fd;
-			down = 1;
 		}
-		e = errno;
-		closedir(d);
 		if (down)
 			continue;
-		if (e != 0) {
-			errno = e;
+		if (got < 0)
 			goto fail;
-		}
 		/* cur is empty: step up, checking we land where we came from. */
 		depth--;
 		if (depth == 0) {
@@ -188,10 +189,6 @@ rmtree_at(int dirfd, const char *name)
 	}
 	free_levels(lv, 1);
 	return 0;
-faild:
-	e = errno;
-	closedir(d);
-	errno = e;
 fail:
 	e = errno;
 	if (cur >= 0)

@@ -256,13 +256,16 @@ sb_add_rule_fd(int rfd, int fd, uint64_t access, const char *path, struct sb_err
 
 /* A rule for what fd opened: a file gets file rights only. */
 static int
-add_opened(int rfd, int fd, const char *path, unsigned rights, uint64_t raw, int abi,
-    struct sb_error *e)
+add_opened(int rfd, int fd, const struct stat *known, const char *path, unsigned rights,
+    uint64_t raw, int abi, struct sb_error *e)
 {
 	struct stat st;
 	uint64_t access;
 
-	if (fstat(fd, &st) != 0)
+	/* known: fd's fstat, made by the caller once it was open */
+	if (known)
+		st = *known;
+	else if (fstat(fd, &st) != 0)
 		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to stat %s: %s", path, strerror(errno));
 	if (raw)
 		access = raw & sb_fs_handled(abi);
@@ -279,14 +282,15 @@ add_path(int rfd, const char *path, unsigned rights, uint64_t raw, int optional,
 {
 	int fd, r;
 
-	fd = open(path, O_PATH | O_CLOEXEC);
+	/* openat, not open: musl's open adds an F_SETFD per O_CLOEXEC */
+	fd = openat(AT_FDCWD, path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
 		if (optional)
 			return 0;
 		return sb_fail(e, SB_E_PATH, errno, "mark the rule optional if the path may be absent",
 		    "unable to open %s: %s", path, strerror(errno));
 	}
-	r = add_opened(rfd, fd, path, rights, raw, abi, e);
+	r = add_opened(rfd, fd, NULL, path, rights, raw, abi, e);
 	close(fd);
 	return r;
 }
@@ -348,7 +352,7 @@ add_nolinks(int rfd, const struct sb_path *g, uint64_t access, int abi, struct s
 		close(fd);
 		return r;
 	}
-	r = add_opened(rfd, fd, g->path, g->rights, g->raw, abi, e);
+	r = add_opened(rfd, fd, &st, g->path, g->rights, g->raw, abi, e);
 	close(fd);
 	return r;
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "etc_secrets.h"
@@ -33,16 +34,20 @@ enum { MAX_DEPTH = 8 };
 static int
 split(int rfd, const char *dir, uint64_t access, int depth, struct sb_error *e)
 {
-	char child[PATH_MAX];
-	struct dirent *d;
+	/* the listing read straight (getdents64) into a buffer that holds
+	 * a whole /etc (about 5 KB here): readdir's 2 KB took 10 calls per
+	 * confine, fdopendir three more per directory (fstat, F_GETFL,
+	 * F_SETFD) */
+	char child[PATH_MAX], buf[8192] __attribute__((aligned(8)));
+	struct dirent *d = NULL;
 	struct stat st;
-	DIR *dp;
+	long n, off = 0;
 	int dfd, fd, r = 0;
 	size_t dn = strcmp(dir, "/") ? strlen(dir) : 0, nn;
 
 	if (depth > MAX_DEPTH)
 		return sb_fail(e, SB_E_POLICY, ELOOP, NULL, "%s: secrets nested too deep", dir);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	dfd = openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
 		return sb_fail(e, SB_E_PATH, errno, NULL, "unable to open %s: %s", dir, strerror(errno));
 	if (access & LANDLOCK_ACCESS_FS_READ_DIR) {
@@ -52,11 +57,17 @@ split(int rfd, const char *dir, uint64_t access, int depth, struct sb_error *e)
 			return r;
 		}
 	}
-	if ((dp = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to list %s: %s", dir, strerror(errno));
-	}
-	while (r == 0 && (errno = 0, d = readdir(dp)) != NULL) {
+	for (n = 0; r == 0; off += d->d_reclen) {
+		if (off >= n) {
+			n = syscall(SYS_getdents64, dfd, buf, sizeof buf);
+			if (n < 0)
+				r = sb_fail(e, SB_E_SYS, errno, NULL, "unable to list %s: %s", dir, strerror(errno));
+			if (n <= 0)
+				break;
+			off = 0;
+		}
+		/* the kernel's struct linux_dirent64 is musl's struct dirent */
+		d = (struct dirent *)(buf + off);
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
 			continue;
 		nn = strlen(d->d_name);
@@ -73,7 +84,7 @@ split(int rfd, const char *dir, uint64_t access, int depth, struct sb_error *e)
 			r = split(rfd, child, access, depth + 1, e);
 			continue;
 		}
-		fd = openat(dirfd(dp), d->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(dfd, d->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;	/* gone since readdir: nothing to grant */
 		/* the type readdir gave saves a stat per entry (confine does this
@@ -96,9 +107,7 @@ split(int rfd, const char *dir, uint64_t access, int depth, struct sb_error *e)
 		    child, e);
 		close(fd);
 	}
-	if (r == 0 && errno != 0)
-		r = sb_fail(e, SB_E_SYS, errno, NULL, "unable to list %s: %s", dir, strerror(errno));
-	closedir(dp);
+	close(dfd);
 	return r;
 }
 

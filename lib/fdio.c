@@ -214,6 +214,40 @@ fd_close_from(int lowfd, const int *keep, size_t n)
 	return 0;
 }
 
+int
+dscan_open(struct dscan *s, int dirfd)
+{
+	s->got = s->off = 0;
+	s->fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return s->fd < 0 ? -1 : 0;
+}
+
+struct dirent *
+dscan_next(struct dscan *s)
+{
+	struct dirent *de;
+
+	if (s->off >= s->got) {
+		s->off = 0;
+		s->got = syscall(SYS_getdents64, s->fd, s->buf, sizeof s->buf);
+		if (s->got <= 0) {
+			s->got = 0;
+			return NULL;
+		}
+	}
+	de = (struct dirent *)(s->buf + s->off);
+	s->off += de->d_reclen;
+	return de;
+}
+
+void
+dscan_close(struct dscan *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
 DIR *
 dir_fresh(int dirfd)
 {

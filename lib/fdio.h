@@ -27,6 +27,19 @@ int file_replace_atomic(int dirfd, const char *name, const void *buf, size_t len
  * share dirfd's offset, so a second scan of the same directory would see
  * end-of-file. NULL with errno. */
 DIR *dir_fresh(int dirfd);
+/* dir_fresh without the DIR: a fresh open of dirfd's directory read from
+ * its start through the caller's buffer, with no allocation (musl maps
+ * and unmaps a DIR's) and no fcntl. dscan_open: 0, or -1 with errno;
+ * dscan_next: each entry, "." and ".." too, then NULL (at the end or on
+ * an error, as readdir); dscan_close always. */
+struct dscan {
+	int fd;
+	long got, off;
+	char buf[2048] __attribute__((aligned(8)));
+};
+int dscan_open(struct dscan *s, int dirfd);
+struct dirent *dscan_next(struct dscan *s);
+void dscan_close(struct dscan *s);
 /* Close every descriptor >= lowfd except those listed in keep (n of them). */
 int fd_close_from(int lowfd, const int *keep, size_t n);
 

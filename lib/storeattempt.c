@@ -158,20 +158,20 @@ reap_one(int sfd, const struct treedirs *t, int rfd, const char *id)
 {
 	char tid[STORE_ID_LEN + 1];
 	struct dirent *de;
-	DIR *d;
+	struct dscan d;
 	int bad = 0;
 
-	if ((d = dir_fresh(rfd)) == NULL)
+	if (dscan_open(&d, rfd) < 0)
 		return -1;
-	while ((de = readdir(d)) != NULL)
+	while ((de = dscan_next(&d)) != NULL)
 		if (strncmp(de->d_name, id, STORE_ID_LEN) == 0 && de->d_name[STORE_ID_LEN] == '.')
 			if (unlinkat(rfd, de->d_name, 0) < 0 && errno != ENOENT)
 				bad = 1;
-	closedir(d);
+	dscan_close(&d);
 	for (size_t i = 0; i < t->n; i++) {
-		if ((d = dir_fresh(t->fd[i])) == NULL)
+		if (dscan_open(&d, t->fd[i]) < 0)
 			return -1;
-		while ((de = readdir(d)) != NULL) {
+		while ((de = dscan_next(&d)) != NULL) {
 			if (!tree_of(sfd, t, i, de->d_name, tid) || strcmp(tid, id) != 0)
 				continue;
 			if (rmtree_at(t->fd[i], de->d_name) < 0) {
@@ -179,7 +179,7 @@ reap_one(int sfd, const struct treedirs *t, int rfd, const char *id)
 				bad = 1;
 			}
 		}
-		closedir(d);
+		dscan_close(&d);
 	}
 	return bad;
 }
@@ -190,13 +190,13 @@ reap_orphans(int sfd, const struct treedirs *t, int afd, int64_t now, uint64_t b
 {
 	char rid[STORE_ID_LEN + 1];
 	struct dirent *de;
-	DIR *d;
+	struct dscan d;
 	int bad = 0;
 
 	for (size_t i = 0; i < t->n; i++) {
-		if ((d = dir_fresh(t->fd[i])) == NULL)
+		if (dscan_open(&d, t->fd[i]) < 0)
 			continue;
-		while ((de = readdir(d)) != NULL) {
+		while ((de = dscan_next(&d)) != NULL) {
 			/* a tree without its id: home-stage create is writing
 			 * it now (corral reaps with --older-than 0 as another
 			 * run starts), or was killed before; only the second
@@ -215,7 +215,7 @@ reap_orphans(int sfd, const struct treedirs *t, int afd, int64_t now, uint64_t b
 				printf("%s\n", known ? rid : de->d_name);
 			}
 		}
-		closedir(d);
+		dscan_close(&d);
 	}
 	return bad;
 }
@@ -229,7 +229,7 @@ store_reap_locked(int sfd, const char *store, const char *trees, uint64_t bound,
 	int64_t now = (int64_t)time(NULL);
 	uint64_t st;
 	int afd, rfd, cfd, bad = 0;
-	DIR *d;
+	struct dscan d;
 
 	if (trees != NULL) {
 		char err[256];
@@ -247,14 +247,14 @@ store_reap_locked(int sfd, const char *store, const char *trees, uint64_t bound,
 	if ((cfd = open_sub(sfd, store, "creds")) < 0)
 		return t.n > 1 ? close(t.fd[1]) : 0, close(afd), close(rfd), cfd;
 	/* Records whose process is gone and which are older than the bound. */
-	if ((d = dir_fresh(afd)) == NULL) {
+	if (dscan_open(&d, afd) < 0) {
 		msg_fatal_sys("unable to read attempts");
 		close(afd), close(rfd), close(cfd);
 		if (t.n > 1)
 			close(t.fd[1]);
 		return -EXIT_USAGE;
 	}
-	while ((de = readdir(d)) != NULL) {
+	while ((de = dscan_next(&d)) != NULL) {
 		if (de->d_name[0] == '.' && strstr(de->d_name, ".tmp-") && older(afd, de->d_name, now, bound)) {
 			unlinkat(afd, de->d_name, 0);	/* a write killed midway */
 			continue;
@@ -277,14 +277,14 @@ store_reap_locked(int sfd, const char *store, const char *trees, uint64_t bound,
 		if (print)
 			printf("%s\n", a.id);
 	}
-	closedir(d);
+	dscan_close(&d);
 	/* Trees left without a record, and temp files of killed writes. */
 	bad |= reap_orphans(sfd, &t, afd, now, bound, print);
-	if ((d = dir_fresh(cfd)) != NULL) {
-		while ((de = readdir(d)) != NULL)
+	if (dscan_open(&d, cfd) == 0) {
+		while ((de = dscan_next(&d)) != NULL)
 			if (de->d_name[0] == '.' && strstr(de->d_name, ".tmp-") && older(cfd, de->d_name, now, bound))
 				unlinkat(cfd, de->d_name, 0);
-		closedir(d);
+		dscan_close(&d);
 	}
 	close(afd);
 	close(rfd);

@@ -43,8 +43,9 @@ usage(int fd)
 	    "finish needs stays in DIR/git/ID. finish narrows itself (Landlock: it writes\n"
 	    "only DIR/git/ID, the checkout's slot and the repository's objects, refs and\n"
 	    "logs), then imports the agent's work as data onto a corral/ branch; with\n"
-	    "--wait-input it first waits, narrowed, for its standard input to end (the\n"
-	    "caller's sign that the checkout may change: runfiles report has read it).\n"
+	    "--wait-input it first waits, narrowed, for its standard input to end, and\n"
+	    "imports only when it held the byte g (the caller's sign that the agent's\n"
+	    "processes have ended and runfiles report has read the checkout).\n"
 	    "discard removes an attempt set up and never run. The checkout's slot stays\n"
 	    "taken until finish or discard, or the end of --caller (default: create's\n"
 	    "parent).\n"
@@ -151,16 +152,22 @@ test_write(void)
 	}
 }
 
-/* --wait-input: standard input read to its end, the bytes dropped (the
- * caller closes it when the checkout may change; by hand, </dev/null) */
-static void
+/* --wait-input: standard input read to its end; 1 when it held the go
+ * byte 'g' (the caller's sign that the agent's processes have all ended
+ * and the report has read the checkout), 0 when it ended without one: a
+ * caller that died meanwhile (corral starts finish while the agent still
+ * runs) closes it too, and then nothing may be read. By hand: printf g. */
+static int
 wait_input(void)
 {
 	char buf[512];
 	ssize_t n;
+	int go = 0;
 
 	while ((n = read(0, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-		;
+		if (n > 0 && memchr(buf, 'g', (size_t)n) != NULL)
+			go = 1;
+	return go;
 }
 
 /* finish (import 1) or discard (import 0) */
@@ -205,8 +212,8 @@ finish(const struct gsopts *o, int import)
 				_exit(EXIT_NO);
 			}
 			test_write();
-			if (o->wait_input)
-				wait_input();
+			if (o->wait_input && !wait_input())
+				_exit(4);
 			r = gs_finish(&g, o->attempt);
 			(void)fflush(NULL);
 			_exit(r > 0 ? EXIT_NO : r < 0 ? 3 : 0);
@@ -216,6 +223,16 @@ finish(const struct gsopts *o, int import)
 				ws = -1;
 				break;
 			}
+		if (ws != -1 && WIFEXITED(ws) && WEXITSTATUS(ws) == 4) {
+			/* no go: nothing read, nothing moved or released (the
+			 * holder ends with its caller) */
+			msg_warn("git: the import was not started: its input ended without the go byte (its caller gone)");
+			msg_hint("nothing is lost: the agent's checkout and repository stay in %s", g.dir);
+			if (pidfd >= 0)
+				close(pidfd);
+			gitws_free(&g);
+			return EXIT_NO;
+		}
 		r = ws != -1 && WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 :
 		    ws != -1 && WIFEXITED(ws) && WEXITSTATUS(ws) == 3 ? -1 : 1;
 		if (ws == -1 || !WIFEXITED(ws))

@@ -1,11 +1,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gitrun.h"
@@ -216,6 +218,8 @@ gitstep_finish_start(struct plan *pl, char **senv, struct spawned *sp, int *go)
 	struct argv a = { 0 };
 	int p[2], r;
 
+	if (sp->pid > 0)
+		return 0;	/* started while the agent ran */
 	sp->pid = -1;
 	*go = -1;
 	if (!pl->git || pl->pol->git == GIT_OFF || !pl->gw.dir[0])
@@ -239,10 +243,25 @@ gitstep_finish_start(struct plan *pl, char **senv, struct spawned *sp, int *go)
 int
 gitstep_finish_end(struct plan *pl, struct spawned *sp, int go)
 {
+	sigset_t pipe, old;
+	struct timespec zero = { 0, 0 };
+	ssize_t n;
 	int ws;
 
-	if (go >= 0)
-		close(go);	/* its input ends: the checkout may change */
+	if (go >= 0) {
+		/* the go byte, then its input ends: the checkout may change.
+		 * A finish that has ended reads nothing: its EPIPE and SIGPIPE
+		 * are taken here (blocked, then consumed), never corral's end. */
+		sigemptyset(&pipe);
+		sigaddset(&pipe, SIGPIPE);
+		sigprocmask(SIG_BLOCK, &pipe, &old);
+		while ((n = write(go, "g", 1)) < 0 && errno == EINTR)
+			;
+		if (n < 0 && errno == EPIPE)
+			(void)sigtimedwait(&pipe, NULL, &zero);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		close(go);
+	}
 	if (sp->pid <= 0)
 		return 0;
 	ws = spawn_collect(sp, NULL, 0);
@@ -395,11 +414,13 @@ gitstep_explain(FILE *f, const struct plan *pl, int phase)
 	    "#   runs with its config, hooks or index), moves nested repositories aside, and makes\n"
 	    "#   refs/heads/corral/<the first 8 characters of $ATTEMPT> (a new branch only)\n",
 	    pl->store, g->common);
+	fputs("printf g | ", f);
 	for (size_t i = 0; i < a.n; i++)
 		if (sh_quote(a.v[i], 1, q, sizeof q) >= 0)
 			fprintf(f, "%s%s", i ? " " : "", q);
-	/* its input: ended at once (corral run's ends once runfiles report,
-	 * which ran beside it, has read the checkout; here it ran before) */
-	fputs(" </dev/null\n", f);
+	/* its input: the go byte at once (corral run's comes once every
+	 * process of the attempt has ended and runfiles report, which ran
+	 * beside it, has read the checkout; here both ran before) */
+	fputs("\n", f);
 	av_free(&a);
 }

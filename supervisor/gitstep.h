@@ -25,13 +25,15 @@ int gitstep_start(struct plan *pl, char **senv, struct spawned *sp);
 /* ... and collected: pl->agent_ws and the checkout from what it printed.
  * -1: reported. */
 int gitstep_collect(struct plan *pl, const char *attempt, char **senv, struct spawned *sp);
-/* corral run, after every process of the attempt ended: git-stage finish
- * started (the import, confined; it says where the work is) beside
- * runfiles report: it reads the agent's work only once its input ends,
- * *go (the pipe's write end, -1: none; sp->pid -1: nothing started).
+/* corral run: git-stage finish started (the import, confined; it says
+ * where the work is) while the agent runs (worktree) or beside runfiles
+ * report once it ended: it reads the agent's work only once its input
+ * held the go byte and ended, *go (the pipe's write end, -1: none;
+ * sp->pid -1: nothing started; a second call with sp->pid set: nothing).
  * -1: reported. */
 int gitstep_finish_start(struct plan *pl, char **senv, struct spawned *sp, int *go);
-/* ... its input ended (the report has read the checkout), waited for.
+/* ... the go byte written and its input ended (every process of the
+ * attempt has ended, the report has read the checkout), waited for.
  * -1: reported (the attempt's directory stays). */
 int gitstep_finish_end(struct plan *pl, struct spawned *sp, int go);
 /* git-stage discard: a set-up attempt the chain never ran in. */

@@ -122,6 +122,8 @@ struct runstate {
 	struct spawned create;		/* home-stage create --begin (run_open) */
 	struct spawned probe;		/* probe, beside create (prove_start) */
 	struct spawned gitc;		/* git-stage create, beside them (run_open) */
+	struct spawned fin;		/* git-stage finish, from the agent's start (worktree) */
+	int fin_go;			/* ... its input's write end (gitstep_finish_start) */
 	struct runfiles rf;		/* files that run code: the step runfiles (runfiles.c) */
 	int rf_taken;
 	/* the chain, started beside the proof and held at confine --gate
@@ -736,14 +738,15 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 {
 	static struct runstate s;
 	struct keeper_result res;
-	int r, code, early;
+	int r, code, early, fin_ws;
 
 	s.au.fd = -1;
 	s.keeper = -1;
 	s.gate = s.pid_rd = -1;
 	s.den.fd = -1;
 	s.ref.rd = s.ref.wr = -1;
-	s.probe.pid = s.create.pid = s.gitc.pid = -1;
+	s.probe.pid = s.create.pid = s.gitc.pid = s.fin.pid = -1;
+	s.fin_go = -1;
 	signals_install();
 	policy_init(&s.pol);
 	if (plan_load(o, envp, &s.pol, &s.pl, 1) < 0 || check_steps(&s.pl) < 0)
@@ -794,7 +797,23 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	if (pending_sig)
 		return interrupted(&s);
 	chain_go(&s);
+	/* worktree: git-stage finish execs, loads its state, forks and
+	 * narrows while the agent runs (nothing it lists is the agent's); it
+	 * reads nothing the agent wrote before its go byte (below). In-place
+	 * its boundary lists the workspace's top: started once it ended. */
+	if (s.pl.git && s.pol.git == GIT_WORKTREE && !s.pol.browser.on)	/* browser_end sweeps */
+		(void)gitstep_finish_start(&s.pl, s.senv, &s.fin, &s.fin_go);
 	chain_wait(&s, &res);
+	/* ended before its go byte: swept with a killed keeper's leftovers
+	 * (every child of corral's), started again below; or ended on its
+	 * own (it said why): not again */
+	if (s.fin.pid > 0 && (r = waitpid(s.fin.pid, &fin_ws, WNOHANG)) != 0) {
+		close(s.fin_go);
+		s.fin_go = -1;
+		s.fin.pid = -1;
+		if (r > 0 && WIFEXITED(fin_ws))
+			s.pl.gw.dir[0] = '\0';
+	}
 	/* keeper's status is the agent's (124: the wall-clock limit) */
 	code = wait_code(res.ws);
 	run_denials(&s, res.chain, code);
@@ -803,14 +822,10 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	 * changing the checkout (files moved aside) only once the report has
 	 * read it and said it first */
 	runfiles_report_start(&s.rf, &s.pl, s.senv, o->quiet);
-	{
-		struct spawned fin;
-		int go;
-		(void)gitstep_finish_start(&s.pl, s.senv, &fin, &go);
-		if (s.pl.git && s.pol.git != GIT_OFF)
-			runfiles_report_end(&s.rf, &s.au, o->quiet);
-		gitstep_finish_end(&s.pl, &fin, go);
-	}
+	(void)gitstep_finish_start(&s.pl, s.senv, &s.fin, &s.fin_go);
+	if (s.pl.git && s.pol.git != GIT_OFF)
+		runfiles_report_end(&s.rf, &s.au, o->quiet);
+	gitstep_finish_end(&s.pl, &s.fin, s.fin_go);
 	if (after)
 		code = after(&s.pl, code, arg);
 

@@ -56,7 +56,7 @@ like "$out" " -W \"\\\$GIT_WORK\" \"\\\$@\" -r '$TMP/state/corral/git/'\"\\\$ATT
 unlike "$out" " -W $TMP/ws " "worktree: the real workspace is not granted"
 like "$out" "^GIT_STAGE=\\\$\\($CORRAL_BIN/git-stage create --name corral --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" .*--caller \"\\\$\\\$\" $TMP/ws\\) \\|\\| exit 125\$" "worktree: git-stage create makes the checkout"
 like "$out" "^cd \"\\\$GIT_CWD\" \\|\\| exit 125\$" "worktree: the chain runs in the checkout (the path quoted)"
-like "$out" "^$CORRAL_BIN/git-stage finish --name corral --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" --wait-input </dev/null\$" "explain prints the import: git-stage finish (its input: the report ran before)"
+like "$out" "^printf g \\| $CORRAL_BIN/git-stage finish --name corral --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" --wait-input\$" "explain prints the import: git-stage finish (its input: the go byte, the report ran before)"
 run $E "$C" explain --in-place -w "$TMP/ws" -- true
 like "$out" " --mount-ro '$TMP/ws/.git/objects:$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/real-objects' --mount '$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/repo:$TMP/ws/.git' -W $TMP/ws " "in-place: the attempt repository over .git, the workspace"
 printf '{"git": "off"}' > "$TMP/off.json"

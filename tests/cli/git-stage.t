@@ -158,7 +158,7 @@ for flag in --wait-input ''; do
 	git init -q "$work/nested"
 	rm -f "$U/mid"
 	if [ -n "$flag" ]; then
-		run $E sh -c '{ sleep 0.3; [ -d "$1/nested/.git" ] && echo waiting > "$2"; } | "$3" finish --wait-input --state "$4" --attempt "$5"' \
+		run $E sh -c '{ sleep 0.3; [ -d "$1/nested/.git" ] && echo waiting > "$2"; printf g; } | "$3" finish --wait-input --state "$4" --attempt "$5"' \
 			sh "$work" "$U/mid" "$GS" "$S" $id
 		is "$(cat "$U/mid" 2>/dev/null)" waiting "--wait-input: the nested repository left in place while its input is open"
 	else
@@ -169,6 +169,24 @@ for flag in --wait-input ''; do
 	fi
 	like "$err" "nested repositories or special files were moved aside" "... moved aside by the import"
 done
+
+# --wait-input, its input ended without the go byte (the caller gone while
+# the agent ran): nothing read, moved or removed, no branch; control: the
+# same attempt with the byte (printf g) is imported
+n=$((n + 1))
+id=$(printf '%08d%024d' $n 0)
+run $E "$GS" create --state "$S" --attempt $id "$U/repo"
+work=$(printf '%s\n' "$out" | sed -n 's/^work //p')
+git init -q "$work/nested"
+echo nogo > "$work/nogo"
+run $E "$GS" finish --wait-input --state "$S" --attempt $id </dev/null
+is "$rc" 1 "--wait-input, no go byte: exit 1"
+like "$err" "git-stage: warning: git: the import was not started: its input ended without the go byte" "... says why"
+status_ok "$([ -d "$work/nested/.git" ] && [ -f "$work/nogo" ] && [ -f "$S/git/$id/state" ]; echo $?)" "... the checkout, its nested repository and the attempt's directory left as they were"
+unlike "$(G -C "$U/repo" branch --list 'corral/*')" "corral/$(printf %08d $n)" "... no branch made"
+run $E sh -c 'printf g | "$1" finish --wait-input --state "$2" --attempt "$3"' sh "$GS" "$S" $id
+is "$rc" 0 "control: the same attempt, its input holding the go byte: imported"
+like "$err" "git-stage: git: branch corral/$(printf %08d $n): " "... onto its branch"
 
 # a repository whose only commit is empty: the checkout has no path, so the
 # set of paths seen at the set-up is empty; create saves it and finish

@@ -501,7 +501,7 @@ take_slot(struct gitws *g, const char *store, int gfd, const char *attempt)
 }
 
 void
-gitws_trash_reap(const char *store)
+gitws_trash_reap(const char *store, int quick)
 {
 	char t[PATH_MAX + 16];
 	struct dirent *de;
@@ -513,8 +513,12 @@ gitws_trash_reap(const char *store)
 	if ((size_t)snprintf(t, sizeof t, "%s/git/trash", store) >= sizeof t || lstat(t, &st) < 0 ||
 	    !S_ISDIR(st.st_mode) || st.st_nlink <= 2)
 		return;
+	/* quick (finish, whose output no one reads to its end): one child,
+	 * not waited for; when this process ends it goes to the nearest
+	 * subreaper (corral), as the grandchild below would, with no fork and
+	 * wait on the caller's path */
 	if ((p = fork()) != 0) {
-		while (p > 0 && waitpid(p, NULL, 0) < 0 && errno == EINTR)
+		while (!quick && p > 0 && waitpid(p, NULL, 0) < 0 && errno == EINTR)
 			;
 		return;
 	}
@@ -528,7 +532,7 @@ gitws_trash_reap(const char *store)
 			(void)dup3(nul, i, 0);
 	(void)fd_close_from(3, NULL, 0);
 	/* a grandchild of no one's: corral returns while it removes */
-	if (fork() != 0)
+	if (!quick && fork() != 0)
 		_exit(0);
 	/* garbage, not on anyone's path: it yields the CPU to the run's end
 	 * (the report, home-stage finish, session-store end) */
@@ -622,7 +626,7 @@ gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, 
 		close(gfd);
 		return -1;
 	}
-	gitws_trash_reap(store);	/* what an earlier attempt left to remove */
+	gitws_trash_reap(store, 0);	/* what an earlier attempt left to remove */
 	/* the base's objects: never the real repository's, read-only to the agent */
 	if ((size_t)snprintf(g->basedir, sizeof g->basedir, "%s/base", g->dir) >= sizeof g->basedir)
 		goto toolong;

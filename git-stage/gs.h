@@ -22,8 +22,11 @@ int gitws_setup(struct gitws *g, const char *store, const char *attempt, char *w
  * keep: move it to STORE/git/ATTEMPT/work instead (g->work names it
  * then). */
 void gitws_release(struct gitws *g, int keep);
-/* Remove STORE/git/trash in a detached child (stdio on /dev/null). */
-void gitws_trash_reap(const char *store);
+/* Remove STORE/git/trash in a detached process (stdio on /dev/null, no
+ * descriptor of the caller's); quick: one child, not waited for (the
+ * caller's own output is read to its end by no one), else a grandchild,
+ * the caller's descriptors closed when this returns. */
+void gitws_trash_reap(const char *store, int quick);
 /* Remove STORE/git/ATTEMPT: moved into the trash (gitws_trash_reap
  * removes it); removed here when it cannot be moved. 0, or -1 with
  * errno. */

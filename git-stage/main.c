@@ -249,7 +249,7 @@ finish(const struct gsopts *o, int import)
 		msg_warn("git: unable to remove %s: %s", g.dir, strerror(errno));
 	/* the checkout and the attempt's directory, removed by one detached
 	 * child at nice 19 (the import's child moved the checkout there) */
-	gitws_trash_reap(o->state);
+	gitws_trash_reap(o->state, 1);
 	gs_unhold(pidfd);
 	gitws_free(&g);
 	return r > 0 ? EXIT_NO : 0;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -215,6 +216,16 @@ start_time(long pid)
 	return v;
 }
 
+/* the caller's pid namespace (its inode), in which the cgroup name's pid
+ * and start time mean something; 0 when /proc does not say */
+static unsigned long long
+pidns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
 /* v2: the controllers a child cgroup of base may have */
 static void
 v2_controllers(const char *base, int *mem, int *pids)
@@ -264,22 +275,31 @@ make_one(struct cg *cg, enum cg_kind k)
 		return 0;
 	if ((size_t)snprintf(cg->path[k], sizeof cg->path[k], "%s/%s", base, cg->name) >= sizeof cg->path[k])
 		return errno = ENAMETOOLONG, -1;
-	if (mkdir(cg->path[k], 0755) < 0) {
-		e = errno;
-		cg->path[k][0] = '\0';
-		/* not ours to make here: another mechanism applies */
-		if (e == EACCES || e == EPERM || e == EROFS || e == ENOENT)
-			return 0;
-		return errno = e, -1;
-	}
-	cg->dir[k] = open(cg->path[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (cg->dir[k] >= 0)
-		cg->procs[k] = openat(cg->dir[k], "cgroup.procs", O_WRONLY | O_CLOEXEC);
-	if (cg->dir[k] < 0 || cg->procs[k] < 0) {
+	for (int tries = 0;; tries++) {
+		if (mkdir(cg->path[k], 0755) < 0) {
+			e = errno;
+			cg->path[k][0] = '\0';
+			/* not ours to make here: another mechanism applies */
+			if (e == EACCES || e == EPERM || e == EROFS || e == ENOENT)
+				return 0;
+			return errno = e, -1;
+		}
+		/* held for the cgroup's life (the descriptor stays open): the
+		 * mark that its maker runs, which cg_reap_stale reads whatever
+		 * pid namespace either runs in */
+		cg->dir[k] = open(cg->path[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cg->dir[k] >= 0 && flock(cg->dir[k], LOCK_EX) == 0)
+			cg->procs[k] = openat(cg->dir[k], "cgroup.procs", O_WRONLY | O_CLOEXEC);
+		if (cg->dir[k] >= 0 && cg->procs[k] >= 0)
+			break;
 		e = errno;
 		if (cg->dir[k] >= 0)
 			close(cg->dir[k]);
 		cg->dir[k] = -1;
+		/* ENOENT: a reaper in another pid namespace, to which our name
+		 * means nothing, removed it before the lock: make it again */
+		if (e == ENOENT && tries < 3)
+			continue;
 		rmdir(cg->path[k]);
 		cg->path[k][0] = '\0';
 		return errno = e, -1;
@@ -298,7 +318,8 @@ cg_create(struct cg *cg, int want_mem, int want_pids)
 	int n = 0, r;
 
 	cg_init(cg);
-	snprintf(cg->name, sizeof cg->name, "corral-%ld-%llu", (long)getpid(), start_time(getpid()));
+	snprintf(cg->name, sizeof cg->name, "corral-%ld-%llu-%llu", (long)getpid(), start_time(getpid()),
+	    pidns());
 	if ((r = make_one(cg, CG_V2)) < 0)
 		goto fail;
 	n += r;
@@ -479,13 +500,16 @@ cg_remove(struct cg *cg)
 	}
 }
 
-/* corral-PID-START of a corral that no longer runs? */
+/* corral-PID-START-PIDNS of a maker that no longer runs (or corral-PID-START,
+ * made before the pid namespace was named)? Only the lock (cg_reap_stale)
+ * tells for a maker in another pid namespace: the pid there is no one's, or
+ * another process's, here. */
 static int
 stale(const char *name)
 {
 	char *e;
 	long pid;
-	unsigned long long st;
+	unsigned long long st, ns = 0;
 
 	if (strncmp(name, "corral-", 7) != 0 || strncmp(name, "corral-probe-", 13) == 0)
 		return 0;
@@ -493,8 +517,15 @@ stale(const char *name)
 	if (e == name + 7 || *e != '-' || pid <= 0)
 		return 0;
 	st = strtoull(e + 1, &e, 10);
-	if (*e != '\0')
+	if (*e == '-') {
+		ns = strtoull(e + 1, &e, 10);
+		if (*e != '\0')
+			return 0;
+		if (ns != pidns())
+			return 1;	/* the lock decides */
+	} else if (*e != '\0') {
 		return 0;
+	}
 	return start_time(pid) != st;	/* gone, or its pid reused */
 }
 
@@ -517,13 +548,20 @@ cg_reap_stale(void)
 			fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd < 0)
 				continue;
+			/* its maker holds the lock while it runs: the name's pid
+			 * is the maker's in its own pid namespace (a keeper under
+			 * unshare -p, in a container), which here may be no one */
+			if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+				close(fd);
+				continue;
+			}
 			kill_dir(fd, k == CG_V2);
-			close(fd);
 			/* corral runs this beside its bookkeeping, before the
 			 * agent: no waiting for the killed to leave; a cgroup
 			 * still busy with them goes at the next run */
 			if (rmdir(path) == 0)
 				n++;
+			close(fd);
 		}
 		closedir(d);
 	}

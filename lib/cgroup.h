@@ -7,8 +7,14 @@
  * or the unified hierarchy, e.g. /sys/fs/cgroup/unified beside v1), found
  * through /proc/self/cgroup and /proc/self/mountinfo. The cgroup v1 memory
  * and pids controllers carry the limits where v2 does not offer them. Each
- * cgroup is named corral-PID-START (its maker's pid and start time), so
- * that the next run can tell a dead maker's cgroups and end what is in them.
+ * cgroup is named corral-PID-START-PIDNS (its maker's pid and start time,
+ * and the pid namespace they are from), and its maker holds a lock (flock)
+ * on it for as long as it runs, so that the next run can tell a dead
+ * maker's cgroups and end what is in them: by the lock, whatever pid
+ * namespace the maker ran in (a keeper under unshare -p or in a container
+ * names a pid that, outside, is no one's or another process's). A name
+ * without PIDNS (made before it was named) is left alone by a corral run
+ * before the lock (it parses no such name).
  * Nothing here exits; every function returns -1 with errno on failure. */
 #ifndef CORRAL_CGROUP_H
 #define CORRAL_CGROUP_H

@@ -85,12 +85,14 @@ suite() {
 	run cr true
 	is "$rc" 0 "$who: the next run runs"
 	if [ "$who" = root ]; then
-		# named after their maker, keeper (corral's child): none of a
-		# process that is gone is left
+		# named after their maker, keeper (corral's child), and locked
+		# by it while it runs: none of a process that is gone is left
+		# (one whose pid is no one's here but is locked: a keeper in a
+		# pid namespace of its own, another test's)
 		n=0
 		for d in $(find /sys/fs/cgroup/unified /sys/fs/cgroup/pids -maxdepth 1 -name 'corral-[0-9]*-[0-9]*' 2>/dev/null); do
 			p=${d##*/corral-}
-			[ -d "/proc/${p%%-*}" ] || n=$((n + 1))
+			[ -d "/proc/${p%%-*}" ] || ! flock -n "$d" true || n=$((n + 1))
 		done
 		is "$n" 0 "$who: ... and no cgroup of a keeper that is gone is left"
 	fi
@@ -103,7 +105,7 @@ cgroup_out() {
 	mkdir -p "$B/home" "$B/ws"
 	cd "$B/ws"
 	run env -i PATH=/usr/bin:/bin HOME=$B/home timeout 60 "$C" run -- sh -c 'grep "^0::" /proc/self/cgroup'
-	like "$out" '^0::.*/corral-[0-9]+-[0-9]+$' "root: the agent runs in the attempt's own cgroup v2"
+	like "$out" '^0::.*/corral-[0-9]+-[0-9]+-[0-9]+$' "root: the agent runs in the attempt's own cgroup v2"
 	mkdir /sys/fs/cgroup/unified/corral-test-$tag
 	run sh -c "echo \$\$ > /sys/fs/cgroup/unified/corral-test-$tag/cgroup.procs && grep '^0::' /proc/self/cgroup"
 	is "$rc:$out" "0:0::/corral-test-$tag" "root: control: outside corral a process moves itself to another cgroup"
@@ -111,14 +113,14 @@ cgroup_out() {
 	like "$err" "corral-test-$tag/cgroup.procs: Permission denied" "root: the agent cannot move itself to another cgroup (Landlock: EACCES)"
 	like "$err" "unified/cgroup.procs: Permission denied" "root: ... nor to the root cgroup"
 	like "$err" "pids/cgroup.procs: Permission denied" "root: ... nor out of its cgroup v1 pids"
-	like "$out" '^0::.*/corral-[0-9]+-[0-9]+$' "root: ... and stays in the attempt's cgroup"
+	like "$out" '^0::.*/corral-[0-9]+-[0-9]+-[0-9]+$' "root: ... and stays in the attempt's cgroup"
 	rmdir /sys/fs/cgroup/unified/corral-test-$tag
 	# where clone3 is refused (ENOSYS: old kernels, seccomp filters such as
 	# tests/helpers/nonamespace's) the chain is forked and moved in through
 	# cgroup.procs: still in the attempt's cgroup, and its leftovers end
 	m="sleep 4109.$tag"
 	run env -i PATH=/usr/bin:/bin HOME=$B/home timeout 60 "$NS" "$C" run -- sh -c "setsid sh -c 'setsid $m & wait' >/dev/null 2>&1 & grep '^0::' /proc/self/cgroup"
-	like "$rc:$out" '^0:0::.*/corral-[0-9]+-[0-9]+$' "root: clone3 refused (ENOSYS): the agent still runs in the attempt's own cgroup v2"
+	like "$rc:$out" '^0:0::.*/corral-[0-9]+-[0-9]+-[0-9]+$' "root: clone3 refused (ENOSYS): the agent still runs in the attempt's own cgroup v2"
 	status_ok "$(gone "$m"; echo $?)" "root: ... and its detached grandchild has ended"
 	py='import ctypes; c = ctypes.CDLL(None, use_errno=True); print(ctypes.get_errno() if c.syscall(435, 0, 0) < 0 else 0)'
 	run "$NS" python3 -c "$py"

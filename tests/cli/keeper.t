@@ -148,7 +148,7 @@ print("forked=%d" % n)'
 	is "$rc:$(echo $out)" "0:64 8 30" "$who: --open-files, --file-size and --cpu-seconds are the program's rlimits"
 	if [ "$who" = root ]; then
 		run k -- sh -c 'grep "^0::" /proc/self/cgroup'
-		like "$out" '^0::.*/corral-[0-9]+-[0-9]+$' "$who: the program runs in a cgroup v2 of its own"
+		like "$out" '^0::.*/corral-[0-9]+-[0-9]+-[0-9]+$' "$who: the program runs in a cgroup v2 of its own"
 		cg=${out#0::}
 		left=$(find /sys/fs/cgroup -maxdepth 3 -type d -path "*$cg" 2>/dev/null)
 		is "$left" "" "$who: ... removed after"

@@ -135,10 +135,10 @@ except OSError as e:
 	# the tree ends through a cgroup of its own where one can be made
 	# (keeper, lib/cgroup.c: as root here), else through the sweep
 	sbx session_bash '{"command":"cat /proc/self/cgroup"}'
-	cgp=$(j .stdout | sed -n 's|^[0-9]*:[a-z,]*:\(/.*corral-[0-9]*-[0-9]*\)$|\1|p' | head -n1)
+	cgp=$(j .stdout | sed -n 's|^[0-9]*:[a-z,]*:\(/.*corral-[0-9]*-[0-9]*-[0-9]*\)$|\1|p' | head -n1)
 	if [ "$who" = root ]; then
 		is "$(j .tree_ended_by)" cgroup "$who: the tree is ended through a cgroup of its own"
-		like "$cgp" '^/(.*/)?corral-[0-9]+-[0-9]+$' "$who: ... the command ran in it"
+		like "$cgp" '^/(.*/)?corral-[0-9]+-[0-9]+-[0-9]+$' "$who: ... the command ran in it"
 		left=
 		for m in $(findmnt -n -t cgroup2,cgroup -o TARGET); do
 			[ -n "$cgp" ] && [ -d "$m$cgp" ] && left="$left $m$cgp"

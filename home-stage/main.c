@@ -152,21 +152,3 @@ main(int argc, char **argv, char **envp)
 		return hs_finish(&o, dir);
 	return hs_create(&o);
 }
-
-int
-hs_profiles(struct hs_opts *o, const char *agent)
-{
-	char err[512];
-	int r;
-
-	if (o->prof_loaded == 1 || (agent != NULL && o->prof_loaded == 2))
-		return 0;
-	r = agent != NULL ? profiles_load_for(o->profiles_file, agent, &o->prof, err, sizeof err) :
-	    profiles_load(o->profiles_file, &o->prof, err, sizeof err);
-	if (r < 0) {
-		msg_fatal("%s", err);
-		return -1;
-	}
-	o->prof_loaded = agent != NULL ? 2 : 1;
-	return 0;
-}

@@ -30,6 +30,44 @@
 #define SPAWN_FORK 0
 #endif
 
+void
+spawn_child_defaults(void)
+{
+	for (int sig = 1; sig < 32; sig++) {
+		/* the kernel's struct sigaction: the handler comes first; all
+		 * zero is SIG_DFL with no flags and an empty mask */
+		unsigned long ka[4] = { 0 }, old[4] = { 0 };
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (syscall(SYS_rt_sigaction, sig, NULL, old, 8) == 0 &&
+		    old[0] != (unsigned long)SIG_DFL && old[0] != (unsigned long)SIG_IGN)
+			syscall(SYS_rt_sigaction, sig, ka, NULL, 8);
+	}
+}
+
+pid_t
+spawn_clone(int (*fn)(void *), void *arg, sigset_t *mask)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	sigset_t all;
+	pid_t pid;
+	int e;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, mask);
+	if (SPAWN_FORK) {
+		pid = fork();
+		if (pid == 0)
+			_exit(fn(arg));
+	} else {
+		pid = clone(fn, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
+	}
+	e = errno;
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	errno = e;
+	return pid;
+}
+
 struct kid {
 	char *const *argv, *const *envp;
 	int flags, wfd;
@@ -43,18 +81,9 @@ kid_main(void *arg)
 {
 	const struct kid *k = arg;
 	sigset_t none;
-	int nul, sig;
+	int nul;
 
-	for (sig = 1; sig < 32; sig++) {
-		/* the kernel's struct sigaction: the handler comes first; all
-		 * zero is SIG_DFL with no flags and an empty mask */
-		unsigned long ka[4] = { 0 }, old[4] = { 0 };
-		if (sig == SIGKILL || sig == SIGSTOP)
-			continue;
-		if (syscall(SYS_rt_sigaction, sig, NULL, old, 8) == 0 &&
-		    old[0] != (unsigned long)SIG_DFL && old[0] != (unsigned long)SIG_IGN)
-			syscall(SYS_rt_sigaction, sig, ka, NULL, 8);
-	}
+	spawn_child_defaults();
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (k->rfd >= 0) {
@@ -79,10 +108,9 @@ kid_main(void *arg)
 static int
 start(char *const argv[], char *const envp[], int flags, int in, int out, int fd3, struct spawned *sp)
 {
-	static char stack[64 * 1024] __attribute__((aligned(16)));
 	struct kid k = { argv, envp, flags | (out >= 0 ? SPAWN_CAPTURE : 0), out, getpid(), in, -1 };
 	int capture = out < 0 && (flags & SPAWN_CAPTURE);
-	sigset_t all, old;
+	sigset_t old;
 	int p[2] = { -1, -1 }, e;
 	pid_t pid;
 
@@ -93,17 +121,8 @@ start(char *const argv[], char *const envp[], int flags, int in, int out, int fd
 		return -1;
 	if (capture)
 		k.wfd = p[1];
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-	if (SPAWN_FORK) {
-		pid = fork();
-		if (pid == 0)
-			kid_main(&k);
-	} else {
-		pid = clone(kid_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &k);
-	}
+	pid = spawn_clone(kid_main, &k, &old);
 	e = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
 		if (capture)
 			close(p[0]), close(p[1]);

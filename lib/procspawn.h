@@ -2,6 +2,7 @@
  * standard output (bounded). stdin is /dev/null, stderr is shared. */
 #ifndef CORRAL_PROCSPAWN_H
 #define CORRAL_PROCSPAWN_H
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -33,6 +34,17 @@ int spawn_start_io(char *const argv[], char *const envp[], int in, int out, stru
 int spawn_start_in(char *const argv[], char *const envp[], int in, int flags, struct spawned *sp);
 /* Start with stdin from in and fd3 as its descriptor 3 (-1: none); stdout shared. */
 int spawn_start_fd3(char *const argv[], char *const envp[], int in, int fd3, struct spawned *sp);
+
+/* The way every step starts (corral's keeper too): fn(arg) in a child
+ * that shares this process's memory until it execs or exits, as
+ * posix_spawn does (clone CLONE_VM|CLONE_VFORK on a stack of its own;
+ * fork in the sanitizer build), every signal blocked around it; *mask
+ * gets the caller's mask. The pid, or -1 with errno. */
+pid_t spawn_clone(int (*fn)(void *), void *arg, sigset_t *mask);
+/* In that child, before it unblocks signals: each caught signal back to
+ * its default (what exec would do), the parent's handlers never run in
+ * the child's memory. Raw system calls only. */
+void spawn_child_defaults(void);
 
 
 #endif

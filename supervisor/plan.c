@@ -328,11 +328,13 @@ step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confi
 	return done(a);
 }
 
-/* home-stage finish --end: session-store end's record, the same fields */
+/* session-store end's record (verb "end"), or home-stage finish's
+ * (verb "--end"): the same fields */
 static void
-end_args(const struct plan *pl, const char *status, const char *platform, const char *tier, struct argv *a)
+end_args(const struct plan *pl, const char *verb, const char *status, const char *platform,
+    const char *tier, struct argv *a)
 {
-	av_push(a, "--end");
+	av_push(a, verb);
 	av_push(a, pl->attempt);
 	av_push(a, "--status");
 	av_push(a, status);
@@ -366,7 +368,7 @@ step_finish(const struct plan *pl, const char *status, const char *platform, con
 	}
 	if (status) {
 		/* and the attempt's end recorded, in the same process */
-		end_args(pl, status, platform, tier, a);
+		end_args(pl, "--end", status, platform, tier, a);
 	}
 	av_push(a, pl->attempt_dir);
 	return done(a);
@@ -379,16 +381,7 @@ step_end(const struct plan *pl, const char *status, const char *platform, const 
 	step(pl, a, "session-store");
 	av_push(a, "--store");
 	av_push(a, pl->store);
-	av_push(a, "end");
-	av_push(a, pl->attempt);
-	av_push(a, "--status");
-	av_push(a, status);
-	if (platform && tier) {
-		av_push(a, "--platform");
-		av_push(a, platform);
-		av_push(a, "--tier");
-		av_push(a, tier);
-	}
+	end_args(pl, "end", status, platform, tier, a);
 	return done(a);
 }
 

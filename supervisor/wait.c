@@ -1,7 +1,6 @@
 /* wait: see wait.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "execenv.h"
 #include "jobwait.h"
 #include "msg.h"
+#include "procspawn.h"
 #include "proctree.h"
 #include "wait.h"
 
@@ -29,22 +29,13 @@ chain_pid(int fd)
 	return v > 0 ? (pid_t)v : -1;
 }
 
-/* keeper is started as procspawn.c starts the other steps: a
+/* keeper is started as lib/procspawn starts the other steps (spawn_clone): a
  * clone(CLONE_VM | CLONE_VFORK) child on a stack of its own, corral
  * suspended till it execs, not a fork(2) (a copy of corral's page tables,
  * then copy-on-write faults in corral while keeper sets up). Unlike the
  * other steps it keeps corral's descriptors that are not close-on-exec
  * (the chain's --refusals, --listeners, the environment) and its standard
- * ones (the user's terminal). ASan's per-thread state would not survive
- * a CLONE_VM child: the sanitizer build forks. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KEEPER_FORK 1
-#endif
-#endif
-#ifndef KEEPER_FORK
-#define KEEPER_FORK 0
-#endif
+ * ones (the user's terminal). */
 
 struct kstart {
 	char *const *argv, *const *envp;
@@ -60,14 +51,7 @@ kstart_main(void *arg)
 	/* keeper sets up its own handlers: the defaults till then (corral's
 	 * would only note a signal for itself, in corral's memory); the
 	 * kernel's struct sigaction, all zero: SIG_DFL, no flags, empty mask */
-	for (int sig = 1; sig < 32; sig++) {
-		unsigned long ka[4] = { 0 }, old[4] = { 0 };
-		if (sig == SIGKILL || sig == SIGSTOP)
-			continue;
-		if (syscall(SYS_rt_sigaction, sig, NULL, old, 8) == 0 &&
-		    old[0] != (unsigned long)SIG_DFL && old[0] != (unsigned long)SIG_IGN)
-			syscall(SYS_rt_sigaction, sig, ka, NULL, 8);
-	}
+	spawn_child_defaults();
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &k->mask, NULL, 8);
 	/* keeper --pid-fd's write end and --gate's (or confine --gate's)
 	 * read end, for the chain only: no other step of corral's inherits
@@ -82,23 +66,10 @@ kstart_main(void *arg)
 pid_t
 keeper_start(char *const argv[], char *const envp[], int pid_wr, int gate_rd)
 {
-	static char stack[64 * 1024] __attribute__((aligned(16)));
 	struct kstart k = { argv, envp, pid_wr, gate_rd, { { 0 } } };
-	sigset_t all;
-	pid_t pid;
-	int e;
+	pid_t pid = spawn_clone(kstart_main, &k, &k.mask);
+	int e = errno;
 
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &k.mask);
-	if (KEEPER_FORK) {
-		pid = fork();
-		if (pid == 0)
-			kstart_main(&k);
-	} else {
-		pid = clone(kstart_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &k);
-	}
-	e = errno;
-	sigprocmask(SIG_SETMASK, &k.mask, NULL);
 	close(pid_wr);
 	if (gate_rd >= 0)
 		close(gate_rd);

@@ -33,7 +33,9 @@ poll_tmo() {
 		case "$sc" in
 		"7 "*)
 			set -- $sc
-			[ "$4" = 0xffffffffffffffff ] && echo none || echo timed
+			# poll's timeout is an int: -1 whatever the register's
+			# upper half (musl sign-extends it, glibc does not)
+			case "$4" in 0xffffffff|0xffffffffffffffff) echo none ;; *) echo timed ;; esac
 			return ;;
 		esac
 		sleep 0.1

@@ -31,6 +31,23 @@ open_sub(int sfd, const char *store, const char *name)
 	return fd;
 }
 
+/* The attempts folder, under the store's lock (*lk): its descriptor, or
+ * the negated exit status after a fatal message. */
+static int
+open_attempts_locked(int sfd, const char *store, int *lk)
+{
+	int afd = open_sub(sfd, store, "attempts");
+
+	if (afd < 0)
+		return afd;
+	if ((*lk = store_lock(sfd)) < 0) {
+		msg_fatal_sys("unable to lock the store");
+		close(afd);
+		return -EXIT_USAGE;
+	}
+	return afd;
+}
+
 static int
 write_record(int afd, const struct attempt *a)
 {
@@ -51,15 +68,10 @@ store_attempt_begin(int sfd, const char *store, const struct attempt *a, int rea
 	int afd, lk, r = 0;
 
 	*recorded = 0;
-	if ((afd = open_sub(sfd, store, "attempts")) < 0)
-		return afd;
 	/* under the lock: a concurrent reap never takes our temp file for
 	 * the leftover of a killed write */
-	if ((lk = store_lock(sfd)) < 0) {
-		msg_fatal_sys("unable to lock the store");
-		close(afd);
-		return -EXIT_USAGE;
-	}
+	if ((afd = open_attempts_locked(sfd, store, &lk)) < 0)
+		return afd;
 	/* an id the caller chose is new, or refused: never another's record */
 	if (faccessat(afd, a->id, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
 		msg_fatal("attempt %s exists already", a->id);
@@ -88,13 +100,8 @@ store_attempt_end(int sfd, const char *store, const char *id, int status, const 
 	struct attempt a;
 	int afd, lk, r = 0;
 
-	if ((afd = open_sub(sfd, store, "attempts")) < 0)
+	if ((afd = open_attempts_locked(sfd, store, &lk)) < 0)
 		return afd;
-	if ((lk = store_lock(sfd)) < 0) {
-		msg_fatal_sys("unable to lock the store");
-		close(afd);
-		return -EXIT_USAGE;
-	}
 	if (store_read_attempt(afd, id, &a) < 0) {
 		msg_fatal_sys("attempt %s", id);
 		r = errno == ENOENT ? -EXIT_NO : -EXIT_USAGE;

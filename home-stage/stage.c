@@ -274,7 +274,7 @@ stage_signin(const struct hs_opts *o, const struct profile *p, int sfd, int hfd,
 		msg_fatal("sign-in %s not released for attempt %s: %s", o->signin, o->attempt, err);
 		return r == 1 ? EXIT_NO : EXIT_USAGE;
 	}
-	if (fstat(fd, &st) < 0 || fchmod(fd, 0600) < 0) {
+	if (fstat(fd, &st) < 0) {	/* 0600: hs_create set the umask */
 		msg_fatal_sys("%s", p->signin);
 		close(fd);
 		return EXIT_USAGE;
@@ -317,6 +317,13 @@ hs_create(struct hs_opts *o)
 		msg_fatal("bad --signin name");
 		return EXIT_USAGE;
 	}
+	/* Everything create makes is the attempt's own: 0700 directories and
+	 * 0600 files exactly as asked, with no fchmod after each (a caller's
+	 * umask can only narrow them; 077 leaves the owner's bits whole) */
+	(void)umask(077);
+	/* fully buffered, flushed once at the end: musl asks the terminal
+	 * size (an ioctl) of a stdout left to choose */
+	(void)setvbuf(stdout, NULL, _IOFBF, 0);
 	sfd = store_open(o->state, 1, err, sizeof err);
 	if (sfd < 0) {
 		msg_fatal("state directory %s: %s", o->state, err);
@@ -350,17 +357,23 @@ hs_create(struct hs_opts *o)
 		rc = EXIT_NO;
 		goto out;
 	}
-	/* the tree's directory: the store, or the runtime one (rundir.h) */
-	tfd = o->trees ? store_open(o->trees, 1, err, sizeof err) : dup(sfd);
-	if (tfd < 0 || fd_path(tfd, tdir, sizeof tdir) < 0) {
-		msg_fatal("trees directory %s: %s", o->trees ? o->trees : state, tfd < 0 ? err : strerror(errno));
-		rc = tfd < 0 && errno == EPERM ? EXIT_NO : EXIT_USAGE;
-		goto out;
-	}
-	if (path_within(tdir, ws) || path_within(ws, tdir)) {
-		msg_fatal("trees directory %s overlaps the workspace %s", tdir, ws);
-		rc = EXIT_NO;
-		goto out;
+	/* the tree's directory: the store (checked above), or the runtime
+	 * one (rundir.h) */
+	if (o->trees == NULL) {
+		tfd = sfd;
+		strcpy(tdir, state);
+	} else {
+		tfd = store_open(o->trees, 1, err, sizeof err);
+		if (tfd < 0 || fd_path(tfd, tdir, sizeof tdir) < 0) {
+			msg_fatal("trees directory %s: %s", o->trees, tfd < 0 ? err : strerror(errno));
+			rc = tfd < 0 && errno == EPERM ? EXIT_NO : EXIT_USAGE;
+			goto out;
+		}
+		if (path_within(tdir, ws) || path_within(ws, tdir)) {
+			msg_fatal("trees directory %s overlaps the workspace %s", tdir, ws);
+			rc = EXIT_NO;
+			goto out;
+		}
 	}
 	if (!begun) {	/* the attempt must be this agent's, and running */
 		struct attempt at;
@@ -387,14 +400,17 @@ hs_create(struct hs_opts *o)
 	}
 	made = 1;
 	afd = openat(tfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (afd < 0 || fstat(afd, &st) < 0 || st.st_uid != geteuid() || fchmod(afd, 0700) < 0) {
+	if (afd < 0 || fstat(afd, &st) < 0 || st.st_uid != geteuid() ||
+	    ((st.st_mode & 0777) != 0700 && (errno = EPERM))) {
 		msg_fatal_sys("unable to open %s/%s", tdir, name);
 		goto out;
 	}
 	/* the store it belongs to (trees of several stores may share a
-	 * runtime directory), then the attempt: what reap reads (store.h) */
-	kn = rundir_store_key(sfd, key, sizeof key);
-	for (int i = 0; i < 2; i++) {
+	 * runtime directory; in the store itself, every tree is the store's
+	 * and reap reads no key: none is written), then the attempt: what
+	 * reap reads (store.h) */
+	kn = o->trees ? rundir_store_key(sfd, key, sizeof key) : 0;
+	for (int i = o->trees ? 0 : 1; i < 2; i++) {
 		const char *f = i ? "id" : "store";
 		char line[STORE_ID_LEN + 2];
 		int ln = i ? snprintf(line, sizeof line, "%s\n", o->attempt) : kn;
@@ -412,19 +428,9 @@ hs_create(struct hs_opts *o)
 		goto out;
 	}
 	hfd = openat(afd, "home", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (hfd < 0 || fchmod(hfd, 0700) < 0) {
+	if (hfd < 0) {
 		msg_fatal_sys("unable to open %s/%s/home", tdir, name);
 		goto out;
-	}
-	for (int i = 0; i < 2; i++) {	/* umask may have narrowed mkdir's 0700 */
-		fd = openat(afd, i ? "tmp" : "config", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || fchmod(fd, 0700) < 0) {
-			msg_fatal_sys("unable to set up %s/%s", tdir, name);
-			if (fd >= 0)
-				close(fd);
-			goto out;
-		}
-		close(fd);
 	}
 	memset(&m, 0, sizeof m);
 	strcpy(m.agent, o->agent);
@@ -463,7 +469,7 @@ out:
 		close(hfd);
 	if (afd >= 0)
 		close(afd);
-	if (tfd >= 0)
+	if (tfd >= 0 && tfd != sfd)
 		close(tfd);
 	close(sfd);
 	return rc;

@@ -67,6 +67,7 @@ file_read_bounded(int dirfd, const char *path, size_t max, char **out, size_t *l
 {
 	struct stat st;
 	char *buf;
+	size_t cap, got;
 	ssize_t n;
 	int fd, e;
 
@@ -83,21 +84,53 @@ file_read_bounded(int dirfd, const char *path, size_t max, char **out, size_t *l
 		errno = EFBIG;
 		goto fail;
 	}
-	buf = malloc(max + 1);
-	if (buf == NULL)
+	/* a buffer the file's size and some (for a file that grows, or one
+	 * of /proc's, sized 0), not max: a 1 MiB bound was an mmap and a
+	 * munmap of 1 MiB for each file of a few hundred bytes; a file that
+	 * outgrows it is read on into max */
+	cap = (uint64_t)st.st_size < max && max - (size_t)st.st_size > 512 ? (size_t)st.st_size + 512 : max;
+	if ((buf = malloc(cap + 1)) == NULL)
 		goto fail;
-	n = fd_read_bounded(fd, buf, max);
-	if (n < 0) {
-		e = errno;
-		free(buf);
-		close(fd);
-		return errno = e, -1;
+	for (got = 0;;) {
+		if (got == cap && cap < max) {
+			char *nb = realloc(buf, max + 1);
+			if (nb == NULL)
+				goto fail_buf;
+			buf = nb;
+			cap = max;
+		}
+		if (got == cap) {	/* max read: one byte more is too large */
+			char extra;
+			while ((n = read(fd, &extra, 1)) < 0 && errno == EINTR)
+				;
+			if (n < 0)
+				goto fail_buf;
+			if (n > 0) {
+				errno = EFBIG;
+				goto fail_buf;
+			}
+			break;
+		}
+		n = read(fd, buf + got, cap - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail_buf;
+		if (n == 0)
+			break;
+		got += (size_t)n;
 	}
+	n = (ssize_t)got;
 	close(fd);
 	buf[n] = '\0';
 	*out = buf;
 	*len = (size_t)n;
 	return 0;
+fail_buf:
+	e = errno;
+	free(buf);
+	close(fd);
+	return errno = e, -1;
 fail:
 	e = errno;
 	close(fd);

@@ -49,16 +49,19 @@ store_default_path(char *const envp[], char *out, size_t n)
 int
 store_check(int fd, char *err, size_t errn)
 {
+	static uid_t euid = (uid_t)-1;	/* asked once: every directory is checked against it */
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
 		return fail(err, errn, "unable to stat: %s", strerror(errno));
+	if (euid == (uid_t)-1)
+		euid = geteuid();
 	errno = EPERM;
 	if (!S_ISDIR(st.st_mode))
 		return fail(err, errn, "not a directory");
-	if (st.st_uid != geteuid())
+	if (st.st_uid != euid)
 		return fail(err, errn, "owned by uid %u, not by the caller (uid %u)",
-		    (unsigned)st.st_uid, (unsigned)geteuid());
+		    (unsigned)st.st_uid, (unsigned)euid);
 	if (st.st_mode & 022)
 		return fail(err, errn, "group- or world-writable (mode %04o)", (unsigned)(st.st_mode & 07777));
 	return 0;
@@ -76,7 +79,8 @@ store_open(const char *path, int create, char *err, size_t errn)
 		return errno = ENAMETOOLONG, fail(err, errn, "path too long");
 	/* Speed: the store is there on every run but the first; the parents
 	 * are made (each mkdir a lookup under the parent's lock) only then */
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* openat, not open: musl's open adds an fcntl for O_CLOEXEC */
+	fd = openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT && create) {
 		strcpy(buf, path);
 		for (p = buf + 1; (p = strchr(p, '/')) != NULL; p++) {
@@ -87,7 +91,7 @@ store_open(const char *path, int create, char *err, size_t errn)
 		}
 		if (mkdir(path, 0700) < 0 && errno != EEXIST)
 			return fail(err, errn, "unable to create: %s", strerror(errno));
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (fd < 0)
 		return fail(err, errn, "unable to open: %s", strerror(errno));
@@ -344,7 +348,7 @@ proc_starttime(int64_t pid, uint64_t *out)
 	if (pid <= 0)
 		return errno = ENOENT, -1;
 	snprintf(path, sizeof path, "/proc/%" PRId64 "/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, sizeof buf - 1);

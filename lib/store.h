@@ -10,7 +10,8 @@
  *     env/PROJECT     a project's environment: NAME=VALUE lines (0600)
  *     aNONCE/         home-stage's tree of one attempt, here or (rundir.h) in
  *                     $XDG_RUNTIME_DIR/corral/:
- *       store         the store's key, written first (rundir.h)
+ *       store         in the runtime directory, the store's key, written
+ *                     first (rundir.h); a tree in the store has none
  *       id            its attempt id, written next; home/ config/ tmp/ the agent's
  */
 #ifndef CORRAL_STORE_H

@@ -166,6 +166,19 @@ is "$(cat "$db/id")" "$idb" "--begin: the tree is the attempt's"
 is "$(cat "$db/home/.claude/.credentials.json")" "$(cat "$TMP/c0")" "--begin: the sign-in released for it"
 status_ok "$([ ! -e "$dd" ] && [ ! -e "$st/attempts/$idd" ]; echo $?)" "--begin: the dead attempt's record and tree reaped"
 status_ok "$([ -d "$d" ] && [ -e "$st/attempts/$idw" ]; echo $?)" "--begin: a live attempt's record and tree kept"
+# create sets its own umask (077), and chmods nothing after: a caller's
+# narrow umask leaves the agent's folders whole, a wide one opens nothing
+# (the control: the default umask, the first create above)
+for um in 0377 0000; do
+	run env -i HOME="$home" sh -c 'umask '$um'; exec "$0" "$@"' "$HS" create --state "$st" --attempt "$(rid)" \
+	    --agent claude --begin --pid $$
+	status_ok $rc "umask $um: create"
+	du=$out
+	is "$(stat -c %a "$du" "$du/home" "$du/config" "$du/tmp" "$du/home/.claude" "$du/id" "$du/stage" \
+	    "$du/home/.gitconfig" "$du/home/.claude/.credentials.json" | tr '\n' ' ')" "700 700 700 700 700 600 600 600 600 " \
+	    "umask $um: folders 0700, files 0600"
+	is "$(cd "$du" && ls -A | tr '\n' ' ')" "config home id stage tmp " "umask $um: a tree in the store: no store key"
+done
 run H create --state "$st" --attempt "$idx" --agent codex --begin --pid $$
 is $rc 1 "--begin: an id recorded already is refused"
 like "$err" "^home-stage: fatal: attempt $idx exists already$" "--begin: recorded already: message"

@@ -35,6 +35,8 @@ run "$SS" --store "$st" end "$id" --status 3 --platform linux --tier landlock-7
 status_ok $rc "end exits 0"
 run "$SS" --store "$st" show "$id" --json
 like "$out" '"end":[0-9]+,"status":3,"platform":"linux","tier":"landlock-7"}$' "end recorded status, platform, tier"
+is "$(ls -A "$st/attempts" | sort | tr '\n' ' ')" "$(printf '%s\n' "$id" "$id2" | sort | tr '\n' ' ')" \
+	"end: the record replaced, nothing else left (the old one unlinked)"
 run "$SS" --store "$st" end "$id" --status 0
 is $rc 1 "second end refused: exit 1"
 like "$err" "^session-store: fatal: attempt $id has already ended\$" "second end: message"

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "rmtree.h"
 #include "store.h"
 #include "tap.h"
@@ -134,6 +135,31 @@ main(void)
 	ok(store_tree_id(fd, "a0123456789", id) < 0 && (errno == ELOOP || errno == ENOTDIR), "a tree's id is never read through a link");
 	ok(store_tree_id(fd, "out", id) < 0 && errno == EINVAL, "a name that is not a tree's is refused");
 	ok(rmtree_at(fd, "a0123456789") == 0 && rmtree_at(fd, "out") == 0, "cleanup");
+	/* file_read_bounded (records, profiles) sizes its buffer by the
+	 * file's size: the bound is still the bound, and a file whose size
+	 * says less (/proc's say 0) is still read whole */
+	{
+		char *rb = NULL, big[3000];
+		size_t rl = 0;
+		memset(big, 'x', sizeof big);
+		i = openat(fd, "max", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		ok(i >= 0 && write(i, big, sizeof big) == (ssize_t)sizeof big, "a file of 3000 bytes");
+		close(i);
+		ok(file_read_bounded(fd, "max", sizeof big, &rb, &rl) == 0 && rl == sizeof big && rb[rl] == '\0' &&
+		    memcmp(rb, big, sizeof big) == 0, "read whole at a bound of its size");
+		free(rb);
+		rb = NULL;
+		ok(file_read_bounded(fd, "max", sizeof big - 1, &rb, &rl) < 0 && errno == EFBIG && rb == NULL,
+		    "one byte over the bound: EFBIG");
+		ok(unlinkat(fd, "max", 0) == 0, "cleanup");
+		r = file_read_bounded(AT_FDCWD, "/proc/self/status", 1 << 16, &rb, &rl);
+		ok(r == 0 && rl > 600 && strncmp(rb, "Name:", 5) == 0 && rb[rl - 1] == '\n' && strlen(rb) == rl,
+		    "a /proc file (size 0) of %zu bytes, read whole past the first buffer", rl);
+		if (r == 0)
+			free(rb);
+		ok(file_read_bounded(AT_FDCWD, "/proc/self/status", 600, &rb, &rl) < 0 && errno == EFBIG,
+		    "the same at a bound of 600: EFBIG");
+	}
 	close(fd);
 	rmdir(tmpl);
 	return done_testing();

@@ -68,7 +68,7 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	"files outside the grants are unreadable; granted ones are readable",
 	"the kernel must enforce Landlock: CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot list", 2, {
 	{ "read unread sibling B/f", ATT_DENY, { EACCES, 0 }, 0 },
-	{ "read granted A/f", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 0 },
+	{ "read granted A/f", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_FILES, 0 },
 [CK_PRIVS] = { "privs", TIER_FS,
 	"no_new_privs is set and every capability set is empty",
 	"the boundary could not drop privileges", 7, {
@@ -86,7 +86,7 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	"the boundary could not close inherited descriptors", 3, {
 	{ "use inherited fd of B/f", ATT_ERRNO, { EBADF, 0 }, 0 },
 	{ "other inherited fds open", ATT_VALUE, { 0, 0 }, 0 },
-	{ "use kept report fd", ATT_ALLOW, { 0, 0 }, 0 } }, 0, 0 },
+	{ "use kept report fd", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_FILES, 0 },
 [CK_ENVIRON] = { "proc-environ", TIER_FS,
 	"the parent's /proc/PID/environ is unreadable with /proc granted; /proc/self is readable",
 	"with capabilities dropped Landlock must deny ptrace-class access", 2, {
@@ -188,7 +188,7 @@ OUTSIDE(CK_IOPRIO, "ioprio", "ioprio_set", ", its I/O priority"),
 	{ "read /proc/PARENT/maps", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "readlink /proc/PARENT/fd/N (its descriptor on B/f)", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "read /proc/PARENT/cmdline", ATT_ALLOW, { 0, 0 }, 0 },
-	{ "read /proc/PARENT/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM, 1 },
+	{ "read /proc/PARENT/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM | PROBE_FILES, 1 },
 /* Its attempts come last in its child: see contain.h. */
 [CK_USERNS] = { "userns", TIER_FS,
 	"no user namespace can be made (which would give back every capability inside it); unshare itself works",

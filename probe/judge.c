@@ -181,32 +181,38 @@ fails_outside(const struct probe_check *c, const struct probe_obs *in, int i, in
  * Anything less leaves the check unproven, and the evidence says why. */
 static void
 above(const struct probe_check *c, const struct probe_outcome *o, int e,
-    struct probe_result *res)
+    struct probe_result *res, int text)
 {
 	const struct probe_above *a = &o->above;
 	char inside[sizeof res->evidence], got[32], buf[24];
 	int i, bad = -1;
 
 	if (!a->ran || a->obs.magic != PROBE_OBS_MAGIC || a->obs.n != c->natt) {
-		ev(res, "; not closed from above: the attempts could not be made outside the boundary");
+		if (text)
+			ev(res, "; not closed from above: the attempts could not be made outside the boundary");
 		return;
 	}
 	if (a->seccomp != 2) {
-		ev(res, "; not closed from above: the caller is under no seccomp filter (Seccomp: %d)", a->seccomp);
+		if (text)
+			ev(res, "; not closed from above: the caller is under no seccomp filter (Seccomp: %d)", a->seccomp);
 		return;
 	}
 	for (i = 0; i < c->natt && bad < 0; i++)
 		if (fails_outside(c, &o->obs, i, e) && a->obs.got[i] != e)
 			bad = i;
 	if (bad >= 0) {
+		if (!text)
+			return;
 		got_text(&c->att[bad], a->obs.got[bad], got, sizeof got);
 		ev(res, "; not closed from above: outside the boundary %s: %s (want %s, as the control)",
 		    c->att[bad].what, got, probe_errno_name(e, buf, sizeof buf));
 		return;
 	}
+	res->proven = res->above = 1;
+	if (!text)
+		return;
 	memcpy(inside, res->evidence, sizeof inside);
 	res->evidence[0] = '\0';
-	res->proven = res->above = 1;
 	ev(res, "closed from above: the caller's seccomp filter (Seccomp: 2, Seccomp_filters: %d) refuses them outside the boundary too: ",
 	    a->filters);
 	for (i = 0; i < c->natt; i++)
@@ -217,49 +223,63 @@ above(const struct probe_check *c, const struct probe_outcome *o, int e,
 	ev(res, "inside: %s", inside);
 }
 
-int
-probe_judge(const struct probe_check *c, const struct probe_outcome *o,
-    struct probe_result *res)
+/* The judgement, with its evidence in words (text) or without: the same
+ * verdict either way; only probe_judge's callers read the words. */
+static int
+judge(const struct probe_check *c, const struct probe_outcome *o,
+    struct probe_result *res, int text)
 {
 	const struct probe_obs *ob = &o->obs;
 	char buf[24];
 	int i, e;
 
-	memset(res, 0, sizeof *res);
-	switch (o->end) {
-	case END_REPORTED:
-		break;
-	case END_TIMEOUT:
-		ev(res, "child timed out");
-		return 0;
-	case END_SIGNALED:
-		ev(res, "child killed by signal %d", o->detail);
-		return 0;
-	case END_EXITED:
-		ev(res, "child exited with status %d", o->detail);
-		return 0;
-	case END_SHORT:
-		ev(res, "child sent %d of %zu report bytes", o->detail, sizeof *ob);
-		return 0;
-	case END_NOSTART:
-		ev(res, "child not started: %s", probe_errno_name(o->detail, buf, sizeof buf));
-		return 0;
-	default:
-		ev(res, "unknown child outcome");
+	if (text) {
+		memset(res, 0, sizeof *res);
+	} else {
+		res->proven = res->above = res->natt = 0;
+		res->evidence[0] = '\0';
+	}
+	if (o->end != END_REPORTED) {
+		if (!text)
+			return 0;
+		switch (o->end) {
+		case END_TIMEOUT:
+			ev(res, "child timed out");
+			break;
+		case END_SIGNALED:
+			ev(res, "child killed by signal %d", o->detail);
+			break;
+		case END_EXITED:
+			ev(res, "child exited with status %d", o->detail);
+			break;
+		case END_SHORT:
+			ev(res, "child sent %d of %zu report bytes", o->detail, sizeof *ob);
+			break;
+		case END_NOSTART:
+			ev(res, "child not started: %s", probe_errno_name(o->detail, buf, sizeof buf));
+			break;
+		default:
+			ev(res, "unknown child outcome");
+			break;
+		}
 		return 0;
 	}
 	if (ob->magic != PROBE_OBS_MAGIC) {
-		ev(res, "malformed child report");
+		if (text)
+			ev(res, "malformed child report");
 		return 0;
 	}
 	if (ob->apply_err != 0) {
+		if (!text)
+			return 0;
 		ev(res, "sandbox not applied: %s", probe_errno_name(ob->apply_err, buf, sizeof buf));
 		if (memchr(ob->why, '\0', sizeof ob->why) != NULL && ob->why[0] != '\0')
 			ev(res, ": %s", ob->why);
 		return 0;
 	}
 	if (ob->n != c->natt || c->natt > PROBE_MAX_ATT) {
-		ev(res, "child made %d of %d attempts", ob->n, c->natt);
+		if (text)
+			ev(res, "child made %d of %d attempts", ob->n, c->natt);
 		return 0;
 	}
 	res->proven = 1;
@@ -269,20 +289,36 @@ probe_judge(const struct probe_check *c, const struct probe_outcome *o,
 		struct probe_att_result *ar = &res->att[i];
 
 		ar->ok = attempt_ok(c, ob, i);
+		if (!ar->ok)
+			res->proven = 0;
+		if (!text)
+			continue;
 		got_text(a, ob->got[i], ar->got, sizeof ar->got);
 		want_text(c, a, ar->want, sizeof ar->want);
 		if (a->kind == ATT_VALUE || a->kind == ATT_INFO || a->kind == ATT_ZERO_IF)
 			ev(res, "%s%s=%s", i ? "; " : "", a->what, ar->got);
 		else
 			ev(res, "%s%s: %s", i ? "; " : "", a->what, ar->got);
-		if (!ar->ok) {
+		if (!ar->ok)
 			ev(res, " (want %s)", ar->want);
-			res->proven = 0;
-		}
 	}
 	if (!res->proven && (e = probe_control_refused(c, o)) != 0)
-		above(c, o, e, res);
+		above(c, o, e, res, text);
 	return res->proven;
+}
+
+int
+probe_judge(const struct probe_check *c, const struct probe_outcome *o,
+    struct probe_result *res)
+{
+	return judge(c, o, res, 1);
+}
+
+int
+probe_verdict(const struct probe_check *c, const struct probe_outcome *o,
+    struct probe_result *res)
+{
+	return judge(c, o, res, 0);
 }
 
 static int

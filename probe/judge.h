@@ -91,7 +91,7 @@ struct probe_check {
 	const char *hint;		/* one line: what to do when it is not */
 	int natt;
 	struct probe_attempt att[PROBE_MAX_ATT];
-	unsigned flags;			/* PROBE_OWN_MM */
+	unsigned flags;			/* PROBE_OWN_MM, PROBE_ABOVE, PROBE_FILES */
 	int child;			/* which child makes the attempts: 0 .. */
 };
 
@@ -101,6 +101,10 @@ struct probe_check {
 /* Its attempts change nothing when made outside the boundary, and a filter
  * above the caller may refuse its control (see struct probe_above). */
 #define PROBE_ABOVE 2u
+/* Its attempts use the file fixtures (A/, B/, the inherited descriptor),
+ * which probe removes once every child with such a check ended; never with
+ * PROBE_ABOVE (those attempts are made again after the children). */
+#define PROBE_FILES 4u
 
 struct probe_att_result {
 	char got[32];			/* "EACCES", "ok", "0", "errno 200" */
@@ -125,6 +129,12 @@ extern const int probe_nchildren;
 
 /* Pure: judge one outcome against its check; fills res. Returns res->proven. */
 int probe_judge(const struct probe_check *c, const struct probe_outcome *o,
+    struct probe_result *res);
+/* Pure: the same judgement without the words: res->proven, above, natt and
+ * each attempt's ok, evidence empty, got and want untouched (what the tier
+ * and the exit status need; probe_judge when the report or a refusal shows
+ * the evidence). Returns res->proven. */
+int probe_verdict(const struct probe_check *c, const struct probe_outcome *o,
     struct probe_result *res);
 /* Pure: the errno with which every failing attempt of o failed, when each
  * is a control (ATT_ALLOW, ATT_REACH) of a PROBE_ABOVE check; else 0. The

@@ -19,6 +19,9 @@ struct probe_ctx {
 	int abs_fd;			/* abstract unix listener */
 	struct sockaddr_un abs;
 	socklen_t abs_len;
+	int drop_files;			/* probe_run removes the files, the
+					   directories and leak_fd once every
+					   child using them (PROBE_FILES) ended */
 };
 
 /* Build the fixtures. On failure -1 with errno and *what naming the step. */
@@ -33,7 +36,7 @@ typedef void probe_child_fn(int child, const struct probe_ctx *ctx, int wfd);
  * timeout_ms in all; each writes the reports of its checks (probe_pack).
  * out has probe_nchecks entries; every check gets the outcome of its
  * child. Returns 0. */
-int probe_run(const struct probe_ctx *ctx, struct probe_outcome *out,
+int probe_run(struct probe_ctx *ctx, struct probe_outcome *out,
     int timeout_ms, probe_child_fn *child);
 /* The child: apply the union of its checks' policies through the sandbox,
  * make every attempt of each, report to wfd, _exit. What probe runs. */

@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -19,7 +20,6 @@
 #include "clock.h"
 #include "compat.h"
 #include "judge.h"
-#include "listen.h"
 #include "probe.h"
 #include "rnd.h"
 
@@ -31,20 +31,30 @@ probe_prefault(void *p, size_t n)
 	(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);	/* best effort */
 }
 
+/* A TCP listener on 127.0.0.1, the kernel's choice of port in *port: the
+ * descriptor, or -1 with errno. Never accepted from: a connect completes in
+ * the backlog. */
 static int
-mkfile(const char *path)
+tcp_listener(int *port)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	struct sockaddr_in a;
+	socklen_t len = sizeof a;
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), e;
 
-	if (fd < 0)
+	if (s < 0)
 		return -1;
-	if (write(fd, "x", 1) != 1) {
-		int e = errno;
-		close(fd);
-		errno = e ? e : EIO;
+	memset(&a, 0, sizeof a);
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(s, (struct sockaddr *)&a, sizeof a) < 0 || listen(s, 8) < 0 ||
+	    getsockname(s, (struct sockaddr *)&a, &len) < 0) {
+		e = errno;
+		close(s);
+		errno = e;
 		return -1;
 	}
-	return close(fd);
+	*port = ntohs(a.sin_port);
+	return s;
 }
 
 static int
@@ -107,23 +117,26 @@ probe_setup(struct probe_ctx *ctx, const char **what)
 		ctx->dir[0] = '\0';
 		return -1;
 	}
+	/* Empty files: a read of one is a read all the same (0 bytes), and
+	 * what is checked is whether the open is allowed. B/f's descriptor
+	 * comes from its creation, deliberately without O_CLOEXEC: the one
+	 * the boundary must close. */
 	if (join(ctx->a_dir, sizeof ctx->a_dir, ctx->dir, "A") < 0 ||
 	    join(ctx->b_dir, sizeof ctx->b_dir, ctx->dir, "B") < 0 ||
 	    join(ctx->a_file, sizeof ctx->a_file, ctx->a_dir, "f") < 0 ||
 	    join(ctx->b_file, sizeof ctx->b_file, ctx->b_dir, "f") < 0 ||
 	    mkdir(ctx->a_dir, 0755) < 0 || mkdir(ctx->b_dir, 0755) < 0 ||
-	    mkfile(ctx->a_file) < 0 || mkfile(ctx->b_file) < 0)
+	    mknod(ctx->a_file, S_IFREG | 0644, 0) < 0)
 		return -1;
-	/* Deliberately without O_CLOEXEC: the descriptor the boundary must close. */
 	*what = "inherited descriptor";
-	ctx->leak_fd = open(ctx->b_file, O_RDONLY | O_NOFOLLOW);
+	ctx->leak_fd = open(ctx->b_file, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
 	if (ctx->leak_fd < 0)
 		return -1;
 	*what = "loopback TCP listener";
-	ctx->tcp_allow_fd = listen_loopback(0, &ctx->tcp_allow);
+	ctx->tcp_allow_fd = tcp_listener(&ctx->tcp_allow);
 	if (ctx->tcp_allow_fd < 0)
 		return -1;
-	ctx->tcp_deny_fd = listen_loopback(0, &ctx->tcp_deny);
+	ctx->tcp_deny_fd = tcp_listener(&ctx->tcp_deny);
 	if (ctx->tcp_deny_fd < 0)
 		return -1;
 	*what = "abstract unix listener";
@@ -142,13 +155,11 @@ closefd(int *fd)
 	*fd = -1;
 }
 
-void
-probe_teardown(struct probe_ctx *ctx)
+/* The files, the directories and the inherited descriptor. */
+static void
+drop_files(struct probe_ctx *ctx)
 {
 	closefd(&ctx->leak_fd);
-	closefd(&ctx->tcp_allow_fd);
-	closefd(&ctx->tcp_deny_fd);
-	closefd(&ctx->abs_fd);
 	if (ctx->dir[0] == '\0')
 		return;
 	if (ctx->a_file[0])
@@ -161,6 +172,15 @@ probe_teardown(struct probe_ctx *ctx)
 		rmdir(ctx->b_dir);
 	rmdir(ctx->dir);
 	ctx->dir[0] = '\0';
+}
+
+void
+probe_teardown(struct probe_ctx *ctx)
+{
+	drop_files(ctx);
+	closefd(&ctx->tcp_allow_fd);
+	closefd(&ctx->tcp_deny_fd);
+	closefd(&ctx->abs_fd);
 }
 
 /*
@@ -276,21 +296,39 @@ start(struct kid *k, int vm)
 		close(p[0]);
 }
 
-/* Read every report until each pipe is at its end, or the deadline. */
+/* Does child c make an attempt with the file fixtures? */
+static int
+uses_files(int c)
+{
+	size_t i;
+
+	for (i = 0; i < probe_nchecks; i++)
+		if (probe_checks[i].child == c && (probe_checks[i].flags & PROBE_FILES))
+			return 1;
+	return 0;
+}
+
+/* Read every report until each pipe is at its end, or the deadline. With
+ * ctx->drop_files, the file fixtures go as soon as every child using them
+ * is at its end (a report pipe ends when its child does), while the others
+ * still run. */
 static void
-collect(struct kid *k, int n, long deadline)
+collect(struct probe_ctx *ctx, struct kid *k, int n, long deadline)
 {
 	struct pollfd pfd[MAXCHILDREN];
-	int c, open;
+	int c, open, files;
 
 	for (;;) {
 		long wait = deadline - clock_ms(CLOCK_MONOTONIC);
 
-		for (c = open = 0; c < n; c++) {
+		for (c = open = files = 0; c < n; c++) {
 			pfd[c].fd = k[c].fd;
 			pfd[c].events = POLLIN;
 			open += k[c].fd >= 0;
+			files += k[c].fd >= 0 && uses_files(c);
 		}
+		if (files == 0 && ctx->drop_files && ctx->dir[0] != '\0')
+			drop_files(ctx);
 		if (open == 0 || wait <= 0 || (poll(pfd, (nfds_t)n, (int)wait) < 0 && errno != EINTR))
 			return;
 		for (c = 0; c < n; c++) {
@@ -345,7 +383,7 @@ outcome(const struct kid *k, size_t slot, struct probe_outcome *o)
 }
 
 int
-probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
+probe_run(struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
     probe_child_fn *child)
 {
 	static struct probe_obs report[PROBE_MAX_CHECKS];	/* by child, then table order */
@@ -387,7 +425,7 @@ probe_run(const struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms
 	}
 	probe_prefault(report, sizeof report);
 	probe_prefault(out, probe_nchecks * sizeof *out);
-	collect(k, n, deadline);
+	collect(ctx, k, n, deadline);
 	for (c = 0; c < n; c++) {
 		if (k[c].pid < 0)
 			continue;

@@ -17,6 +17,20 @@
 #include "probe.h"
 #include "tap.h"
 
+/* The worded judgement, and the verdict probe decides by (probe_verdict)
+ * beside it: any difference is counted. */
+static int verdict_differs;
+
+static void
+judge(size_t i, const struct probe_outcome *oc, struct probe_result *res)
+{
+	struct probe_result v;
+
+	probe_judge(&probe_checks[i], &oc[i], &res[i]);
+	if (probe_verdict(&probe_checks[i], &oc[i], &v) != res[i].proven || v.above != res[i].above)
+		verdict_differs++;
+}
+
 static _Noreturn void
 bare_child(int child, const struct probe_ctx *ctx, int wfd)
 {
@@ -88,6 +102,7 @@ main(void)
 	struct probe_result res[PROBE_MAX_CHECKS];
 	struct probe_ctx ctx, gone;
 	const char *what;
+	char dir[sizeof ctx.dir];
 	size_t i;
 
 	diag("running as uid %d", (int)getuid());
@@ -95,7 +110,7 @@ main(void)
 	ok(probe_run(&ctx, oc, 5000, bare_child) == 0, "bare children ran");
 	for (i = 0; i < probe_nchecks; i++) {
 		is_int(oc[i].end, END_REPORTED, "%s: bare child reported", probe_checks[i].name);
-		probe_judge(&probe_checks[i], &oc[i], &res[i]);
+		judge(i, oc, res);
 		ok(!res[i].proven, "%s: unproven without the boundary (%s)", probe_checks[i].name,
 		    res[i].evidence);
 	}
@@ -103,14 +118,14 @@ main(void)
 
 	ok(probe_run(&ctx, oc, 5000, silent_child) == 0, "silent children ran");
 	for (i = 0; i < probe_nchecks; i++) {
-		probe_judge(&probe_checks[i], &oc[i], &res[i]);
+		judge(i, oc, res);
 		ok(oc[i].end == END_SHORT && !res[i].proven, "%s: no report: unproven (%s)",
 		    probe_checks[i].name, res[i].evidence);
 	}
 
 	ok(probe_run(&ctx, oc, 5000, crash_child) == 0, "children killed before reporting ran");
 	for (i = 0; i < probe_nchecks; i++) {
-		probe_judge(&probe_checks[i], &oc[i], &res[i]);
+		judge(i, oc, res);
 		ok(oc[i].end == END_SIGNALED && oc[i].detail == SIGKILL && !res[i].proven,
 		    "%s: its child was killed after the attempts: unproven (%s)",
 		    probe_checks[i].name, res[i].evidence);
@@ -118,7 +133,7 @@ main(void)
 
 	ok(probe_run(&ctx, oc, 5000, partial_child) == 0, "children with a short report ran");
 	for (i = 0; i < probe_nchecks; i++) {
-		probe_judge(&probe_checks[i], &oc[i], &res[i]);
+		judge(i, oc, res);
 		ok(oc[i].end == END_SHORT && !res[i].proven,
 		    "%s: its child's report is one byte short: unproven (%s)",
 		    probe_checks[i].name, res[i].evidence);
@@ -126,7 +141,7 @@ main(void)
 
 	ok(probe_run(&ctx, oc, 300, hung_child) == 0, "hung children ran");
 	for (i = 0; i < probe_nchecks; i++) {
-		probe_judge(&probe_checks[i], &oc[i], &res[i]);
+		judge(i, oc, res);
 		ok(oc[i].end == END_TIMEOUT && !res[i].proven, "%s: hang: killed, unproven (%s)",
 		    probe_checks[i].name, res[i].evidence);
 	}
@@ -149,7 +164,7 @@ main(void)
 	for (i = 0; i < probe_nchecks; i++) {
 		int first = probe_checks[i].child == probe_checks[0].child;
 
-		probe_judge(&probe_checks[i], &oc[i], &res[i]);
+		judge(i, oc, res);
 		if (first)
 			ok(!res[i].proven && strstr(res[i].evidence,
 			    "sandbox not applied: ENOENT: unable to open ") != NULL,
@@ -162,11 +177,24 @@ main(void)
 
 	ok(probe_run(&ctx, oc, 5000, probe_child) == 0, "sandboxed children ran");
 	for (i = 0; i < probe_nchecks; i++) {
-		probe_judge(&probe_checks[i], &oc[i], &res[i]);
+		judge(i, oc, res);
 		ok(res[i].proven, "%s: proven through the boundary (%s)", probe_checks[i].name,
 		    res[i].evidence);
 	}
+	/* As probe runs: the files go once the children using them ended,
+	 * the last child (egress) still running; every check still proven. */
+	snprintf(dir, sizeof dir, "%s", ctx.dir);
+	ctx.drop_files = 1;
+	ok(probe_run(&ctx, oc, 5000, probe_child) == 0, "sandboxed children ran, files dropped early");
+	for (i = 0; i < probe_nchecks; i++) {
+		judge(i, oc, res);
+		ok(res[i].proven, "%s: proven with the files dropped as their children ended (%s)",
+		    probe_checks[i].name, res[i].evidence);
+	}
+	ok(access(dir, F_OK) < 0 && errno == ENOENT && ctx.leak_fd < 0, "... the files, directories and descriptor are gone");
+	ok(ctx.tcp_deny_fd >= 0 && ctx.abs_fd >= 0, "... the listeners stay until the teardown");
 	probe_teardown(&ctx);
 	ok(access(ctx.a_dir, F_OK) < 0 && errno == ENOENT, "fixtures removed");
+	is_int(verdict_differs, 0, "probe_verdict gives probe_judge's verdict on every outcome here");
 	return done_testing();
 }

@@ -20,6 +20,29 @@ find(const char *name)
 	return -1;
 }
 
+/* probe_judge, and probe_verdict (what probe decides by) beside it: a
+ * verdict that differs from the worded judgement is counted. */
+static int mismatch, compared, verdicts[2];
+
+static int
+judge2(const struct probe_check *c, const struct probe_outcome *o, struct probe_result *res)
+{
+	struct probe_result v;
+	size_t i;
+	int r = probe_judge(c, o, res);
+
+	memset(&v, 0x5a, sizeof v);	/* whatever was there before */
+	if (probe_verdict(c, o, &v) != r || v.proven != res->proven || v.above != res->above ||
+	    v.natt != res->natt || v.evidence[0] != '\0')
+		mismatch++;
+	for (i = 0; i < (size_t)res->natt && i < PROBE_MAX_ATT; i++)
+		if (v.att[i].ok != res->att[i].ok)
+			mismatch++;
+	compared++;
+	verdicts[r != 0]++;
+	return r;
+}
+
 /* An outcome in which every attempt of check c saw what it wants. */
 static void
 good(const struct probe_check *c, struct probe_outcome *o)
@@ -50,7 +73,7 @@ all_good(struct probe_result *res)
 
 	for (i = 0; i < probe_nchecks; i++) {
 		good(&probe_checks[i], &o);
-		probe_judge(&probe_checks[i], &o, &res[i]);
+		judge2(&probe_checks[i], &o, &res[i]);
 	}
 }
 
@@ -76,77 +99,81 @@ main(void)
 		if (probe_checks[i].tier < probe_checks[i - 1].tier)
 			break;
 	ok(i == probe_nchecks, "table in tier order");
+	for (i = 0; i < probe_nchecks; i++)
+		if ((probe_checks[i].flags & PROBE_ABOVE) && (probe_checks[i].flags & PROBE_FILES))
+			break;
+	ok(i == probe_nchecks, "no check made again outside (PROBE_ABOVE) uses the files, dropped by then");
 	fs = &probe_checks[ifs];
 	privs = &probe_checks[iprivs];
 
 	good(fs, &o);
-	is_int(probe_judge(fs, &o, &r), 1, "fs: B denied EACCES and A allowed is proven");
+	is_int(judge2(fs, &o, &r), 1, "fs: B denied EACCES and A allowed is proven");
 	is_str(r.evidence, "read unread sibling B/f: EACCES; read granted A/f: ok", "fs evidence names the errno");
 	is_int(r.natt, 2, "two attempts judged");
 	is_str(r.att[0].want, "EACCES", "want EACCES");
 
 	o.obs.got[0] = 0;
-	is_int(probe_judge(fs, &o, &r), 0, "fs: both allowed is unproven");
+	is_int(judge2(fs, &o, &r), 0, "fs: both allowed is unproven");
 	ok(strstr(r.evidence, "read unread sibling B/f: ok (want EACCES)") != NULL, "evidence shows got and want");
 	good(fs, &o);
 	o.obs.got[1] = EACCES;
-	is_int(probe_judge(fs, &o, &r), 0, "fs: both denied is unproven");
+	is_int(judge2(fs, &o, &r), 0, "fs: both denied is unproven");
 	good(fs, &o);
 	o.obs.got[0] = ENOENT;
-	is_int(probe_judge(fs, &o, &r), 0, "fs: B missing (ENOENT) is not a denial");
+	is_int(judge2(fs, &o, &r), 0, "fs: B missing (ENOENT) is not a denial");
 	good(fs, &o);
 	o.obs.got[0] = -5;
-	is_int(probe_judge(fs, &o, &r), 0, "fs: a negative errno is unproven");
+	is_int(judge2(fs, &o, &r), 0, "fs: a negative errno is unproven");
 	ok(strstr(r.evidence, "bad errno -5") != NULL, "and says so");
 
 	good(fs, &o);
 	o.end = END_TIMEOUT;
-	is_int(probe_judge(fs, &o, &r), 0, "timeout is unproven");
+	is_int(judge2(fs, &o, &r), 0, "timeout is unproven");
 	is_str(r.evidence, "child timed out", "timeout evidence");
 	o.end = END_SIGNALED; o.detail = 9;
-	is_int(probe_judge(fs, &o, &r), 0, "crash is unproven");
+	is_int(judge2(fs, &o, &r), 0, "crash is unproven");
 	is_str(r.evidence, "child killed by signal 9", "signal evidence");
 	o.end = END_EXITED; o.detail = 3;
-	is_int(probe_judge(fs, &o, &r), 0, "non-zero exit is unproven");
+	is_int(judge2(fs, &o, &r), 0, "non-zero exit is unproven");
 	o.end = END_SHORT; o.detail = 10;
-	is_int(probe_judge(fs, &o, &r), 0, "short report is unproven");
+	is_int(judge2(fs, &o, &r), 0, "short report is unproven");
 	o.end = END_NOSTART; o.detail = EAGAIN;
-	is_int(probe_judge(fs, &o, &r), 0, "no child is unproven");
+	is_int(judge2(fs, &o, &r), 0, "no child is unproven");
 	is_str(r.evidence, "child not started: EAGAIN", "fork failure evidence");
 	o.end = (enum probe_end)99;
-	is_int(probe_judge(fs, &o, &r), 0, "unknown end is unproven");
+	is_int(judge2(fs, &o, &r), 0, "unknown end is unproven");
 
 	good(fs, &o);
 	o.obs.magic = 0;
-	is_int(probe_judge(fs, &o, &r), 0, "bad magic is unproven");
+	is_int(judge2(fs, &o, &r), 0, "bad magic is unproven");
 	good(fs, &o);
 	o.obs.n = 1;
-	is_int(probe_judge(fs, &o, &r), 0, "too few attempts is unproven");
+	is_int(judge2(fs, &o, &r), 0, "too few attempts is unproven");
 	good(fs, &o);
 	o.obs.n = PROBE_MAX_ATT + 1;
-	is_int(probe_judge(fs, &o, &r), 0, "too many attempts is unproven");
+	is_int(judge2(fs, &o, &r), 0, "too many attempts is unproven");
 	good(fs, &o);
 	o.obs.apply_err = ENOSYS;
 	snprintf(o.obs.why, sizeof o.obs.why, "Landlock is not available");
-	is_int(probe_judge(fs, &o, &r), 0, "sandbox refused is unproven");
+	is_int(judge2(fs, &o, &r), 0, "sandbox refused is unproven");
 	is_str(r.evidence, "sandbox not applied: ENOSYS: Landlock is not available", "refusal evidence carries the reason");
 	memset(o.obs.why, 'x', sizeof o.obs.why);
-	probe_judge(fs, &o, &r);
+	judge2(fs, &o, &r);
 	is_str(r.evidence, "sandbox not applied: ENOSYS", "an unterminated reason is dropped");
 
 	/* privs: the bounding set only has to be empty when it could be emptied */
 	good(privs, &o);
 	o.obs.got[0] = 0;
 	o.obs.got[privs->natt - 1] = 41;
-	is_int(probe_judge(privs, &o, &r), 1, "no CAP_SETPCAP: a full bounding set is accepted (no_new_privs)");
+	is_int(judge2(privs, &o, &r), 1, "no CAP_SETPCAP: a full bounding set is accepted (no_new_privs)");
 	o.obs.got[0] = 1;
-	is_int(probe_judge(privs, &o, &r), 0, "with CAP_SETPCAP the bounding set must be empty");
+	is_int(judge2(privs, &o, &r), 0, "with CAP_SETPCAP the bounding set must be empty");
 	good(privs, &o);
 	o.obs.got[1] = 0;
-	is_int(probe_judge(privs, &o, &r), 0, "no_new_privs unset is unproven");
+	is_int(judge2(privs, &o, &r), 0, "no_new_privs unset is unproven");
 	good(privs, &o);
 	o.obs.got[2] = 1LL << 21;
-	is_int(probe_judge(privs, &o, &r), 0, "an effective capability is unproven");
+	is_int(judge2(privs, &o, &r), 0, "an effective capability is unproven");
 
 	/* closed from above (a container's seccomp profile refuses the control) */
 	{
@@ -160,43 +187,43 @@ main(void)
 		is_int(probe_control_refused(mg, &o), 0, "all good: no control refused");
 		o.obs.got[1] = EPERM;
 		is_int(probe_control_refused(mg, &o), EPERM, "the control refused with EPERM: EPERM");
-		is_int(probe_judge(mg, &o, &r), 0, "not run outside: unproven");
+		is_int(judge2(mg, &o, &r), 0, "not run outside: unproven");
 		ok(strstr(r.evidence, "; not closed from above: the attempts could not be made outside the boundary") != NULL, "and says so");
 		o.above.ran = 1;
 		o.above.seccomp = 2;
 		o.above.filters = 1;
 		o.above.obs = o.obs;
-		is_int(probe_judge(mg, &o, &r), 1, "attack and control refused outside too, under seccomp: closed");
+		is_int(judge2(mg, &o, &r), 1, "attack and control refused outside too, under seccomp: closed");
 		is_int(r.above, 1, "closed from above");
 		is_str(r.evidence, "closed from above: the caller's seccomp filter (Seccomp: 2, Seccomp_filters: 1) refuses them outside the boundary too: "
 		    "migrate_pages(parent, node 0 to none): EPERM; migrate_pages(0, node 0 to none): EPERM; "
 		    "inside: migrate_pages(parent, node 0 to none): EPERM; migrate_pages(0, node 0 to none): EPERM (want anything but EPERM)",
 		    "the evidence: the seccomp mode, outside, inside");
 		o.above.seccomp = 0;
-		is_int(probe_judge(mg, &o, &r), 0, "no seccomp filter above: unproven");
+		is_int(judge2(mg, &o, &r), 0, "no seccomp filter above: unproven");
 		ok(strstr(r.evidence, "the caller is under no seccomp filter (Seccomp: 0)") != NULL, "and says so");
 		o.above.seccomp = 2;
 		o.above.obs.got[0] = 0;
-		is_int(probe_judge(mg, &o, &r), 0, "the attack gets through outside (only the control refused): unproven");
+		is_int(judge2(mg, &o, &r), 0, "the attack gets through outside (only the control refused): unproven");
 		is_int(r.above, 0, "not closed");
 		ok(strstr(r.evidence, "not closed from above: outside the boundary migrate_pages(parent, node 0 to none): ok (want EPERM, as the control)") != NULL, "and says so");
 		o.above.obs.got[0] = ENOSYS;
-		is_int(probe_judge(mg, &o, &r), 0, "refused outside another way: unproven");
+		is_int(judge2(mg, &o, &r), 0, "refused outside another way: unproven");
 		o.above.obs.got[0] = EPERM;
 		o.above.obs.n = 1;
-		is_int(probe_judge(mg, &o, &r), 0, "a short outside report: unproven");
+		is_int(judge2(mg, &o, &r), 0, "a short outside report: unproven");
 		o.above.obs.n = mg->natt;
 		o.above.obs.magic = 0;
-		is_int(probe_judge(mg, &o, &r), 0, "a malformed outside report: unproven");
+		is_int(judge2(mg, &o, &r), 0, "a malformed outside report: unproven");
 		o.above.obs.magic = PROBE_OBS_MAGIC;
 		o.obs.got[0] = 0;
 		is_int(probe_control_refused(mg, &o), 0, "the attack got through inside: never closed from above");
-		is_int(probe_judge(mg, &o, &r), 0, "... unproven");
+		is_int(judge2(mg, &o, &r), 0, "... unproven");
 		good(fsx, &o);
 		o.obs.got[1] = EACCES;
 		o.above = (struct probe_above){ 1, 2, 1, o.obs };
 		is_int(probe_control_refused(fsx, &o), 0, "fs: its control is never judged from above");
-		is_int(probe_judge(fsx, &o, &r), 0, "fs with its control refused: unproven");
+		is_int(judge2(fsx, &o, &r), 0, "fs with its control refused: unproven");
 
 		probe_seccomp_parse(st, strlen(st), &mode, &filt);
 		ok(mode == 2 && filt == 3, "Seccomp and Seccomp_filters read");
@@ -290,5 +317,8 @@ main(void)
 		c = json_pointer(out, tok, k, 0, "/checks/4/result");
 		ok(c > 0 && json_eq(out, &tok[c], itcp == 4 ? "unproven" : "proven"), "json result");
 	}
+	is_int(mismatch, 0, "probe_verdict agrees with probe_judge on every outcome above (%d, %d proven, %d not)",
+	    compared, verdicts[1], verdicts[0]);
+	ok(verdicts[0] > 20 && verdicts[1] > 20, "... both verdicts among them");
 	return done_testing();
 }

@@ -189,7 +189,7 @@ fd_path(int fd, char *out, size_t n)
 static void
 write_gitconfig(const struct hs_opts *o, int homefd)
 {
-	char name[GITCFG_VALUE_MAX] = "", email[GITCFG_VALUE_MAX] = "", path[PATH_MAX], out[1024], *buf;
+	char name[GITCFG_VALUE_MAX] = "", email[GITCFG_VALUE_MAX] = "", out[1024], *buf;
 	const char *home = env_get(o->envp, "HOME"), *xdg = env_get(o->envp, "XDG_CONFIG_HOME");
 	const char *files[2] = { NULL, NULL };
 	char p0[PATH_MAX], p1[PATH_MAX];
@@ -210,7 +210,6 @@ write_gitconfig(const struct hs_opts *o, int homefd)
 			msg_warn("%s: malformed, user.name/user.email not copied from it", files[i]);
 		free(buf);
 	}
-	(void)path;
 	n = gitcfg_format(name, email, out, sizeof out);
 	if (n < 0)
 		return;

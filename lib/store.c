@@ -372,14 +372,25 @@ proc_starttime(int64_t pid, uint64_t *out)
 int
 store_read_attempt(int afd, const char *id, struct attempt *a)
 {
-	char *buf;
-	size_t len;
-	int r;
+	/* on the stack, not file_read_bounded's heap: a record is small,
+	 * and each heap buffer was an mmap and a munmap (musl) */
+	char buf[STORE_RECORD_MAX + 1];
+	struct stat st;
+	ssize_t n;
+	int fd, r, e;
 
-	if (file_read_bounded(afd, id, STORE_RECORD_MAX, &buf, &len) < 0)
+	fd = openat(afd, id, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
 		return -1;
-	r = attempt_parse(buf, len, a);
-	free(buf);
+	if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && (errno = EINVAL)) ||
+	    (n = fd_read_bounded(fd, buf, STORE_RECORD_MAX)) < 0) {
+		e = errno;
+		close(fd);
+		return errno = e, -1;
+	}
+	close(fd);
+	buf[n] = '\0';
+	r = attempt_parse(buf, (size_t)n, a);
 	if (r < 0 || strcmp(a->id, id) != 0)
 		return errno = EINVAL, -1;
 	return 0;

@@ -203,6 +203,13 @@ int
 plan_load(const struct runopts *o, char *const envp[], struct policy *pol, struct plan *pl,
     int quiet_warnings)
 {
+	return plan_load_early(o, envp, pol, pl, quiet_warnings, NULL, NULL);
+}
+
+int
+plan_load_early(const struct runopts *o, char *const envp[], struct policy *pol, struct plan *pl,
+    int quiet_warnings, int (*early)(struct plan *, void *), void *arg)
+{
 	char why[PATH_MAX * 3 + 256], hint[256], warn[4096], *l, *e;
 	struct polsrc src;
 
@@ -217,6 +224,16 @@ plan_load(const struct runopts *o, char *const envp[], struct policy *pol, struc
 	pl->gate_fd = 4;	/* likewise */
 	pl->allow_osc = o->allow_osc;
 	pl->nallow_osc = o->nallow_osc;
+	if (early) {
+		/* plan_resolve keeps this step directory */
+		pl->pol = pol;
+		if (resolve_stepdir(pl->stepdir, sizeof pl->stepdir) < 0) {
+			msg_fatal("cannot find the step programs (/proc/self/exe): %s", strerror(errno));
+			return -1;
+		}
+		if (early(pl, arg) < 0)
+			return -1;
+	}
 	if (plan_resolve(pl, pol, envp, o->cmd, why, sizeof why, hint, sizeof hint, warn, sizeof warn) < 0) {
 		/* an untrusted policy is refused as such, whatever else it asks */
 		if (trustpol_check(&src, pl) < 0)

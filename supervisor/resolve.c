@@ -348,7 +348,7 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	pl->pol = pol;
 	pl->cmd = cmd;
 
-	if (resolve_stepdir(pl->stepdir, sizeof pl->stepdir) < 0)
+	if (!pl->stepdir[0] && resolve_stepdir(pl->stepdir, sizeof pl->stepdir) < 0)
 		return msg_say(why, whyn, "cannot find the step programs (/proc/self/exe): %s", strerror(errno));
 
 	/* the real home: what must stay unreachable */

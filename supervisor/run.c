@@ -320,21 +320,29 @@ link_fullsetup(const struct plan *pl, const char *dir)
 	return r;
 }
 
-static const char *const steps_needed[] = { "probe", "session-store", "home-stage", "git-stage", "keeper", "env-filter", "confine", "runfiles", NULL };
+static const char *const steps_needed[] = { "session-store", "home-stage", "git-stage", "keeper", "env-filter", "confine", "runfiles", NULL };
 
 static int
-check_steps(const struct plan *pl)
+check_step(const struct plan *pl, const char *name)
 {
 	char path[PATH_MAX + 32];
 
-	for (size_t i = 0; steps_needed[i]; i++) {
-		snprintf(path, sizeof path, "%s/%s", pl->stepdir, steps_needed[i]);
-		if (access(path, X_OK) < 0) {
-			msg_fatal_sys("step program %s", path);
-			msg_hint("build the toolkit (make) or reinstall corral: its steps live in %s", pl->stepdir);
-			return -1;
-		}
+	snprintf(path, sizeof path, "%s/%s", pl->stepdir, name);
+	if (access(path, X_OK) < 0) {
+		msg_fatal_sys("step program %s", path);
+		msg_hint("build the toolkit (make) or reinstall corral: its steps live in %s", pl->stepdir);
+		return -1;
 	}
+	return 0;
+}
+
+/* probe's is checked before it starts (prove_early) */
+static int
+check_steps(const struct plan *pl)
+{
+	for (size_t i = 0; steps_needed[i]; i++)
+		if (check_step(pl, steps_needed[i]) < 0)
+			return -1;
 	return 0;
 }
 
@@ -355,6 +363,21 @@ prove_start(struct runstate *s)
 	if (r < 0)
 		return msg_fatal_sys("unable to run probe"), -1;
 	return 0;
+}
+
+/* plan_load_early's hook: the proof needs only the policy (its tier) and
+ * the step directory, so probe starts before the paths are resolved, and
+ * runs beside the rest of the plan. A plan refused after it waits for it
+ * (spawned_drop). */
+static int
+prove_early(struct plan *pl, void *arg)
+{
+	struct runstate *s = arg;
+
+	(void)pl;	/* s->pl */
+	if (check_step(&s->pl, "probe") < 0)
+		return -1;
+	return prove_start(s);
 }
 
 static int
@@ -749,15 +772,17 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	s.fin_go = -1;
 	signals_install();
 	policy_init(&s.pol);
-	if (plan_load(o, envp, &s.pol, &s.pl, 1) < 0 || check_steps(&s.pl) < 0)
-		return EXIT_CHAIN_FAIL;
 	if ((s.senv = step_env(envp, &s.senv_store)) == NULL)
 		return msg_fatal("out of memory"), EXIT_CHAIN_FAIL;
 	/* orphans of a keeper that was killed come back to us (wait.c) */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-
-	if (prove_start(&s) < 0)
+	/* the proof starts from the plan's load, once the policy is in
+	 * (prove_early); a plan refused then waits for it */
+	if (plan_load_early(o, envp, &s.pol, &s.pl, 1, prove_early, &s) < 0 ||
+	    check_steps(&s.pl) < 0) {
+		spawned_drop(&s.probe);
 		return EXIT_CHAIN_FAIL;
+	}
 	if (run_open(&s) < 0) {
 		drop_started(&s);
 		gitstep_discard(&s.pl, s.senv);

@@ -799,7 +799,8 @@ int
 policy_parse(const char *buf, size_t len, struct policy *p, struct json_err *err)
 {
 	struct pctx c = { .js = buf, .err = err };
-	jsmntok_t *t;
+	jsmntok_t small[512], *t;
+	unsigned ntok;
 	int n, r;
 
 	memset(err, 0, sizeof *err);
@@ -807,22 +808,31 @@ policy_parse(const char *buf, size_t len, struct policy *p, struct json_err *err
 		snprintf(err->msg, sizeof err->msg, "larger than %d bytes", POLICY_MAX_LEN);
 		return -1;
 	}
-	t = malloc(POLICY_MAX_TOKENS * sizeof *t);
+	/* each token starts at a byte of its own (a bracket, a string's
+	 * first byte or closing quote, a primitive's first byte), so len + 1
+	 * tokens hold any document of len bytes: the embedded policy (458
+	 * bytes) parses in tokens on the stack, a larger one in len + 1 from
+	 * the heap, not the 320 KB of POLICY_MAX_TOKENS mapped and unmapped
+	 * each parse; "more than POLICY_MAX_TOKENS" as before */
+	ntok = len < POLICY_MAX_TOKENS ? (unsigned)len + 1 : POLICY_MAX_TOKENS;
+	t = ntok <= sizeof small / sizeof small[0] ? small : malloc(ntok * sizeof *t);
 	if (t == NULL) {
 		snprintf(err->msg, sizeof err->msg, "out of memory");
 		return -1;
 	}
-	n = json_parse(buf, len, t, POLICY_MAX_TOKENS);
+	n = json_parse(buf, len, t, ntok);
 	if (n < 0) {
 		r = errno;
 		if (r == ENOMEM) {
-			free(t);
+			if (t != small)
+				free(t);
 			snprintf(err->msg, sizeof err->msg, "more than %d JSON tokens", POLICY_MAX_TOKENS);
 			return -1;
 		}
 		if (r == ELOOP) {
 			/* said before jsmn runs: its cost grows with the square of the depth */
-			free(t);
+			if (t != small)
+				free(t);
 			snprintf(err->msg, sizeof err->msg, "nested deeper than %d levels", JSON_MAX_DEPTH);
 			return -1;
 		}
@@ -830,20 +840,22 @@ policy_parse(const char *buf, size_t len, struct policy *p, struct json_err *err
 		jsmn_parser jp;
 		jsmn_init(&jp);
 		c.t = t;
-		if (jsmn_parse(&jp, buf, len, t, POLICY_MAX_TOKENS) < 0) {
+		if (jsmn_parse(&jp, buf, len, t, ntok) < 0) {
 			jsmntok_t at = { .type = JSMN_PRIMITIVE, .start = (int)jp.pos };
 			c.t = &at;
 			fail(&c, 0, "not valid JSON");
 		} else {
 			snprintf(err->msg, sizeof err->msg, "not valid JSON (a bad literal, number, escape or trailing text)");
 		}
-		free(t);
+		if (t != small)
+			free(t);
 		return -1;
 	}
 	c.t = t;
 	c.n = n;
 	r = walk(&c, 0, "the policy", top_keys, top_member, p);
-	free(t);
+	if (t != small)
+		free(t);
 	return r;
 }
 

@@ -526,6 +526,13 @@ u8len(const unsigned char *s, size_t n)
 	return l;
 }
 
+/* ASCII that JSON takes as it is */
+static int
+plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 /* The one JSON quoter: s[0..n) quoted into out (NULL: only counted),
  * invalid UTF-8 as U+FFFD, so that any bytes make valid JSON. Its length. */
 static size_t
@@ -540,7 +547,13 @@ quote(const char *s, size_t n, char *out)
 	PUT("\"", 1);
 	for (; i < n; i += l) {
 		unsigned char c = p[i];
-		if ((l = u8len(p + i, n - i)) == 0) {
+		if (plain(c)) {
+			/* a run of ASCII that stands for itself: one copy (paths,
+			 * names: nearly everything the audit log holds) */
+			for (l = 1; i + l < n && plain(p[i + l]); l++)
+				;
+			PUT(s + i, l);
+		} else if ((l = u8len(p + i, n - i)) == 0) {
 			PUT("\xef\xbf\xbd", 3);
 			l = 1;
 		} else if (l > 1 || (c >= 0x20 && c != '"' && c != '\\')) {

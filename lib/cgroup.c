@@ -556,9 +556,9 @@ cg_reap_stale(void)
 				continue;
 			}
 			kill_dir(fd, k == CG_V2);
-			/* corral runs this beside its bookkeeping, before the
-			 * agent: no waiting for the killed to leave; a cgroup
-			 * still busy with them goes at the next run */
+			/* corral runs this beside the agent: no waiting for
+			 * the killed to leave; a cgroup still busy with them
+			 * goes at the next run */
 			if (rmdir(path) == 0)
 				n++;
 			close(fd);

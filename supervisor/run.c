@@ -418,8 +418,8 @@ prove_collect(struct runstate *s)
  * override). corral chooses the attempt id; home-stage create --begin
  * records it and reaps the leftovers of a killed corral under the store's
  * lock (a live attempt, ours included, is never reaped), then stages the
- * home, while corral ends what a killed corral left running in its
- * cgroups. A create that fails has ended the attempt it recorded. */
+ * home (what a killed corral left running in its cgroups ends once the
+ * agent runs). A create that fails has ended the attempt it recorded. */
 /* The files that run code in root, before the agent starts: runfiles
  * snapshot, beside what follows; kept before the chain (runfiles.c). */
 static void
@@ -466,8 +466,6 @@ run_open(struct runstate *s)
 	 * run ends before the chain */
 	if (gitstep_start(&s->pl, s->senv, &s->gitc) < 0)
 		return -1;
-	/* what a keeper that was killed left running ends, while they run */
-	(void)cg_reap_stale();
 	return 0;
 }
 
@@ -822,6 +820,11 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	if (pending_sig)
 		return interrupted(&s);
 	chain_go(&s);
+	/* what a keeper that was killed left running ends, while the agent
+	 * runs, not beside probe, create and the snapshot, which keep both
+	 * CPUs busy (a keeper's cgroup is locked, its pid alive, from its
+	 * making on) */
+	(void)cg_reap_stale();
 	/* worktree: git-stage finish execs, loads its state, forks and
 	 * narrows while the agent runs (nothing it lists is the agent's); it
 	 * reads nothing the agent wrote before its go byte (below). In-place

@@ -267,20 +267,20 @@ write_nosignin(const struct plan *pl)
 		return -1;
 	{
 		/* the same document every time: rewrite only when it is
-		 * missing or differs */
-		char *old;
-		size_t len;
+		 * missing or differs; read on the stack and judged by the
+		 * descriptor read (no buffer mapped, no second lookup) */
+		char old[sizeof doc + 1], why[128];
 		struct stat st;
-		if (file_read_bounded(fd, name, sizeof doc, &old, &len) == 0) {
-			char why[128];
-			int same = len == (size_t)n && memcmp(old, doc, len) == 0 &&
-			    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    private_check(&st, why, sizeof why) == 0;
-			free(old);
-			if (same) {
-				close(fd);
-				return 0;
-			}
+		ssize_t got = -1;
+		int ofd = openat(fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+		if (ofd >= 0) {
+			if (fstat(ofd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == n)
+				got = fd_read_bounded(ofd, old, sizeof old);
+			close(ofd);
+		}
+		if (got == n && memcmp(old, doc, (size_t)n) == 0 && private_check(&st, why, sizeof why) == 0) {
+			close(fd);
+			return 0;
 		}
 	}
 	/* made again from the plan whenever it is missing: not fsynced */
@@ -479,7 +479,8 @@ run_stage(struct runstate *s)
 	s->create.pid = -1;
 	if (ws < 0)
 		return msg_fatal_sys("unable to run home-stage create"), -1;
-	if (audit_open(&s->au, s->pl.store, s->attempt) < 0)
+	/* opened while create ran, unless the store was not there yet */
+	if (s->au.fd < 0 && audit_open(&s->au, s->pl.store, s->attempt) < 0)
 		msg_warn_sys("unable to open the audit log in %s/audit", s->pl.store);
 	if (wait_code(ws) == 0)
 		s->have_attempt = 1;	/* recorded: ended by close_attempt */
@@ -790,6 +791,9 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	 * confine's broker names its child there during its set-up; its
 	 * round trip to the kernel's audit runs while create does */
 	(void)denials_open(&s.den);
+	/* the audit log too, not after create (on the path to the chain):
+	 * its store exists but on a first run (then run_stage opens it) */
+	(void)audit_open(&s.au, s.pl.store, s.attempt);
 	/* a signal meanwhile: after create, so that its tree is removed */
 	r = run_stage(&s);
 	if (r == 0)

@@ -62,8 +62,10 @@ outside(const struct probe_ctx *ctx, const int *need, int wfd, pid_t parent)
 		ob[i].magic = PROBE_OBS_MAGIC;
 		ob[i].apply_err = need[i] ? 0 : EALREADY;
 	}
-	for (c = 0; c < probe_nchildren; c++)
-		probe_attempts(c, ctx, wfd, -1, ob);
+	for (c = 0; c < probe_nchildren; c++) {
+		probe_attempts(c, 0, ctx, wfd, -1, ob);
+		probe_attempts(c, 1, ctx, wfd, -1, ob);
+	}
 	_exit(fd_write_all(wfd, ob, probe_nchecks * sizeof ob[0]) == 0 ? 0 : 1);
 }
 

@@ -19,8 +19,9 @@ void contain_movepages(const struct probe_ctx *ctx, struct probe_obs *ob);
 void contain_madvise(const struct probe_ctx *ctx, struct probe_obs *ob);
 void contain_families(const struct probe_ctx *ctx, struct probe_obs *ob);
 void contain_proc(const struct probe_ctx *ctx, struct probe_obs *ob);
-/* Last of its child's attempts: in a bare run (tests) the unshare succeeds
- * and the child is in a new user namespace from then on. */
+/* Last of its child's attempts under the first boundary: in a bare run
+ * (tests) the unshare succeeds and the child is in a new user namespace
+ * from then on. */
 void contain_userns(const struct probe_ctx *ctx, struct probe_obs *ob);
 
 #endif

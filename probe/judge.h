@@ -91,7 +91,7 @@ struct probe_check {
 	const char *hint;		/* one line: what to do when it is not */
 	int natt;
 	struct probe_attempt att[PROBE_MAX_ATT];
-	unsigned flags;			/* PROBE_OWN_MM, PROBE_ABOVE, PROBE_FILES */
+	unsigned flags;			/* PROBE_OWN_MM, PROBE_ABOVE, PROBE_FILES, ... */
 	int child;			/* which child makes the attempts: 0 .. */
 };
 
@@ -105,6 +105,13 @@ struct probe_check {
  * which probe removes once every child with such a check ended; never with
  * PROBE_ABOVE (those attempts are made again after the children). */
 #define PROBE_FILES 4u
+/* Its policy is applied on top of the boundary of the other checks of its
+ * child, after their attempts (a policy theirs contradicts); none of its
+ * attempts may be denied by theirs. */
+#define PROBE_STACKED 8u
+/* Its attempts need only the outside listener (probe_setup_first): its
+ * child starts before the rest of the fixtures are made. */
+#define PROBE_EARLY 16u
 
 struct probe_att_result {
 	char got[32];			/* "EACCES", "ok", "0", "errno 200" */

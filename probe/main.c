@@ -114,21 +114,28 @@ main(int argc, char **argv)
 		return EXIT_USAGE;
 	if (rc > 0)	/* --help, --version */
 		return msg_stdout_done() == 0 ? 0 : EXIT_USAGE;
-	if (probe_setup(&ctx, &what) < 0) {
-		msg_fatal_sys("unable to set up the %s%s%s", what,
-		    ctx.dir[0] ? " in " : "", ctx.dir);
+	if (probe_setup_first(&ctx, &what) < 0) {
+		msg_fatal_sys("unable to set up the %s", what);
 		probe_teardown(&ctx);
 		return EXIT_USAGE;
 	}
-	ctx.drop_files = 1;	/* gone while the last child still runs */
+	/* The egress child starts before the rest of the fixtures are made,
+	 * and they go while it still runs: it is the longest. */
+	ctx.setup_rest = 1;
+	ctx.drop_files = 1;
 	rc = probe_run(&ctx, oc, TIMEOUT_MS, probe_child);
 	if (rc == 0)
 		probe_above(&ctx, oc, TIMEOUT_MS);
-	probe_teardown(&ctx);
 	if (rc < 0) {
-		msg_fatal_sys("unable to run the checks");
+		if (ctx.what != NULL)
+			msg_fatal_sys("unable to set up the %s%s%s", ctx.what,
+			    ctx.dir[0] ? " in " : "", ctx.dir);
+		else
+			msg_fatal_sys("unable to run the checks");
+		probe_teardown(&ctx);
 		return EXIT_USAGE;
 	}
+	probe_teardown(&ctx);
 	/* The verdicts; their words only where they are shown (the verbose
 	 * and JSON reports, a refusal): the default line and --quiet need
 	 * none, and some 240 formatted strings cost ~50 us. */

@@ -94,14 +94,25 @@ join(char *out, size_t n, const char *a, const char *b)
 }
 
 int
-probe_setup(struct probe_ctx *ctx, const char **what)
+probe_setup_first(struct probe_ctx *ctx, const char **what)
+{
+	memset(ctx, 0, sizeof *ctx);
+	ctx->leak_fd = ctx->tcp_allow_fd = ctx->tcp_deny_fd = ctx->abs_fd = -1;
+	ctx->parent = getpid();
+	*what = "loopback TCP listener";
+	ctx->tcp_deny_fd = tcp_listener(&ctx->tcp_deny);
+	if (ctx->tcp_deny_fd < 0)
+		return -1;
+	*what = NULL;
+	return 0;
+}
+
+int
+probe_setup_rest(struct probe_ctx *ctx, const char **what)
 {
 	const char *tmp = getenv("TMPDIR");
 	struct stat st;
 
-	memset(ctx, 0, sizeof *ctx);
-	ctx->leak_fd = ctx->tcp_allow_fd = ctx->tcp_deny_fd = ctx->abs_fd = -1;
-	ctx->parent = getpid();
 	/* $TMPDIR when set; else /dev/shm, a tmpfs where creating and
 	 * removing the fixtures costs a fraction of a disk filesystem's. */
 	if (tmp == NULL || tmp[0] != '/')
@@ -136,15 +147,20 @@ probe_setup(struct probe_ctx *ctx, const char **what)
 	ctx->tcp_allow_fd = tcp_listener(&ctx->tcp_allow);
 	if (ctx->tcp_allow_fd < 0)
 		return -1;
-	ctx->tcp_deny_fd = tcp_listener(&ctx->tcp_deny);
-	if (ctx->tcp_deny_fd < 0)
-		return -1;
 	*what = "abstract unix listener";
 	ctx->abs_fd = abstract_listener(ctx);
 	if (ctx->abs_fd < 0)
 		return -1;
 	*what = NULL;
 	return 0;
+}
+
+int
+probe_setup(struct probe_ctx *ctx, const char **what)
+{
+	if (probe_setup_first(ctx, what) < 0)
+		return -1;
+	return probe_setup_rest(ctx, what);
 }
 
 static void
@@ -184,27 +200,27 @@ probe_teardown(struct probe_ctx *ctx)
 }
 
 /*
- * Speed. On a virtual machine a new address space is the dearest thing a
- * process can ask for: fork(2) costs some 0.4-1.4 ms here (page tables
- * made, and every page written after it copied), clone(CLONE_VM) a
- * twentieth of that. So the children holding a check that needs an
- * address space of its own (PROBE_OWN_MM: the /proc checks, and egress,
- * whose sandbox forks its broker) are forks, made first; then the first
- * child without such a check shares this process's memory and runs while
- * this process only waits in poll(2): its credentials, seccomp filter,
- * Landlock domain, descriptor table and limits are its own, which is all
- * the sandbox touches, but errno and memory are shared, hence one such
- * child at a time. They all run at once, on as many CPUs as there are.
- * Each dies with this process (PR_SET_PDEATHSIG); one still silent at the
- * deadline is killed.
+ * Speed. On two CPUs the proof is bound by its CPU time, and each child is
+ * a process made and ended (a fork of probe costs some 40-50 us here, and
+ * every page it then writes a fault of 1-2 us), so there are as few as the
+ * policies allow: two today (checks.c). A child holding a check that needs
+ * an address space of its own (PROBE_OWN_MM: the /proc checks, and egress,
+ * whose sandbox forks its broker) is a fork, made first; a child without
+ * one would share this process's memory (clone(CLONE_VM), cheaper still)
+ * and run while this process only waits in poll(2): its credentials,
+ * seccomp filter, Landlock domain, descriptor table and limits are its own,
+ * which is all the sandbox touches, but errno and memory are shared, hence
+ * one such child at a time. Both children hold such a check today. They
+ * all run at once, on as many CPUs as there are. Each dies with this
+ * process (PR_SET_PDEATHSIG); one still silent at the deadline is killed.
  */
 /* STACK_USED: what the sharing child's stack is populated with before it
- * starts; it uses some 25 KB (25,048 bytes measured, child 0 of checks.c),
- * and a page beyond is faulted in as any other. */
+ * starts; one used some 25 KB (25,048 bytes measured, when the first child
+ * of checks.c shared memory), and a page beyond is faulted in as any
+ * other. */
 enum { MAXCHILDREN = 4, EXIT_ORPHAN = 122, STACK = 256 * 1024, STACK_USED = 32 * 1024 };
 /* The sharing child's stack, which this process never touches: a fork's
- * copy of a used page costs a copy-on-write fault (some 15 us on a
- * virtual machine), a fresh one next to nothing. */
+ * copy of a used page costs a copy-on-write fault, a fresh one less. */
 static char stack[STACK] __attribute__((aligned(4096)));
 
 /* ASan keeps per-thread state that a CLONE_VM child would share and
@@ -294,6 +310,18 @@ start(struct kid *k, int vm)
 	close(p[1]);
 	if (k->pid < 0)
 		close(p[0]);
+}
+
+/* Does every check of child c need only what probe_setup_first made? */
+static int
+early(int c)
+{
+	size_t i;
+
+	for (i = 0; i < probe_nchecks; i++)
+		if (probe_checks[i].child == c && !(probe_checks[i].flags & PROBE_EARLY))
+			return 0;
+	return 1;
 }
 
 /* Does child c make an attempt with the file fixtures? */
@@ -408,13 +436,33 @@ probe_run(struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
 	/* The forks first: they copy this process. The last child first:
 	 * egress's (checks.c) is the long pole, its sandbox forks a broker,
 	 * hands it the listener and asks it at each connect, so it is
-	 * started before the others rather than a fork later. */
+	 * started before the others rather than a fork later; with
+	 * ctx->setup_rest, before the rest of the fixtures are made too
+	 * (PROBE_EARLY: it needs only the outside listener). */
 	for (c = n - 1; c >= 0; c--) {
 		k[c].fn = child;
 		k[c].child = c;
 		k[c].ctx = ctx;
-		if (c != vm)
+		if (c != vm && (!ctx->setup_rest || early(c)))
 			start(&k[c], 0);
+	}
+	if (ctx->setup_rest) {
+		if (probe_setup_rest(ctx, &ctx->what) < 0) {
+			int e = errno;
+
+			for (c = 0; c < n; c++)
+				if (k[c].pid > 0) {
+					kill(k[c].pid, SIGKILL);
+					close(k[c].fd);
+					while (waitpid(k[c].pid, NULL, 0) < 0 && errno == EINTR)
+						;
+				}
+			errno = e;
+			return -1;
+		}
+		for (c = n - 1; c >= 0; c--)
+			if (c != vm && !early(c))
+				start(&k[c], 0);
 	}
 	if (vm >= 0) {
 		/* after the forks, so that no fork copies them: the pages the

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,8 +40,36 @@ bare_child(int child, const struct probe_ctx *ctx, int wfd)
 	size_t n;
 	int pre;
 
-	probe_prepare(child, ctx, wfd, &pol, ob, &pre);
-	probe_attempts(child, ctx, wfd, pre, ob);	/* no probe_apply */
+	probe_prepare(child, 0, ctx, wfd, &pol, ob, &pre);
+	probe_attempts(child, 0, ctx, wfd, pre, ob);	/* no probe_apply */
+	if (probe_stacked(child)) {
+		probe_prepare(child, 1, ctx, wfd, &pol, ob, &pre);
+		probe_attempts(child, 1, ctx, wfd, pre, ob);
+	}
+	n = probe_pack(child, ob);
+	(void)!write(wfd, ob, n * sizeof ob[0]);
+	_exit(0);
+}
+
+/* The first boundary only: the stacked checks' attempts are made under
+ * the boundary of the others of their child, not their own. */
+static _Noreturn void
+first_only_child(int child, const struct probe_ctx *ctx, int wfd)
+{
+	struct probe_obs ob[PROBE_MAX_CHECKS];
+	struct probe_policy pol;
+	char why[256];
+	size_t n;
+	int pre;
+
+	probe_prepare(child, 0, ctx, wfd, &pol, ob, &pre);
+	if (probe_apply(&pol, why, sizeof why) == 0) {
+		probe_attempts(child, 0, ctx, wfd, pre, ob);
+		if (probe_stacked(child)) {
+			probe_prepare(child, 1, ctx, wfd, &pol, ob, &pre);
+			probe_attempts(child, 1, ctx, wfd, pre, ob);	/* no probe_apply */
+		}
+	}
 	n = probe_pack(child, ob);
 	(void)!write(wfd, ob, n * sizeof ob[0]);
 	_exit(0);
@@ -69,9 +98,9 @@ crash_child(int child, const struct probe_ctx *ctx, int wfd)
 	char why[256];
 	int pre;
 
-	probe_prepare(child, ctx, wfd, &pol, ob, &pre);
+	probe_prepare(child, 0, ctx, wfd, &pol, ob, &pre);
 	if (probe_apply(&pol, why, sizeof why) == 0)
-		probe_attempts(child, ctx, wfd, pre, ob);
+		probe_attempts(child, 0, ctx, wfd, pre, ob);
 	/* not raise(): a child sharing memory shares libc's cached thread id */
 	kill(getpid(), SIGKILL);
 	_exit(0);
@@ -87,9 +116,9 @@ partial_child(int child, const struct probe_ctx *ctx, int wfd)
 	size_t n;
 	int pre;
 
-	probe_prepare(child, ctx, wfd, &pol, ob, &pre);
+	probe_prepare(child, 0, ctx, wfd, &pol, ob, &pre);
 	if (probe_apply(&pol, why, sizeof why) == 0)
-		probe_attempts(child, ctx, wfd, pre, ob);
+		probe_attempts(child, 0, ctx, wfd, pre, ob);
 	n = probe_pack(child, ob);
 	(void)!write(wfd, ob, n * sizeof ob[0] - 1);
 	_exit(0);
@@ -102,8 +131,9 @@ main(void)
 	struct probe_result res[PROBE_MAX_CHECKS];
 	struct probe_ctx ctx, gone;
 	const char *what;
-	char dir[sizeof ctx.dir];
-	size_t i;
+	const char *tmp = getenv("TMPDIR");
+	char oldtmp[4096];
+	size_t i, n;
 
 	diag("running as uid %d", (int)getuid());
 	ok(probe_setup(&ctx, &what) == 0, "fixtures set up");
@@ -115,6 +145,22 @@ main(void)
 		    res[i].evidence);
 	}
 	is_int(probe_tier_of(probe_checks, res, probe_nchecks), TIER_NONE, "no boundary: tier none");
+
+	/* A stacked check rests on its own boundary: under the first one
+	 * alone every one is unproven, the others proven. */
+	ok(probe_run(&ctx, oc, 5000, first_only_child) == 0, "children with the first boundary only ran");
+	for (i = 0, n = 0; i < probe_nchecks; i++) {
+		judge(i, oc, res);
+		if (probe_checks[i].flags & PROBE_STACKED) {
+			n++;
+			ok(!res[i].proven, "%s: stacked, unproven under its child's first boundary alone (%s)",
+			    probe_checks[i].name, res[i].evidence);
+		} else {
+			ok(res[i].proven, "%s: proven under its first boundary (%s)", probe_checks[i].name,
+			    res[i].evidence);
+		}
+	}
+	ok(n > 0, "there is a stacked check (%zu)", n);
 
 	ok(probe_run(&ctx, oc, 5000, silent_child) == 0, "silent children ran");
 	for (i = 0; i < probe_nchecks; i++) {
@@ -181,20 +227,43 @@ main(void)
 		ok(res[i].proven, "%s: proven through the boundary (%s)", probe_checks[i].name,
 		    res[i].evidence);
 	}
-	/* As probe runs: the files go once the children using them ended,
-	 * the last child (egress) still running; every check still proven. */
-	snprintf(dir, sizeof dir, "%s", ctx.dir);
-	ctx.drop_files = 1;
-	ok(probe_run(&ctx, oc, 5000, probe_child) == 0, "sandboxed children ran, files dropped early");
-	for (i = 0; i < probe_nchecks; i++) {
-		judge(i, oc, res);
-		ok(res[i].proven, "%s: proven with the files dropped as their children ended (%s)",
-		    probe_checks[i].name, res[i].evidence);
-	}
-	ok(access(dir, F_OK) < 0 && errno == ENOENT && ctx.leak_fd < 0, "... the files, directories and descriptor are gone");
-	ok(ctx.tcp_deny_fd >= 0 && ctx.abs_fd >= 0, "... the listeners stay until the teardown");
 	probe_teardown(&ctx);
 	ok(access(ctx.a_dir, F_OK) < 0 && errno == ENOENT, "fixtures removed");
+
+	/* As probe runs: the egress child starts once the outside listener
+	 * is made, before the rest of the fixtures; the files go once the
+	 * children using them ended, the egress child still running; every
+	 * check still proven. */
+	ok(probe_setup_first(&ctx, &what) == 0 && ctx.tcp_deny_fd >= 0 && ctx.dir[0] == '\0' &&
+	    ctx.tcp_allow_fd < 0 && ctx.abs_fd < 0 && ctx.leak_fd < 0, "the outside listener alone first");
+	ctx.setup_rest = ctx.drop_files = 1;
+	ok(probe_run(&ctx, oc, 5000, probe_child) == 0 && ctx.what == NULL,
+	    "sandboxed children ran, the rest of the fixtures made between, the files dropped early");
+	for (i = 0; i < probe_nchecks; i++) {
+		judge(i, oc, res);
+		ok(res[i].proven, "%s: proven so (%s)", probe_checks[i].name, res[i].evidence);
+	}
+	ok(ctx.a_dir[0] != '\0' && access(ctx.a_dir, F_OK) < 0 && errno == ENOENT && ctx.dir[0] == '\0' &&
+	    ctx.leak_fd < 0, "... the files, directories and descriptor are gone");
+	ok(ctx.tcp_deny_fd >= 0 && ctx.tcp_allow_fd >= 0 && ctx.abs_fd >= 0,
+	    "... the listeners stay until the teardown");
+	probe_teardown(&ctx);
+
+	/* The rest cannot be made: no child is left, and probe says what. */
+	snprintf(oldtmp, sizeof oldtmp, "%s", tmp ? tmp : "");
+	ok(setenv("TMPDIR", "/proc/corral-none", 1) == 0 && probe_setup_first(&ctx, &what) == 0,
+	    "outside listener made, TMPDIR unusable");
+	ctx.setup_rest = ctx.drop_files = 1;
+	errno = 0;
+	ok(probe_run(&ctx, oc, 5000, probe_child) < 0 && errno == ENOENT && ctx.what != NULL &&
+	    strcmp(ctx.what, "temporary directory") == 0, "probe_run fails, naming the temporary directory (%s)",
+	    ctx.what ? ctx.what : "none");
+	ok(waitpid(-1, NULL, WNOHANG | __WALL) < 0 && errno == ECHILD, "... and no child is left");
+	probe_teardown(&ctx);
+	if (tmp)
+		setenv("TMPDIR", oldtmp, 1);
+	else
+		unsetenv("TMPDIR");
 	is_int(verdict_differs, 0, "probe_verdict gives probe_judge's verdict on every outcome here");
 	return done_testing();
 }

@@ -25,6 +25,7 @@ static const char usage_text[] =
 "               [--listeners FD] [--loopback-from FILE]\n"
 "               [--unix PATH] [--unix-bind PATH] [--keep-fd N] [--refusals FD]\n"
 "               [--mount[-ro] SRC:DST] [--userns] [--no-symlinks] [--gate FD]\n"
+"               [--on-go]\n"
 "               [--] PROG [ARG...]\n"
 "       confine -h | --help | --version\n"
 "\n"
@@ -68,6 +69,8 @@ static const char usage_text[] =
 "      --gate FD         everything set up, run PROG only after reading the go\n"
 "                        byte 'g' from FD, the read end of a pipe; on EOF or\n"
 "                        any other byte exit 125 and run nothing\n"
+"      --on-go           the next path rule is opened only once the go byte\n"
+"                        came (--gate): its path may be made meanwhile\n"
 "  -h, --help            this text\n"
 "      --version         print the version\n"
 "\n"
@@ -76,7 +79,7 @@ static const char usage_text[] =
 
 enum { O_DEV = 256, O_TTY, O_CTTY, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_UNIXBIND, O_KEEPFD, O_VERSION,
 	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS, O_MOUNT, O_MOUNTRO, O_REFUSALS,
-	O_OWNPTY, O_OWNUNIX, O_OWNSHM, O_NOLINKS, O_LISTENERS, O_LOOPFROM, O_GATE };
+	O_OWNPTY, O_OWNUNIX, O_OWNSHM, O_NOLINKS, O_LISTENERS, O_LOOPFROM, O_GATE, O_ONGO };
 
 static int
 load_file(struct sb_policy *p, const char *path)
@@ -196,14 +199,17 @@ main(int argc, char *argv[], char *envp[])
 		{ "mount", required_argument, NULL, O_MOUNT },
 		{ "mount-ro", required_argument, NULL, O_MOUNTRO },
 		{ "gate", required_argument, NULL, O_GATE },
+		{ "on-go", no_argument, NULL, O_ONGO },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct sb_policy pol;
 	struct sb_error e;
+	struct sb_held held;
 	const char *why, *word = NULL, *arg;
-	int c, optional = 0, gate = -1;
+	int c, optional = 0, ongo = 0, nongo = 0, gate = -1;
+	size_t npath;
 
 	msg_init(argv[0]);
 	sb_policy_init(&pol);
@@ -216,9 +222,10 @@ main(int argc, char *argv[], char *envp[])
 		case 'w': word = "w"; arg = optarg; break;
 		case 'W': word = "W"; arg = optarg; break;
 		case 'o': optional = 1; continue;
+		case O_ONGO: ongo = 1; continue;
 		case 'f':
-			if (optional) {
-				msg_usage("-o applies to -r, -x, -w, -W only");
+			if (optional || ongo) {
+				msg_usage("%s applies to -r, -x, -w, -W only", optional ? "-o" : "--on-go");
 				return EXIT_CHAIN_FAIL;
 			}
 			if (load_file(&pol, optarg) != 0)
@@ -264,14 +271,27 @@ main(int argc, char *argv[], char *envp[])
 			msg_badopt(c, argc, argv, NULL);
 			return EXIT_CHAIN_FAIL;
 		}
+		npath = pol.npath;
 		if (rules_word(&pol, word, arg, optional, &why) != 0) {
 			msg_usage("%s%s%s: %s", word, arg ? " " : "", arg ? arg : "", why);
 			return EXIT_CHAIN_FAIL;
 		}
-		optional = 0;
+		if (ongo && pol.npath == npath) {
+			msg_usage("--on-go applies to -r, -x, -w, -W only");
+			return EXIT_CHAIN_FAIL;
+		}
+		if (ongo) {
+			pol.path[npath].flags |= SB_ONGO;
+			nongo++;
+		}
+		optional = ongo = 0;
 	}
-	if (optional) {
-		msg_usage("-o must precede a path rule");
+	if (optional || ongo) {
+		msg_usage("%s must precede a path rule", optional ? "-o" : "--on-go");
+		return EXIT_CHAIN_FAIL;
+	}
+	if (nongo > 0 && gate < 0) {
+		msg_usage("--on-go needs --gate: a rule is opened once the go byte came");
 		return EXIT_CHAIN_FAIL;
 	}
 	if (optind >= argc) {
@@ -291,16 +311,26 @@ main(int argc, char *argv[], char *envp[])
 	}
 	if (gate >= 0 && gate_check(&pol, gate) < 0)
 		return EXIT_CHAIN_FAIL;
-	if (sb_apply(&pol, &e) != 0) {
+	/* Set up to the last step: PROG runs only on the go byte. Inside the
+	 * boundary, unless a rule is to be opened after it (--on-go): then
+	 * everything else is ready (the ruleset, the broker, descriptors and
+	 * the bounding set), and the paths made meanwhile are opened, the
+	 * capabilities dropped and the process restricted after it. */
+	if (sb_apply_begin(&pol, &held, &e) != 0 ||
+	    (nongo == 0 && sb_apply_end(&pol, &held, &e) != 0)) {
 		msg_fatal("%s", e.msg);
 		if (e.hint[0])
 			msg_hint("%s", e.hint);
-		return EXIT_CHAIN_FAIL;
+		_exit(EXIT_CHAIN_FAIL);
 	}
-	/* Inside the boundary, set up to the last step: PROG runs only on
-	 * the go byte. */
 	if (gate >= 0 && gate_wait(gate) < 0)
 		_exit(EXIT_CHAIN_FAIL);
+	if (nongo > 0 && sb_apply_end(&pol, &held, &e) != 0) {
+		msg_fatal("%s", e.msg);
+		if (e.hint[0])
+			msg_hint("%s", e.hint);
+		_exit(EXIT_CHAIN_FAIL);
+	}
 	/* The environment passes through unchanged (env-filter built it). */
 	exec_env(argv + optind, envp);
 	c = errno;

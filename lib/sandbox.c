@@ -108,7 +108,7 @@ sb_policy_add_path(struct sb_policy *p, const char *path, unsigned rights, unsig
 {
 	if (path == NULL || *path == '\0' ||
 	    (rights & ~(unsigned)(SB_R | SB_X | SB_W | SB_WALL | SB_IOCTL)) ||
-	    !(rights & (SB_R | SB_X | SB_W | SB_WALL)) || (flags & ~(unsigned)SB_OPTIONAL)) {
+	    !(rights & (SB_R | SB_X | SB_W | SB_WALL)) || (flags & ~(unsigned)(SB_OPTIONAL | SB_ONGO))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -239,6 +239,43 @@ static const char *const dev_rw[] = {
 	"/dev/tty", "/dev/ptmx",
 };
 
+/* The O_PATH descriptors the rules were made from, closed together once
+ * the ruleset holds them (landlock_add_rule takes its own reference): a
+ * close(2) for each rule was 183 of confine's 650 system calls with corral
+ * run's grants (the /etc split). At most CLOSE_LATER at a time, so the
+ * descriptor table stays within its first 64 entries. */
+enum { CLOSE_LATER = 48 };
+static struct {
+	int fd[CLOSE_LATER];
+	size_t n;
+} later;
+
+void
+sb_close_flush(void)
+{
+	size_t i = 0, j;
+
+	while (i < later.n) {
+		/* a run of consecutive numbers, all ours: one close_range */
+		for (j = i + 1; j < later.n && later.fd[j] == later.fd[j - 1] + 1; j++)
+			;
+		if (j - i == 1 || syscall(SYS_close_range, (unsigned)later.fd[i],
+		    (unsigned)later.fd[j - 1], 0) != 0)
+			for (size_t k = i; k < j; k++)
+				close(later.fd[k]);
+		i = j;
+	}
+	later.n = 0;
+}
+
+void
+sb_close_later(int fd)
+{
+	if (later.n == CLOSE_LATER)
+		sb_close_flush();
+	later.fd[later.n++] = fd;
+}
+
 int
 sb_add_rule_fd(int rfd, int fd, uint64_t access, const char *path, struct sb_error *e)
 {
@@ -291,7 +328,7 @@ add_path(int rfd, const char *path, unsigned rights, uint64_t raw, int optional,
 		    "unable to open %s: %s", path, strerror(errno));
 	}
 	r = add_opened(rfd, fd, NULL, path, rights, raw, abi, e);
-	close(fd);
+	sb_close_later(fd);
 	return r;
 }
 
@@ -349,11 +386,11 @@ add_nolinks(int rfd, const struct sb_path *g, uint64_t access, int abi, struct s
 		return sb_fail(e, SB_E_PATH, errno, NULL, "unable to open %s: %s", g->path, strerror(errno));
 	/* the name holds no link: it is the real path the secrets are named by */
 	if (S_ISDIR(st.st_mode) && (r = sb_etc_split(rfd, g->path, access, e)) != 1) {
-		close(fd);
+		sb_close_later(fd);
 		return r;
 	}
 	r = add_opened(rfd, fd, &st, g->path, g->rights, g->raw, abi, e);
-	close(fd);
+	sb_close_later(fd);
 	return r;
 }
 
@@ -416,7 +453,7 @@ build_ruleset(const struct sb_policy *p, const struct sb_extra *x, int abi, stru
 		return sb_fail(e, SB_E_SYS, errno, NULL,
 		    "unable to create a Landlock ruleset (ABI %d): %s", abi, strerror(errno));
 	for (i = 0; i < p->npath; i++)
-		if (add_grant(rfd, &p->path[i], p->nolinks, abi, e) != 0)
+		if (!(p->path[i].flags & SB_ONGO) && add_grant(rfd, &p->path[i], p->nolinks, abi, e) != 0)
 			goto fail;
 	for (i = 0; x != NULL && i < x->n; i++)
 		if (add_path(rfd, x->path[i].path, x->path[i].rights, x->path[i].raw,
@@ -448,8 +485,10 @@ build_ruleset(const struct sb_policy *p, const struct sb_extra *x, int abi, stru
 		    add_port_rules(rfd, p->bind, p->nbind, LANDLOCK_ACCESS_NET_BIND_TCP, e) != 0)
 			goto fail;
 	}
+	sb_close_flush();
 	return rfd;
 fail:
+	sb_close_flush();
 	close(rfd);
 	return -1;
 }
@@ -460,7 +499,7 @@ fail:
  * by seccomp for good, emptying it one capability at a time (a credential
  * change each, about 0.08 ms as root) protects nothing. */
 static int
-drop_caps(struct sb_error *e, int noexec)
+drop_bounding(struct sb_error *e, int noexec)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
@@ -487,6 +526,17 @@ drop_caps(struct sb_error *e, int noexec)
 			return sb_fail(e, SB_E_SYS, errno, NULL,
 			    "unable to set securebits: %s", strerror(errno));
 	}
+	return 0;
+}
+
+/* What drop_bounding left: the ambient, effective, permitted and
+ * inheritable sets. */
+static int
+drop_caps(struct sb_error *e)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
 		return sb_fail(e, SB_E_SYS, errno, NULL,
 		    "unable to clear ambient capabilities: %s", strerror(errno));
@@ -497,16 +547,23 @@ drop_caps(struct sb_error *e, int noexec)
 	return 0;
 }
 
+/* The bounding set is emptied before sb_apply_end, the other sets in it:
+ * as root, the 41 PR_CAPBSET_DROPs are most of the cost of dropping them
+ * (a credential change each), and they change nothing the SB_ONGO opens
+ * need (the bounding set only limits what an execve or capset could
+ * give). */
 int
-sb_apply(const struct sb_policy *p, struct sb_error *e)
+sb_apply_begin(const struct sb_policy *p, struct sb_held *h, struct sb_error *e)
 {
 	static const struct rlimit zero;
 	int keep[SB_MAX_KEEPFD + 4];
 	size_t nkeep;
 	int rfd, notify_sock = -1;
 
+	h->rfd = h->notify_sock = -1;
 	if (sb_check(p, e) != 0)
 		return -1;
+	h->abi = e->abi;
 	/* binds first: the ruleset's rules then name what the process sees */
 	if (sb_mount_apply(p, e) != 0)
 		return -1;
@@ -520,6 +577,8 @@ sb_apply(const struct sb_policy *p, struct sb_error *e)
 			return -1;
 		}
 	}
+	h->rfd = rfd;
+	h->notify_sock = notify_sock;
 	if (setrlimit(RLIMIT_CORE, &zero) != 0)
 		return sb_fail(e, SB_E_SYS, errno, NULL, "setrlimit RLIMIT_CORE: %s", strerror(errno));
 	for (nkeep = 0; nkeep < p->nkeep; nkeep++)
@@ -530,18 +589,45 @@ sb_apply(const struct sb_policy *p, struct sb_error *e)
 	if (!p->keep_all && fd_close_from(3, keep, nkeep) != 0)
 		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to close inherited descriptors: %s",
 		    strerror(errno));
-	if (drop_caps(e, p->noexec) != 0)
+	return drop_bounding(e, p->noexec);
+}
+
+int
+sb_apply_end(const struct sb_policy *p, struct sb_held *h, struct sb_error *e)
+{
+	int rfd = h->rfd;
+
+	e->abi = h->abi;
+	/* the rules whose paths may have been made since sb_apply_begin */
+	for (size_t i = 0; i < p->npath; i++)
+		if ((p->path[i].flags & SB_ONGO) && add_grant(rfd, &p->path[i], p->nolinks, h->abi, e) != 0) {
+			sb_close_flush();
+			return -1;
+		}
+	sb_close_flush();
+	if (drop_caps(e) != 0)
 		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to set no_new_privs: %s",
 		    strerror(errno));
 	/* Landlock logs denials to audit only until the first execve unless
 	 * asked: the agent runs after confine's exec, so ask (ABI 7). */
-	if (ll_restrict_self(rfd, e->abi >= 7 ? LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON : 0) != 0)
+	if (ll_restrict_self(rfd, h->abi >= 7 ? LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON : 0) != 0)
 		return sb_fail(e, SB_E_SYS, errno, NULL,
-		    "unable to enforce the Landlock ruleset (ABI %d): %s", e->abi, strerror(errno));
+		    "unable to enforce the Landlock ruleset (ABI %d): %s", h->abi, strerror(errno));
 	close(rfd);
-	if (sb_seccomp_install(p, notify_sock, e) != 0)
+	h->rfd = -1;
+	if (sb_seccomp_install(p, h->notify_sock, e) != 0)
 		return -1;
 	return 0;
+}
+
+int
+sb_apply(const struct sb_policy *p, struct sb_error *e)
+{
+	struct sb_held h;
+
+	if (sb_apply_begin(p, &h, e) != 0)
+		return -1;
+	return sb_apply_end(p, &h, e);
 }

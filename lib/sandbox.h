@@ -129,12 +129,14 @@ enum {
 enum {
 	SB_OPTIONAL = 1u << 0,	/* a path that cannot be opened is skipped
 				   (without it: an error, never skipped) */
+	SB_ONGO = 1u << 1,	/* opened by sb_apply_end, not sb_apply_begin:
+				   the path may be made in between */
 };
 
 struct sb_path {
 	const char *path;	/* caller-owned, absolute or relative to cwd */
 	unsigned rights;	/* SB_R | SB_X | SB_W | SB_WALL [| SB_IOCTL] */
-	unsigned flags;		/* SB_OPTIONAL */
+	unsigned flags;		/* SB_OPTIONAL, SB_ONGO */
 	uint64_t raw;		/* if nonzero: the exact Landlock access mask
 				   (LANDLOCK_ACCESS_FS_*), rights ignored;
 				   bits the ABI does not know are dropped */
@@ -312,5 +314,18 @@ int sb_check(const struct sb_policy *p, struct sb_error *err);
  * SB_E_SECCOMP, SB_E_UNSUPPORTED, SB_E_POLICY, SB_E_PATH); after SB_E_SYS the
  * process may be partly restricted and must not run the program. */
 int sb_apply(const struct sb_policy *p, struct sb_error *err);
+
+/* sb_apply in two steps, for a caller that waits in between (confine
+ * --gate): sb_apply_begin does all but the SB_ONGO rules and the
+ * restriction itself (the ruleset, the broker's fork, descriptors closed,
+ * the bounding set emptied), sb_apply_end opens the SB_ONGO paths, adds
+ * their rules, drops the capabilities and restricts the process (Landlock,
+ * no_new_privs, seccomp). The process is not confined in between: it must
+ * run nothing it was not built with. 0, or -1 with *err filled. */
+struct sb_held {
+	int rfd, notify_sock, abi;
+};
+int sb_apply_begin(const struct sb_policy *p, struct sb_held *h, struct sb_error *err);
+int sb_apply_end(const struct sb_policy *p, struct sb_held *h, struct sb_error *err);
 
 #endif

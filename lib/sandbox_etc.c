@@ -105,9 +105,9 @@ split(int rfd, const char *dir, uint64_t access, int depth, struct sb_error *e)
 		}
 		r = sb_add_rule_fd(rfd, fd, S_ISDIR(st.st_mode) ? access : access & SB_FS_FILE,
 		    child, e);
-		close(fd);
+		sb_close_later(fd);
 	}
-	close(dfd);
+	sb_close_later(dfd);
 	return r;
 }
 

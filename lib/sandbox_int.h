@@ -21,6 +21,10 @@ struct sb_extra {
 	LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
 	LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
+/* Close fd once the rules at hand are made (sb_close_flush, which
+ * build_ruleset calls): one close_range for a run of them. */
+void sb_close_later(int fd);
+void sb_close_flush(void);
 /* Add a path-beneath rule for the open fd (access 0: none). */
 int sb_add_rule_fd(int rfd, int fd, uint64_t access, const char *path, struct sb_error *e);
 /* A grant of path with access that holds a secret of lib/etc_secrets.c,

@@ -60,14 +60,14 @@ sb_tty_rules(int rfd, const char *path, int abi, struct sb_error *e)
 	}
 	close(t);
 	r = grant(rfd, fd, access, path, e);
-	close(fd);
+	sb_close_later(fd);
 	if (r != 0)
 		return -1;
 	fd = open("/dev/tty", O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return 0;	/* no /dev/tty here: the terminal is still reachable by its fds */
 	r = grant(rfd, fd, access, "/dev/tty", e);
-	close(fd);
+	sb_close_later(fd);
 	return r;
 }
 

@@ -140,7 +140,7 @@ held() {
 }
 for who in root nobody; do
 	if [ $who = root ]; then AS=""; else AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"; fi
-	rm -f "$G"/*
+	rm -rf "$G"/*
 	run sh -c "printf g | $AS '$C' $SYS -w '$G' --gate 3 -- sh -c 'touch $G/ran; (: <&3) 2>/dev/null && echo open || echo closed' 3<&0 </dev/null 2>/dev/null"
 	is "$rc:$out:$(ls "$G")" "0:closed:ran" "$who: --gate: control: the go byte runs the program, which never holds the gate"
 	rm -f "$G"/*
@@ -180,5 +180,38 @@ for who in root nobody; do
 	exec 7>&-
 	wait $cpid
 	is "$?:$(ls "$G" | grep -v fifo)" "0:ran" "$who: ... the go byte: it runs"
+	# --on-go: the next path rule is opened once the go byte came: a
+	# directory made while confine waits at its gate is granted, and the
+	# boundary is in force (the rest of $G is not); control: without
+	# --on-go the same missing path refuses before the gate
+	rm -rf "$G"/*
+	mkfifo "$G/fifo"
+	chmod 0666 "$G/fifo"
+	$AS "$C" $SYS --filter-ip --on-go -w "$G/late" --gate 3 -- sh -c "touch $G/late/ran; touch $G/out 2>/dev/null || echo refused > $G/late/out" 3<"$G/fifo" </dev/null &
+	cpid=$!
+	exec 7>"$G/fifo"
+	i=0; while ! held && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+	status_ok "$(held; echo $?)" "$who: --on-go: confine holds the program at its gate before the path exists"
+	mkdir "$G/late"
+	chmod 0777 "$G/late"
+	printf g >&7
+	exec 7>&-
+	wait $cpid
+	is "$?:$(ls "$G/late" | tr '\n' ' ')$(cat "$G/late/out" 2>/dev/null):$(ls "$G" | grep -c '^out$')" "0:out ran refused:0" "$who: ... made meanwhile, it is granted after the go byte; the rest is not"
+	run sh -c "printf g | $AS '$C' $SYS -w '$G/absent' --gate 3 -- touch '$G/ran' 3<&0 </dev/null"
+	is "$rc:$(ls "$G" | grep -c '^ran$')" "125:0" "$who: --on-go: control: without it a missing path refuses at once: 125, nothing ran"
+	like "$err" "^confine: fatal: unable to open $G/absent: No such file or directory" "$who: ... says why"
+	run sh -c "printf g | $AS '$C' $SYS --on-go -w '$G/absent' --gate 3 -- touch '$G/ran' 3<&0 </dev/null"
+	is "$rc:$(ls "$G" | grep -c '^ran$')" "125:0" "$who: --on-go: a path still missing after the go byte: 125, nothing ran"
+	like "$err" "^confine: fatal: unable to open $G/absent: No such file or directory" "$who: ... says why"
+	ln -s "$G/late" "$G/lnk"
+	run sh -c "printf g | $AS '$C' $SYS --no-symlinks --on-go -w '$G/lnk' --gate 3 -- touch '$G/lnk/ran2' 3<&0 </dev/null"
+	is "$rc:$(ls "$G/late" | grep -c '^ran2$')" "125:0" "$who: --on-go --no-symlinks: a link there after the go byte: 125, nothing ran"
 done
+run "$C" $SYS --on-go -w "$TMP" -- true
+is "$rc:$err" "125:confine: usage: --on-go needs --gate: a rule is opened once the go byte came" "--on-go without --gate: 125"
+run sh -c "printf g | '$C' $SYS --on-go --dev --gate 3 -- true 3<&0"
+is "$rc:$err" "125:confine: usage: --on-go applies to -r, -x, -w, -W only" "--on-go before a rule that is no path rule: 125"
+run sh -c "printf g | '$C' $SYS --gate 3 --on-go -- true 3<&0"
+is "$rc:$err" "125:confine: usage: --on-go must precede a path rule" "--on-go at the end: 125"
 done_testing

@@ -23,6 +23,7 @@ struct denial {
 
 struct denials {
 	int fd;				/* the audit multicast socket, -1: none */
+	int ask;			/* AUDIT_GET's, answer not read yet, -1: none */
 	char domain[24];		/* the domain the chain created, "" until seen */
 	long child;			/* the pid confine's broker says restricts */
 	struct { long pid; char domain[24]; } cand[8];	/* domains not yet placed */
@@ -33,8 +34,9 @@ struct denials {
 
 /* Why denials cannot be recorded on this machine, or NULL when they can. */
 const char *denials_unavailable(void);
-/* Subscribe before the chain starts. 0, or -1 (nothing is recorded; the
- * run goes on). */
+/* Subscribe before the chain starts (and ask whether audit is on: the
+ * answer is read by denials_collect, not waited for here). 0, or -1
+ * (nothing is recorded; the run goes on). */
 int denials_open(struct denials *ds);
 /* After every process of the attempt ended: read what the kernel logged
  * (waiting up to settle_ms for records still on their way) and keep only

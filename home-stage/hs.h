@@ -7,6 +7,8 @@ struct hs_opts {
 	const char *state, *attempt, *agent, *signin, *workspace;
 	const char *trees;		/* create: where the tree goes (rundir.h);
 					   NULL: the state directory */
+	const char *nonce;		/* create --nonce: the tree's name's, or NULL
+					   (random) */
 	const char *profiles_file;	/* passed on to session-store */
 	const char *session_store;	/* absolute path of session-store */
 	const char *test_cacert;	/* passed on to session-store (tests) */

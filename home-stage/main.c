@@ -21,7 +21,7 @@ usage(int fd)
 	    "usage: home-stage create --state DIR --attempt ID --agent NAME [--signin NAME]\n"
 	    "                         [--full-setup] [--workspace DIR] [--profiles FILE]\n"
 	    "                         [--session-store PATH] [--wait-record SECONDS | --begin [--pid N]]\n"
-	    "                         [--trees DIR]\n"
+	    "                         [--trees DIR] [--nonce HEX]\n"
 	    "       home-stage finish [--state DIR] [--profiles FILE] [--session-store PATH]\n"
 	    "                         [--test-cacert FILE] [--end ID --status N\n"
 	    "                         [--platform P --tier T]] TREE\n"
@@ -46,6 +46,7 @@ main(int argc, char **argv, char **envp)
 		{ "test-cacert", required_argument, NULL, 'C' },
 		{ "wait-record", required_argument, NULL, 'W' },
 		{ "trees", required_argument, NULL, 'T' },
+		{ "nonce", required_argument, NULL, 'N' },
 		{ "begin", no_argument, NULL, 'B' },
 		{ "pid", required_argument, NULL, 'P' },
 		{ "end", required_argument, NULL, 'E' },
@@ -80,6 +81,7 @@ main(int argc, char **argv, char **envp)
 		case 'S': o.session_store = optarg; break;
 		case 'C': o.test_cacert = optarg; break;
 		case 'T': o.trees = optarg; break;
+		case 'N': o.nonce = optarg; break;
 		case 'B': o.begin = 1; break;
 		case 'E': o.end = optarg; break;
 		case 'L': o.platform = optarg; break;
@@ -117,7 +119,7 @@ main(int argc, char **argv, char **envp)
 	}
 	if (strcmp(cmd, "finish") == 0) {
 		if (optind + 1 != argc || o.attempt || o.agent || o.signin || o.full_setup || o.workspace ||
-		    o.wait_record || o.trees || o.begin || o.pid || !o.end != (o.status < 0) ||
+		    o.wait_record || o.trees || o.nonce || o.begin || o.pid || !o.end != (o.status < 0) ||
 		    !o.platform != !o.tier || (o.platform && !o.end)) {
 			msg_usage("finish [--state DIR] [--profiles FILE] [--session-store PATH] [--test-cacert FILE]"
 			    " [--end ID --status N [--platform P --tier T]] TREE");
@@ -137,6 +139,11 @@ main(int argc, char **argv, char **envp)
 	    o.tier) {
 		msg_usage("create --state DIR --attempt ID --agent NAME [--signin NAME] [--full-setup]"
 		    " [--wait-record SECONDS | --begin [--pid N]]");
+		return EXIT_USAGE;
+	}
+	if (o.nonce != NULL && (strspn(o.nonce, "0123456789abcdef") != STORE_TREE_NONCE_LEN ||
+	    o.nonce[STORE_TREE_NONCE_LEN] != '\0')) {
+		msg_fatal("bad --nonce (want %d lowercase hex digits)", STORE_TREE_NONCE_LEN);
 		return EXIT_USAGE;
 	}
 	if (o.profiles_file != NULL && o.profiles_file[0] != '/') {

@@ -386,8 +386,13 @@ hs_create(struct hs_opts *o)
 	}
 	/* A random nonce: nobody can have pre-created or planted this path.
 	 * Short (store.h): the agent's HOME is under it, and sockets it binds
-	 * there must fit in sun_path. */
-	if (rnd_hex(nonce, STORE_TREE_NONCE_LEN / 2) < 0 ||
+	 * there must fit in sun_path. --nonce: the caller's random one (corral
+	 * names the tree's paths to its chain before this has run); whatever
+	 * is there already makes mkdirat fail, so a nonce known ahead plants
+	 * nothing either. */
+	if (o->nonce != NULL)
+		memcpy(nonce, o->nonce, sizeof nonce);	/* checked by main */
+	if ((o->nonce == NULL && rnd_hex(nonce, STORE_TREE_NONCE_LEN / 2) < 0) ||
 	    snprintf(name, sizeof name, "a%s", nonce) >= (int)sizeof name) {
 		msg_fatal_sys("unable to name the attempt directory");
 		goto out;

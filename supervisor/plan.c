@@ -163,6 +163,11 @@ step_create(const struct plan *pl, struct argv *a)
 		av_push(a, "--trees");
 		av_push(a, pl->trees);
 	}
+	if (pl->tree_nonce) {
+		/* the chain names the tree before it exists (run.c) */
+		av_push(a, "--nonce");
+		av_push(a, pl->tree_nonce);
+	}
 	if (pl->nosignin[0]) {
 		av_push(a, "--full-setup");
 		av_push(a, "--profiles");
@@ -296,12 +301,14 @@ step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confi
 	av_push(a, "--own-shm");
 	grants(a, "-w", &pl->wr);
 	gitstep_grants(pl, a);
-	av_push(a, "-W");
-	av_pushf(a, "%s/home", pl->attempt_dir);
-	av_push(a, "-W");
-	av_pushf(a, "%s/config", pl->attempt_dir);
-	av_push(a, "-W");
-	av_pushf(a, "%s/tmp", pl->attempt_dir);
+	/* opened once the go byte came: the chain may be started before
+	 * home-stage create has made them (run.c) */
+	for (i = 0; i < 3; i++) {
+		if (pl->gate_fd > 2)
+			av_push(a, "--on-go");
+		av_push(a, "-W");
+		av_pushf(a, "%s/%s", pl->attempt_dir, i == 0 ? "home" : i == 1 ? "config" : "tmp");
+	}
 	grants(a, "-W", &pl->fullsetup);
 	plan_net_confine(pl, a);	/* network rules: netplan.c */
 	if (!p->scope)

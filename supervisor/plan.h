@@ -49,6 +49,9 @@ struct plan {
 					   (run.c; explain: 4), 0: none */
 	const char *attempt;		/* attempt id (SHVAR in explain) */
 	const char *attempt_dir;	/* its directory (SHVAR in explain) */
+	const char *tree_nonce;		/* corral run: its name's nonce, chosen by
+					   corral (home-stage create --nonce), or
+					   NULL */
 	const char *agent_sock;		/* the socket confine's broker binds for it
 					   (agentsock.c), or NULL (SHVAR in explain) */
 	const char *dep_grants;		/* explain: confine's -x grants of the dependency

@@ -116,6 +116,7 @@ struct runstate {
 	struct argv senv_store;
 	char platform[32], tier[32];
 	char attempt[80];
+	char tree_nonce[STORE_TREE_NONCE_LEN + 1];	/* its tree's (home-stage create --nonce) */
 	char attempt_dir[PATH_MAX];
 	char agent_sock[108];		/* agentsock.c, "" none */
 	int have_attempt, have_dir;
@@ -445,11 +446,21 @@ start_step(struct runstate *s, int (*build)(const struct plan *, struct argv *),
 }
 
 static int
-run_open(struct runstate *s)
+run_name(struct runstate *s)
 {
 	if (rnd_hex(s->attempt, STORE_ID_LEN / 2) < 0)
 		return msg_fatal_sys("unable to make an attempt id (getrandom)"), -1;
 	s->pl.attempt = s->attempt;
+	/* and the name of its tree: the chain names it before create runs */
+	if (rnd_hex(s->tree_nonce, STORE_TREE_NONCE_LEN / 2) < 0)
+		return msg_fatal_sys("unable to name the attempt directory (getrandom)"), -1;
+	s->pl.tree_nonce = s->tree_nonce;
+	return 0;
+}
+
+static int
+run_open(struct runstate *s)
+{
 	if (s->pl.nosignin[0] && write_nosignin(&s->pl) < 0)
 		return msg_fatal_sys("unable to write %s", s->pl.nosignin), -1;
 	/* collected by run_stage */
@@ -485,6 +496,9 @@ run_stage(struct runstate *s)
 	if (wait_code(ws) == 0)
 		s->have_attempt = 1;	/* recorded: ended by close_attempt */
 	if (wait_code(ws) != 0 || out[0] != '/') {
+		/* the chain started from the plan and held at its gate ends
+		 * first (keeper gives the terminal back), as on a failed proof */
+		chain_abort(s);
 		/* a create that failed has ended the attempt it recorded */
 		audit_start(&s->au, "home-stage create");
 		audit_str(&s->au, "attempt", s->attempt);
@@ -499,6 +513,14 @@ run_stage(struct runstate *s)
 		*nl++ = '\0';
 	if (strlen(out) >= sizeof s->attempt_dir)
 		return msg_fatal("home-stage create printed a path that is too long"), -1;
+	/* a chain started from the plan named the tree before it was made
+	 * (chain_plan): it must be this one, or that chain is not run */
+	if (s->keeper > 0 && strcmp(out, s->attempt_dir) != 0) {
+		chain_abort(s);
+		memcpy(s->attempt_dir, out, strlen(out) + 1);
+		s->have_dir = 1;
+		return msg_fatal("home-stage create made %s, not the directory the chain was started with", out), -1;
+	}
 	memcpy(s->attempt_dir, out, strlen(out) + 1);
 	s->pl.attempt_dir = s->attempt_dir;
 	s->have_dir = 1;
@@ -525,6 +547,11 @@ run_stage(struct runstate *s)
 			else
 				msg_warn("%s: its socket %s is not made for it: %s", s->pl.agent, s->agent_sock, why);
 		}
+	}
+	if (s->keeper > 0 && (s->pl.fullsetup.n > 0 || s->pl.agent_sock)) {
+		/* grants chain_plan does not start a chain without */
+		chain_abort(s);
+		return msg_fatal("home-stage create named grants the chain was started without"), -1;
 	}
 	audit_start(&s->au, "home-stage create");
 	audit_str(&s->au, "attempt", s->attempt);
@@ -709,6 +736,49 @@ run_chain_early(const struct plan *pl)
 	return p->net != NET_ALLOW && p->nmcp == 0 && !p->browser.on && !pl->env_project;
 }
 
+/* The chain from the plan, beside the proof and create: started right
+ * after probe, before create (which it no longer waits for). Its rules
+ * under the attempt's directory confine opens after the go byte
+ * (--on-go), which corral writes only once create and the proof are both
+ * in; the directory's path is known now, since corral names the tree
+ * (home-stage create --nonce) and its parent is made here as create makes
+ * it (store_open), named as create names it (its descriptor's path, which
+ * run_stage compares with what create prints). Not when the chain names
+ * more that only a step makes: the agent's checkout (git-stage create),
+ * the full-setup folders of an agent's own profile, codex's socket
+ * (agentsock.c). Sets the attempt's directory to the path to be, and
+ * where the agent works (the workspace, as gitstep_start will); 1 yes, 0
+ * no. */
+static int
+chain_plan(struct runstate *s)
+{
+	char trees[PATH_MAX], sock[108], err[256], fdp[32];
+	ssize_t n = -1;
+	int fd;
+
+	if (!run_chain_early(&s->pl) || (s->pl.git && s->pol.git != GIT_OFF) ||
+	    (s->pol.full_setup && !s->pl.nosignin[0]) ||
+	    agentsock_path(s->pl.agent, "", 0, sock, sizeof sock) != 0)
+		return 0;
+	/* a store it refuses, create refuses too, and says why */
+	if ((fd = store_open(s->pl.trees, 1, err, sizeof err)) >= 0) {
+		snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", fd);
+		n = readlink(fdp, trees, sizeof trees - 1);
+		close(fd);
+	}
+	if (n <= 0 || (size_t)n >= sizeof trees - 1 || trees[0] != '/')
+		return 0;
+	trees[n] = '\0';
+	if (snprintf(s->attempt_dir, sizeof s->attempt_dir, "%s/a%s", trees, s->tree_nonce) >=
+	    (int)sizeof s->attempt_dir) {
+		s->attempt_dir[0] = '\0';
+		return 0;
+	}
+	s->pl.attempt_dir = s->attempt_dir;
+	snprintf(s->pl.agent_ws, sizeof s->pl.agent_ws, "%s", s->pl.workspace);
+	return 1;
+}
+
 /* 6b. what the boundary refused, said after the program's own output */
 static void
 run_denials(struct runstate *s, pid_t chain, int code)
@@ -760,12 +830,12 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 {
 	static struct runstate s;
 	struct keeper_result res;
-	int r, code, early, fin_ws;
+	int r, code, early, fin_ws, planned = 0;
 
 	s.au.fd = -1;
 	s.keeper = -1;
 	s.gate = s.pid_rd = -1;
-	s.den.fd = -1;
+	s.den.fd = s.den.ask = -1;
 	s.ref.rd = s.ref.wr = -1;
 	s.probe.pid = s.create.pid = s.gitc.pid = s.fin.pid = -1;
 	s.fin_go = -1;
@@ -782,20 +852,31 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 		spawned_drop(&s.probe);
 		return EXIT_CHAIN_FAIL;
 	}
+	if (run_name(&s) < 0) {
+		drop_started(&s);
+		return EXIT_CHAIN_FAIL;
+	}
+	/* where audit can be read (root), bound before the chain starts:
+	 * confine's broker names its child there during its set-up (whether
+	 * audit is on is read after the run: denials.c) */
+	(void)denials_open(&s.den);
+	/* the chain from the plan, beside the proof and create, held at its
+	 * gate (chain_plan); its failure said, and acted on once create is
+	 * in */
+	if (chain_plan(&s))
+		planned = chain_start(&s, envp);
 	if (run_open(&s) < 0) {
 		drop_started(&s);
 		gitstep_discard(&s.pl, s.senv);
 		return EXIT_CHAIN_FAIL;
 	}
-	/* where audit can be read (root), bound before the chain starts:
-	 * confine's broker names its child there during its set-up; its
-	 * round trip to the kernel's audit runs while create does */
-	(void)denials_open(&s.den);
 	/* the audit log too, not after create (on the path to the chain):
 	 * its store exists but on a first run (then run_stage opens it) */
 	(void)audit_open(&s.au, s.pl.store, s.attempt);
 	/* a signal meanwhile: after create, so that its tree is removed */
 	r = run_stage(&s);
+	if (r == 0 && planned < 0)
+		r = -1;
 	if (r == 0)
 		r = gitstep_collect(&s.pl, s.attempt, s.senv, &s.gitc);
 	/* trust (runfiles.c): the directory the agent writes, noted before,
@@ -804,9 +885,9 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 		snapshot(&s, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
 	/* the chain beside the proof, held at its gate (chain_start) */
 	early = r == 0 && run_chain_early(&s.pl);
-	if (early && (r = chain_start(&s, envp)) > 0)
+	if (early && s.keeper < 0 && (r = chain_start(&s, envp)) > 0)
 		r = 0;
-	else if (early && r == 0)
+	else if (early && s.keeper < 0 && r == 0)
 		return interrupted(&s);
 	/* the proof, before anything that is not bookkeeping starts or the
 	 * gate opens */

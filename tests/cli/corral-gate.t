@@ -6,7 +6,10 @@
 # descriptor) and then fails: the chain was set up, yet the program never
 # runs (its marker never appears), corral says nothing was started, 125,
 # the attempt is closed as refused and no process is left. Control: the
-# same stand-in passing: the program runs. As root and as nobody.
+# same stand-in passing: the program runs. The same for home-stage create:
+# the chain is started before create has made the attempt's directory
+# (confine opens it after the go byte, --on-go), and a create that fails
+# once the chain is held ends it the same way. As root and as nobody.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 
 for who in root nobody; do
@@ -15,21 +18,25 @@ for who in root nobody; do
 	mkdir -p "$B/home" "$B/ws" "$B/seen"
 	# the steps: corral itself copied (it finds its steps beside its real
 	# path), the others linked, probe a stand-in
-	for mode in pass fail; do
+	for mode in pass fail create-pass create-fail; do
 		D=$B/bin-$mode
 		mkdir -p "$D"
 		cp "$CORRAL_BIN/corral" "$D/corral"
+		case $mode in create-*) step=home-stage ;; *) step=probe ;; esac
 		for f in "$CORRAL_BIN"/*; do
 			n=${f##*/}
-			[ "$n" = corral ] || [ "$n" = probe ] || ln -s "$f" "$D/$n"
+			[ "$n" = corral ] || [ "$n" = $step ] || ln -s "$f" "$D/$n"
 		done
-		if [ $mode = pass ]; then
-			answer='echo "platform=linux tier=full"; exit 0'
-		else
-			answer='echo "probe: fatal: stand-in: unproven" >&2; exit 1'
-		fi
-		cat > "$D/probe" <<EOF
+		case $mode in
+		pass) answer='echo "platform=linux tier=full"; exit 0' ;;
+		fail) answer='echo "probe: fatal: stand-in: unproven" >&2; exit 1' ;;
+		create-pass) answer="exec '$CORRAL_BIN/home-stage' \"\$@\"" ;;
+		create-fail) answer='echo "home-stage: fatal: stand-in: no home" >&2; exit 2' ;;
+		esac
+		cat > "$D/$step" <<EOF
 #!/bin/sh
+# home-stage's finish, and create until the chain is started: the real one
+[ $step = home-stage ] && [ "\$1" != create ] && exec "$CORRAL_BIN/home-stage" "\$@"
 # under corral (\$PPID): is pid \$1 one of its descendants?
 under() {
 	q=\$1
@@ -58,7 +65,7 @@ done
 echo "probe: fatal: stand-in: no chain held at its gate" >&2
 exit 1
 EOF
-		chmod 755 "$D/probe"
+		chmod 755 "$D/$step"
 	done
 	[ "$who" = nobody ] && chown -R nobody:nogroup "$B"
 	E="env -i PATH=/usr/bin:/bin HOME=$B/home"
@@ -82,5 +89,30 @@ EOF
 	run sh -c "cd '$B/ws' && $AS $E timeout 120 '$B/bin-pass/corral' run -- sh -c 'touch $M'"
 	is "$rc:$(ls "$M" 2>&1)" "0:$M" "$who: control: the stand-in passes once the chain is held: the program runs"
 	like "$(cat "$B/seen/pass" 2>/dev/null)" "^[0-9]+\$" "$who: ... after being held at the gate"
+
+	# home-stage create, once the chain is held: failing, then passing
+	rm -rf "$ST" "$M"
+	run sh -c "cd '$B/ws' && $AS $E timeout 120 '$B/bin-create-fail/corral' run -- sh -c 'touch $M'"
+	is "$rc" 125 "$who: a home-stage create that fails once the chain is held at its gate: 125"
+	like "$err" "corral: fatal: home-stage create failed \\(status 2\\): nothing was started" "$who: ... says nothing was started"
+	held=$(cat "$B/seen/create-fail" 2>/dev/null)
+	like "$held" "^[0-9]+\$" "$who: ... the chain was started before create ended: confine held the program at its gate"
+	status_ok "$([ ! -e "$M" ]; echo $?)" "$who: ... and the program never ran (no marker)"
+	status_ok "$(! kill -0 "${held:-0}" 2>/dev/null; echo $?)" "$who: ... the held confine is gone"
+	is "$(pgrep -f -- "touch $M" | wc -l)" 0 "$who: ... no process of the attempt left"
+	is "$(ls "$ST" 2>/dev/null | grep -c '^a[0-9a-f]\{10\}$')" 0 "$who: ... no attempt directory"
+	unlike "$(cat "$ST/audit/"* 2>/dev/null)" '"(env-filter|confine|exec|wait)"' "$who: ... its audit log names no step of the agent"
+
+	# control: create passing once the chain is held
+	run sh -c "cd '$B/ws' && $AS $E timeout 120 '$B/bin-create-pass/corral' run -- sh -c 'touch $M'"
+	is "$rc:$(ls "$M" 2>&1)" "0:$M" "$who: control: create passes once the chain is held: the program runs"
+	like "$(cat "$B/seen/create-pass" 2>/dev/null)" "^[0-9]+\$" "$who: ... after being held at the gate"
+	is "$(ls "$ST" | grep -c '^a[0-9a-f]\{10\}$')" 0 "$who: ... its directory gone"
+	rm -f "$M"
+	# the chain started from the plan works in the workspace, wherever
+	# corral was started
+	run sh -c "cd '$B' && $AS $E timeout 120 '$CORRAL_BIN/corral' run --workspace '$B/ws' -- sh -c 'pwd > $M'"
+	is "$rc:$(cat "$M" 2>&1)" "0:$B/ws" "$who: --workspace from elsewhere: the program runs in the workspace"
+	rm -f "$M"
 done
 done_testing

@@ -56,6 +56,23 @@ like "$err" "already released for attempt $id" "second create: the store's reaso
 like "$err" "^home-stage: fatal: sign-in claude not released|home-stage: fatal: sign-in claude not released" "second create: home-stage's line"
 is "$(ls "$st" | grep -c '^a[0-9a-f]\{10\}$')" 1 "second create left no tree behind"
 
+# --nonce: the caller names the tree (corral names it to its chain before
+# create runs); one already there is refused (mkdir), nothing planted
+# there is used; a malformed one is refused before anything is recorded
+idn=$(S begin --agent claude --pid $$)
+run H create --state "$st" --attempt "$idn" --agent claude --full-setup --nonce 0123456789
+is "$rc:$(echo "$out" | head -1)" "0:$st/a0123456789" "--nonce: the tree is named by it"
+idn2=$(S begin --agent claude --pid $$)
+run H create --state "$st" --attempt "$idn2" --agent claude --full-setup --nonce 0123456789
+is "$rc:$(cat "$st/a0123456789/id")" "1:$idn" "--nonce: a tree already there: refused, left as it was"
+like "$err" "^home-stage: fatal: unable to create $st/a0123456789: File exists" "... says why"
+rm -rf "$st/a0123456789"
+for bad in 012345678 0123456789a 012345678G ../../etc; do
+	run H create --state "$st" --attempt "$(S begin --agent claude --pid $$)" --agent claude --full-setup --nonce "$bad"
+	is "$rc:$err" "2:home-stage: fatal: bad --nonce (want 10 lowercase hex digits)" "--nonce $bad: refused"
+done
+is "$(ls "$st" | grep -c '^a[0-9a-f]\{10\}$')" 1 "... no tree made for them"
+
 # XDG git config is read first, ~/.gitconfig wins
 mkdir -p "$home/.config/git"
 printf '[user]\n\temail = xdg@example.com\n\tname = Xdg\n' >"$home/.config/git/config"

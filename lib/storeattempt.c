@@ -300,9 +300,9 @@ reap_trees(int sfd, const struct treedirs *t, int afd, struct dead *dd, int64_t 
 			    !older(t->fd[i], de->d_name, now, known || bound > REAP_UNNAMED ? bound : REAP_UNNAMED)))
 				continue;
 			if (rmtree_at(t->fd[i], de->d_name) < 0) {
+				/* said, and (the record gone) an orphan to the next reap */
 				msg_warn_sys("unable to remove %s", de->d_name);
-				if (!dead)
-					bad = 1;
+				bad = 1;
 			} else if (print && !dead) {
 				printf("%s\n", known ? rid : de->d_name);
 			}

@@ -125,6 +125,26 @@ run as_nobody "$SS" --store "$TMP/nb/st" reap --older-than 0
 is "$out" "$nid" "nobody: reaped, through a mode-000 directory"
 [ ! -e "$TMP/nb/st/a0123456789" ]; status_ok $? "nobody: tree gone"
 outside_ok; status_ok $? "nobody: outside intact"
+
+# a dead attempt's tree that cannot be removed (a folder of root's inside):
+# said, exit 2, the record goes; what is left of the tree (its id may be
+# gone) is an orphan to a later reap (the control: root's folder gone and
+# the tree an hour old, it goes)
+sleep 600 & p=$!
+nid2=$(as_nobody "$SS" --store "$TMP/nb/st" begin --agent claude --pid $p)
+kill $p; wait $p 2>/dev/null
+as_nobody sh -c "mkdir -p '$TMP/nb/st/a0123456780/home' && echo $nid2 >'$TMP/nb/st/a0123456780/id'"
+mkdir "$TMP/nb/st/a0123456780/home/roots" && : >"$TMP/nb/st/a0123456780/home/roots/f"
+run as_nobody "$SS" --store "$TMP/nb/st" reap --older-than 0
+is "$rc:$out" "2:$nid2" "nobody: a dead attempt's tree that cannot be removed: exit 2, its record reaped"
+like "$err" "unable to remove a0123456780" "... and said"
+[ -d "$TMP/nb/st/a0123456780" ] && [ ! -e "$TMP/nb/st/attempts/$nid2" ]; status_ok $? "... the tree stays, the record goes"
+rm -rf "$TMP/nb/st/a0123456780/home/roots"
+touch -d '-1 hour' "$TMP/nb/st/a0123456780"
+run as_nobody "$SS" --store "$TMP/nb/st" reap --older-than 0
+is "$rc" 0 "control: a later reap removes the tree, as an orphan"
+like "$out" "^($nid2|a0123456780)\$" "... named by its id, or by its name when the id went first"
+[ ! -e "$TMP/nb/st/a0123456780" ]; status_ok $? "... gone"
 # begin --id ID --reap: the caller's id, then reap's work under the same lock
 st3=$TMP/store3
 printf 'tok' | "$SS" --store "$st3" put tok

@@ -18,6 +18,8 @@ struct hs_opts {
 	int pid;			/* create --pid: whose attempt (0: the parent) */
 	const char *end;		/* finish --end: the attempt to end, or NULL */
 	int status;			/* ... with --status (-1: not given) */
+	int status_input;		/* ... --status -: after the go byte */
+	int wait_input;			/* finish --wait-input: the go byte first */
 	const char *platform, *tier;	/* ... and --platform, --tier (or NULL) */
 	int prof_loaded;		/* prof holds the profiles: 1 all (finish loads
 					   them only when it takes a sign-in back), 2

@@ -23,11 +23,14 @@ usage(int fd)
 	    "                         [--session-store PATH] [--wait-record SECONDS | --begin [--pid N]]\n"
 	    "                         [--trees DIR] [--nonce HEX]\n"
 	    "       home-stage finish [--state DIR] [--profiles FILE] [--session-store PATH]\n"
-	    "                         [--test-cacert FILE] [--end ID --status N\n"
+	    "                         [--test-cacert FILE] [--wait-input] [--end ID --status N\n"
 	    "                         [--platform P --tier T]] TREE\n"
 	    "       home-stage -h | --help | --version\n"
 	    "create prints the attempt directory (with --full-setup, then the folders\n"
-	    "to grant read-write); finish prints the names it took back.\n"
+	    "to grant read-write); finish prints the names it took back. With\n"
+	    "--wait-input finish first reads its standard input to its end, and takes\n"
+	    "back, removes and records only when it began with the byte g (--status -:\n"
+	    "then the status, as in printf g0).\n"
 	    "Exit: 0 done, 1 refused, 2 usage or system error.\n");
 }
 
@@ -53,6 +56,7 @@ main(int argc, char **argv, char **envp)
 		{ "status", required_argument, NULL, 'X' },
 		{ "platform", required_argument, NULL, 'L' },
 		{ "tier", required_argument, NULL, 'R' },
+		{ "wait-input", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -86,9 +90,13 @@ main(int argc, char **argv, char **envp)
 		case 'E': o.end = optarg; break;
 		case 'L': o.platform = optarg; break;
 		case 'R': o.tier = optarg; break;
+		case 'I': o.wait_input = 1; break;
 		case 'X':
-			if (num_parse_int(optarg, 0, 255, &o.status) < 0) {
-				msg_fatal("bad --status %.16s (want 0 to 255)", optarg);
+			o.status_input = strcmp(optarg, "-") == 0;
+			if (o.status_input)
+				o.status = -1;
+			else if (num_parse_int(optarg, 0, 255, &o.status) < 0) {
+				msg_fatal("bad --status %.16s (want 0 to 255, or - with --wait-input)", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -119,10 +127,10 @@ main(int argc, char **argv, char **envp)
 	}
 	if (strcmp(cmd, "finish") == 0) {
 		if (optind + 1 != argc || o.attempt || o.agent || o.signin || o.full_setup || o.workspace ||
-		    o.wait_record || o.trees || o.nonce || o.begin || o.pid || !o.end != (o.status < 0) ||
-		    !o.platform != !o.tier || (o.platform && !o.end)) {
+		    o.wait_record || o.trees || o.nonce || o.begin || o.pid || !o.end != (o.status < 0 && !o.status_input) ||
+		    !o.platform != !o.tier || (o.platform && !o.end) || (o.status_input && !o.wait_input)) {
 			msg_usage("finish [--state DIR] [--profiles FILE] [--session-store PATH] [--test-cacert FILE]"
-			    " [--end ID --status N [--platform P --tier T]] TREE");
+			    " [--wait-input] [--end ID --status N|- [--platform P --tier T]] TREE");
 			return EXIT_USAGE;
 		}
 		if (o.end && !store_id_ok(o.end)) {
@@ -135,8 +143,8 @@ main(int argc, char **argv, char **envp)
 		}
 		dir = argv[optind];
 	} else if (optind != argc || !o.state || !o.attempt || !o.agent || o.test_cacert ||
-	    (o.begin && o.wait_record) || (o.pid && !o.begin) || o.end || o.status >= 0 || o.platform ||
-	    o.tier) {
+	    (o.begin && o.wait_record) || (o.pid && !o.begin) || o.end || o.status >= 0 || o.status_input ||
+	    o.platform || o.tier || o.wait_input) {
 		msg_usage("create --state DIR --attempt ID --agent NAME [--signin NAME] [--full-setup]"
 		    " [--wait-record SECONDS | --begin [--pid N]]");
 		return EXIT_USAGE;

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -553,15 +554,31 @@ take_back(struct hs_opts *o, const char *state, int afd, const struct meta *m)
 	return EXIT_USAGE;
 }
 
-static int
-finish_tree(struct hs_opts *o, const char *dir)
-{
-	char parent[PATH_MAX], base[NAME_MAX + 1], err[256], state[PATH_MAX], *slash, *buf;
-	struct stat st;
+/* What finish opens and reads before its go byte (finish_open): the trees
+ * directory, the attempt's directory and its stage file, the profiles
+ * and the store; none of it the agent's (it writes only home/, config/,
+ * tmp/ beneath). */
+struct fin {
+	int sfd, afd;			/* the trees directory, the attempt's */
+	char base[NAME_MAX + 1];	/* the attempt directory's name */
+	char state[PATH_MAX];		/* the trees directory's real path */
 	struct meta m;
-	size_t len, n = strlen(dir);
-	int sfd, afd, rc = 0, r;
+	int rc;				/* the stage file: 0 read, else the exit */
+	int store;			/* --end: the store (-1: none, -2 failed, said) */
+	char storepath[PATH_MAX];
+};
 
+/* 0, or the exit status said */
+static int
+finish_open(struct hs_opts *o, const char *dir, struct fin *f)
+{
+	char parent[PATH_MAX], err[256], *slash, *buf;
+	struct stat st;
+	size_t len, n = strlen(dir);
+	int r;
+
+	f->sfd = f->afd = f->store = -1;
+	f->rc = 0;
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
 	if (n >= sizeof parent) {
@@ -575,12 +592,12 @@ finish_tree(struct hs_opts *o, const char *dir)
 		msg_fatal("%s: not an attempt directory path", dir);
 		return EXIT_USAGE;
 	}
-	strcpy(base, slash + 1);
+	strcpy(f->base, slash + 1);
 	if (slash == parent)
 		strcpy(parent, "/");
 	else
 		*slash = '\0';
-	if (!store_tree_name_ok(base, strlen(base))) {
+	if (!store_tree_name_ok(f->base, strlen(f->base))) {
 		msg_fatal("%s: not an attempt directory (aNONCE: 'a' and %d hex digits)", dir, STORE_TREE_NONCE_LEN);
 		return EXIT_USAGE;
 	}
@@ -588,89 +605,184 @@ finish_tree(struct hs_opts *o, const char *dir)
 		msg_fatal("--state must be an absolute path (it is passed to session-store)");
 		return EXIT_USAGE;
 	}
-	sfd = store_open(parent, 0, err, sizeof err);
-	if (sfd < 0) {
+	f->sfd = store_open(parent, 0, err, sizeof err);
+	if (f->sfd < 0) {
 		msg_fatal("trees directory %s: %s", parent, err);
 		return errno == EPERM ? EXIT_NO : EXIT_USAGE;
 	}
-	if (fd_path(sfd, state, sizeof state) < 0) {
+	if (fd_path(f->sfd, f->state, sizeof f->state) < 0) {
 		msg_fatal_sys("unable to resolve %s", parent);
-		close(sfd);
 		return EXIT_USAGE;
 	}
-	afd = openat(sfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (afd < 0 || fstat(afd, &st) < 0 || st.st_uid != geteuid()) {
+	f->afd = openat(f->sfd, f->base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (f->afd < 0 || fstat(f->afd, &st) < 0 || st.st_uid != geteuid()) {
 		msg_fatal_sys("%s: not our attempt directory", dir);
-		if (afd >= 0)
-			close(afd);
-		close(sfd);
 		return errno == ENOENT ? EXIT_NO : EXIT_USAGE;
 	}
-	if (file_read_bounded(afd, "stage", 4096, &buf, &len) < 0) {
+	if (file_read_bounded(f->afd, "stage", 4096, &buf, &len) < 0) {
 		msg_warn_sys("%s/stage: nothing taken back", dir);
-		rc = EXIT_USAGE;
+		f->rc = EXIT_USAGE;
 	} else {
-		r = meta_parse(buf, len, &m);
+		r = meta_parse(buf, len, &f->m);
 		free(buf);
 		if (r < 0) {
 			msg_warn("%s/stage: damaged: nothing taken back", dir);
-			rc = EXIT_USAGE;
-		} else if (m.signin[0] != '\0') {
-			/* the store: --state, else the tree's own directory */
-			rc = take_back(o, o->state ? o->state : state, afd, &m);
+			f->rc = EXIT_USAGE;
+		} else if (f->m.signin[0] != '\0' && hs_profiles(o, NULL) < 0) {
+			f->rc = EXIT_USAGE;	/* said; the take-back needs them */
 		}
 	}
-	close(afd);
-	if (rmtree_at(sfd, base) < 0) {
+	return 0;
+}
+
+static void
+finish_close(struct fin *f)
+{
+	if (f->afd >= 0)
+		close(f->afd);
+	if (f->sfd >= 0)
+		close(f->sfd);
+	if (f->store >= 0)
+		close(f->store);
+	f->afd = f->sfd = f->store = -1;
+}
+
+static int
+finish_tree(struct hs_opts *o, const char *dir, struct fin *f)
+{
+	int rc = f->rc;
+
+	/* the store: --state, else the tree's own directory */
+	if (rc == 0 && f->m.signin[0] != '\0')
+		rc = take_back(o, o->state ? o->state : f->state, f->afd, &f->m);
+	close(f->afd);
+	f->afd = -1;
+	if (rmtree_at(f->sfd, f->base) < 0) {
 		msg_fatal_sys("unable to remove %s", dir);
-		close(sfd);
 		return EXIT_USAGE;
 	}
-	close(sfd);
 	if (fflush(stdout) != 0)
 		return EXIT_USAGE;
 	return rc;
 }
 
-/* finish, then with --end the attempt's record closed (lib/storeattempt.c,
- * what session-store end runs), whatever finish did: one process where
- * corral ran two side by side. The store: --state, else the tree's own
- * directory. */
-int
-hs_finish(struct hs_opts *o, const char *dir)
+/* --end's store: --state, else the tree's own directory; opened before
+ * the go byte (the record is locked and written only after). 0, or -1
+ * said. */
+static int
+finish_store(const struct hs_opts *o, const char *dir, struct fin *f)
 {
-	char store[PATH_MAX], err[256], *slash;
-	int rc = finish_tree(o, dir), sfd, r;
+	char *store = f->storepath, err[256], *slash;
+	const size_t cap = sizeof f->storepath;
 	size_t n;
 
-	if (o->end == NULL)
-		return rc;
 	if (o->state != NULL) {
 		n = strlen(o->state);
-		if (n >= sizeof store)
-			return EXIT_USAGE;
+		if (n >= cap)
+			return -1;
 		memcpy(store, o->state, n + 1);
 	} else {
 		n = strlen(dir);
 		while (n > 1 && dir[n - 1] == '/')
 			n--;
-		if (n >= sizeof store)
-			return EXIT_USAGE;
+		if (n >= cap)
+			return -1;
 		memcpy(store, dir, n);
 		store[n] = '\0';
 		if ((slash = strrchr(store, '/')) == NULL)
-			return msg_fatal("%s: not an attempt directory path", dir), EXIT_USAGE;
+			return msg_fatal("%s: not an attempt directory path", dir), -1;
 		if (slash == store)
 			slash[1] = '\0';	/* "/" */
 		else
 			*slash = '\0';
 	}
-	if ((sfd = store_open(store, 0, err, sizeof err)) < 0) {
+	if ((f->store = store_open(store, 0, err, sizeof err)) < 0) {
 		msg_fatal("store %s: %s", store, err);
-		return EXIT_USAGE;
+		return -1;
 	}
-	r = store_attempt_end(sfd, store, o->end, o->status, o->platform, o->tier);
-	close(sfd);
+	return 0;
+}
+
+/* --wait-input: standard input read to its end (at most 64 bytes). 1 go:
+ * it began with the byte g (with --status -, then the status, 0 to 255 in
+ * decimal, and at most a newline after); 0: it ended without one (a
+ * caller that died meanwhile: corral starts finish while the agent runs);
+ * -1: g and something else, said. By hand: printf g0. */
+static int
+wait_input(struct hs_opts *o)
+{
+	char buf[64];
+	size_t got = 0;
+	ssize_t n;
+	int st = 0, nd = 0;
+
+	while (got < sizeof buf && ((n = read(0, buf + got, sizeof buf - got)) > 0 || (n < 0 && errno == EINTR)))
+		if (n > 0)
+			got += (size_t)n;
+	if (got == 0 || buf[0] != 'g')
+		return 0;
+	if (got == sizeof buf)
+		return msg_fatal("its input holds more than the go byte and a status"), -1;
+	for (size_t i = 1; i < got; i++) {
+		if (buf[i] == '\n' && i == got - 1)
+			break;
+		if (!o->status_input || buf[i] < '0' || buf[i] > '9' || nd == 3)
+			return msg_fatal("its input holds more than the go byte%s", o->status_input ? " and a status" : ""), -1;
+		st = st * 10 + (buf[i] - '0');
+		nd++;
+	}
+	if (o->status_input) {
+		if (nd == 0 || st > 255)
+			return msg_fatal("its input holds the go byte without a status (0 to 255) after it"), -1;
+		o->status = st;
+	}
+	return 1;
+}
+
+/* finish, then with --end the attempt's record closed (lib/storeattempt.c,
+ * what session-store end runs), whatever finish did: one process where
+ * corral ran two side by side. With --wait-input, what finish opens and
+ * reads first (finish_open: nothing the agent wrote) is read, then its
+ * input waited for; the take-back, the removal and the record only after
+ * the go byte. */
+int
+hs_finish(struct hs_opts *o, const char *dir)
+{
+	static const int quiet[] = { SIGINT, SIGQUIT, SIGHUP };
+	struct fin f;
+	int rc, r, go;
+
+	rc = finish_open(o, dir, &f);
+	/* the store, whatever finish_open found (the record is ended
+	 * whatever finish did) */
+	if (o->end != NULL && finish_store(o, dir, &f) < 0)
+		f.store = -2;
+	if (o->wait_input) {
+		/* its caller ends it by closing its input: a signal meant for
+		 * the caller's terminal or group leaves it waiting */
+		for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++)
+			signal(quiet[i], SIG_IGN);
+		go = wait_input(o);
+		/* back to their defaults before session-store may start (a
+		 * take-back), not otherwise: it ends soon */
+		for (size_t i = 0; rc == 0 && f.rc == 0 && f.m.signin[0] && i < sizeof quiet / sizeof quiet[0]; i++)
+			signal(quiet[i], SIG_DFL);
+		if (go <= 0) {
+			if (go == 0)
+				msg_warn("its input ended without the go byte (its caller gone): nothing taken back, "
+				    "removed or recorded; %s stays until the next run reaps it", dir);
+			finish_close(&f);
+			return go == 0 ? EXIT_NO : EXIT_USAGE;
+		}
+	}
+	if (rc == 0)
+		rc = finish_tree(o, dir, &f);
+	if (o->end == NULL || f.store < 0) {
+		finish_close(&f);
+		return o->end == NULL ? rc : EXIT_USAGE;
+	}
+	r = store_attempt_end(f.store, f.storepath, o->end, o->status, o->platform, o->tier);
+	finish_close(&f);
 	/* the end not recorded: an error, whatever finish said */
 	return r < 0 ? EXIT_USAGE : rc;
 }

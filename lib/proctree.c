@@ -33,17 +33,74 @@ proc_kill_listed(int fd)
 	return n;
 }
 
-int
-proc_kill_children(void)
+/* Steps the caller started itself that a sweep leaves running (and
+ * unreaped): proc_sweep_keep. A pid that is a child and not reaped is
+ * never another process's, so none of what the sweep is for can be one. */
+static pid_t kept[8];
+static size_t nkept;
+
+static int
+is_kept(long pid)
 {
-	char path[64];
+	for (size_t i = 0; i < nkept; i++)
+		if (kept[i] == pid)
+			return 1;
+	return 0;
+}
+
+int
+proc_sweep_keep(pid_t pid)
+{
+	if (pid <= 0 || is_kept(pid))
+		return 0;
+	if (nkept == sizeof kept / sizeof kept[0])
+		return errno = ENOSPC, -1;
+	kept[nkept++] = pid;
+	return 0;
+}
+
+void
+proc_sweep_unkeep(pid_t pid)
+{
+	for (size_t i = 0; i < nkept; i++)
+		if (kept[i] == pid) {
+			kept[i] = kept[--nkept];
+			return;
+		}
+}
+
+/* fn on every child of this process that is not kept (zombies included):
+ * /proc/self/task/TID/children when the kernel has it, else a scan of
+ * /proc. How many it was called on. */
+static int
+children_each(void (*fn)(pid_t, void *), void *arg)
+{
+	char path[64], buf[8192], *p, *e;
 	int fd, n = 0;
 	ssize_t len;
 
 	snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)syscall(SYS_gettid));
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		n = proc_kill_listed(fd);
+		/* "PID PID ... ": read whole (a pid cut at a read's end would
+		 * be two) */
+		size_t got = 0;
+		while (got < sizeof buf - 1 && (len = read(fd, buf + got, sizeof buf - 1 - got)) > 0)
+			got += (size_t)len;
 		close(fd);
+		buf[got] = '\0';
+		if (got == sizeof buf - 1 && (p = strrchr(buf, ' ')) != NULL) {
+			p[1] = '\0';	/* the rest in the next round: */
+			n++;		/* not none left */
+		}
+		for (p = buf; *p; p = e) {
+			long pid = strtol(p, &e, 10);
+			if (e == p)
+				break;
+			if (pid > 0 && !is_kept(pid)) {
+				fn((pid_t)pid, arg);
+				n++;
+			}
+		}
 		return n;
 	}
 	DIR *d = opendir("/proc");
@@ -66,10 +123,35 @@ proc_kill_children(void)
 		st[len] = '\0';
 		if ((rp = strrchr(st, ')')) == NULL || sscanf(rp + 1, " %*c %ld", &pp) != 1)
 			continue;
-		if (pp == me && kill((pid_t)pid, SIGKILL) == 0)
+		if (pp == me && !is_kept(pid)) {
+			fn((pid_t)pid, arg);
 			n++;
+		}
 	}
 	closedir(d);
+	return n;
+}
+
+static void
+kill_one(pid_t pid, void *arg)
+{
+	if (kill(pid, SIGKILL) == 0)
+		++*(int *)arg;
+}
+
+static void
+reap_one(pid_t pid, void *arg)
+{
+	if (waitpid(pid, NULL, WNOHANG) == pid)
+		++*(int *)arg;
+}
+
+int
+proc_kill_children(void)
+{
+	int n = 0;
+
+	(void)children_each(kill_one, &n);
 	return n;
 }
 
@@ -83,13 +165,23 @@ proc_sweep(void)
 	 * after this round's kill, and is killed in the next. Never a blocking
 	 * wait: a child reparented after the kill would hold it forever. */
 	for (int round = 0; round < 10000; round++) {
-		int reaped = 0;
+		int reaped = 0, left;
 		pid_t w;
 		proc_kill_children();
-		while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
-			reaped++;
-		if (w < 0 && errno == ECHILD)
-			return;		/* no child left */
+		if (nkept == 0) {
+			while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
+				reaped++;
+			if (w < 0 && errno == ECHILD)
+				return;		/* no child left */
+		} else {
+			/* not waitpid(-1): a kept step's status is its
+			 * starter's; each child but those, by pid. A child
+			 * leaves its own children here before it can be
+			 * reaped, so none listed: none to come. */
+			left = children_each(reap_one, &reaped);
+			if (left == reaped)
+				return;
+		}
 		if (reaped == 0)
 			nanosleep(&ms, NULL);	/* killed, not yet dead */
 	}

@@ -244,8 +244,13 @@ explain_print(FILE *f, const struct plan *pl0)
 	}
 	av_free(&a);
 	/* the take-back, the removal and the attempt's end: one process */
-	if (r == 0 && (step_finish(&pl, SHVAR("STATUS"), SHVAR("platform"), SHVAR("tier"), &a) < 0 ||
-	    line(f, "", &a, "\nexit \"$STATUS\"\n") < 0))
+	if (r == 0)
+		fputs("# the take-back, the removal and the attempt's end: corral run starts this as the\n"
+		    "# program starts (it opens the attempt's directory and reads what create wrote), and\n"
+		    "# it waits for the go byte and the status on its input, which corral writes once\n"
+		    "# every process of the attempt has ended\n", f);
+	if (r == 0 && (step_finish(&pl, "-", SHVAR("platform"), SHVAR("tier"), &a) < 0 ||
+	    line(f, "printf 'g%s' \"$STATUS\" | ", &a, "\nexit \"$STATUS\"\n") < 0))
 		r = -1;
 	av_free(&a);
 	return r;

@@ -373,6 +373,10 @@ step_finish(const struct plan *pl, const char *status, const char *platform, con
 		av_push(a, "--test-cacert");
 		av_push(a, pl->test_cacert);
 	}
+	/* status "-": started while the agent runs, it waits for its go
+	 * byte and the status after it on its input (run.c) */
+	if (status && strcmp(status, "-") == 0)
+		av_push(a, "--wait-input");
 	if (status) {
 		/* and the attempt's end recorded, in the same process */
 		end_args(pl, "--end", status, platform, tier, a);

@@ -94,7 +94,8 @@ int plan_nosignin_json(const struct plan *pl, char *out, size_t n);
  * step begins (for explain's line breaks and the audit log). */
 int step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confine_at, size_t *cmd_at);
 /* home-stage finish; with status (not NULL) --end: the attempt's record
- * closed by the same process (platform and tier as step_end's) */
+ * closed by the same process (platform and tier as step_end's); status
+ * "-": --wait-input, the status after the go byte on its input */
 int step_finish(const struct plan *pl, const char *status, const char *platform, const char *tier,
     struct argv *a);
 /* runfiles snapshot of root (the git configs that may name core.hooksPath

@@ -32,6 +32,7 @@
 #include "reslimit.h"
 #include "rnd.h"
 #include "procspawn.h"
+#include "proctree.h"
 #include "store.h"
 #include "wait.h"
 
@@ -125,6 +126,8 @@ struct runstate {
 	struct spawned gitc;		/* git-stage create, beside them (run_open) */
 	struct spawned fin;		/* git-stage finish, from the agent's start (worktree) */
 	int fin_go;			/* ... its input's write end (gitstep_finish_start) */
+	struct spawned hfin;		/* home-stage finish --wait-input, from the agent's start */
+	int hfin_go;			/* ... its input's write end (home_finish_start) */
 	struct runfiles rf;		/* files that run code: the step runfiles (runfiles.c) */
 	int rf_taken;
 	/* the chain, started beside the proof and held at confine --gate
@@ -135,6 +138,63 @@ struct runstate {
 	struct argv chain;		/* its command line, audited at the go byte */
 	size_t ei, ci, xi;		/* where env-filter, confine, the program start */
 };
+
+/* home-stage finish started as the agent starts: it execs, opens the
+ * attempt's directory, reads its stage file and the profiles, and opens
+ * the store while the agent runs (none of it the agent's); it takes back,
+ * removes and records only after its go byte and the status, which
+ * close_attempt writes once every process of the attempt has ended. A
+ * corral killed meanwhile closes its input without them: it touches
+ * nothing, and the attempt stays for the next run's reap, as it would
+ * have. A killed keeper's leftovers and a browser's are swept without
+ * it (proc_sweep_keep). Not started: started after, as before. */
+static void
+home_finish_start(struct runstate *s)
+{
+	struct argv a = { 0 };
+	int p[2], r;
+
+	s->hfin.pid = -1;
+	if (!s->have_dir || !s->have_attempt || pipe2(p, O_CLOEXEC) < 0)
+		return;
+	r = step_finish(&s->pl, "-", s->platform[0] ? s->platform : NULL, s->tier[0] ? s->tier : NULL, &a) < 0 ? -1 :
+	    spawn_start_in(a.v, s->senv, p[0], SPAWN_CAPTURE, &s->hfin);
+	av_free(&a);
+	close(p[0]);
+	if (r < 0 || proc_sweep_keep(s->hfin.pid) < 0) {
+		close(p[1]);
+		if (r == 0)	/* not kept: ended, its input closed */
+			(void)spawn_collect(&s->hfin, NULL, 0);
+		s->hfin.pid = -1;
+		return;
+	}
+	s->hfin_go = p[1];
+}
+
+static void
+home_finish_go(struct runstate *s, int status)
+{
+	sigset_t pipe, old;
+	struct timespec zero = { 0, 0 };
+	char go[8];
+	int n = snprintf(go, sizeof go, "g%d", status);
+	ssize_t w;
+
+	if (s->hfin_go < 0)
+		return;		/* written already (run_attempt) */
+	/* a finish that has ended (said why) reads nothing: its EPIPE and
+	 * SIGPIPE are taken here, never corral's end; its status says */
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe, &old);
+	while ((w = write(s->hfin_go, go, (size_t)n)) < 0 && errno == EINTR)
+		;
+	if (w < 0 && errno == EPIPE)
+		(void)sigtimedwait(&pipe, NULL, &zero);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(s->hfin_go);
+	s->hfin_go = -1;
+}
 
 static int
 close_attempt(struct runstate *s, int status)
@@ -152,7 +212,13 @@ close_attempt(struct runstate *s, int status)
 	 * finish --end, one process; session-store end alone when there is
 	 * no tree to finish */
 	snprintf(st, sizeof st, "%d", status);
-	if (s->have_dir && (step_finish(&s->pl, s->have_attempt ? st : NULL, s->platform[0] ? s->platform : NULL,
+	if (s->hfin.pid > 0) {
+		/* started while the agent ran: its go byte and the status,
+		 * unless written already */
+		fin = s->hfin;
+		s->hfin.pid = -1;
+		home_finish_go(s, status);
+	} else if (s->have_dir && (step_finish(&s->pl, s->have_attempt ? st : NULL, s->platform[0] ? s->platform : NULL,
 	    s->tier[0] ? s->tier : NULL, &fa) < 0 || spawn_start(fa.v, s->senv, SPAWN_CAPTURE, &fin) < 0)) {
 		msg_warn_sys("unable to run home-stage finish");
 		ok = 0;
@@ -166,6 +232,7 @@ close_attempt(struct runstate *s, int status)
 	av_free(&ea);
 	if (fin.pid > 0) {
 		ws = spawn_collect(&fin, took, sizeof took);
+		proc_sweep_unkeep(fin.pid);
 		audit_start(&s->au, "home-stage finish");
 		audit_int(&s->au, "status", wait_code(ws));
 		chomp(took);
@@ -837,8 +904,8 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	s.gate = s.pid_rd = -1;
 	s.den.fd = s.den.ask = -1;
 	s.ref.rd = s.ref.wr = -1;
-	s.probe.pid = s.create.pid = s.gitc.pid = s.fin.pid = -1;
-	s.fin_go = -1;
+	s.probe.pid = s.create.pid = s.gitc.pid = s.fin.pid = s.hfin.pid = -1;
+	s.fin_go = s.hfin_go = -1;
 	signals_install();
 	policy_init(&s.pol);
 	if ((s.senv = step_env(envp, &s.senv_store)) == NULL)
@@ -905,6 +972,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	if (pending_sig)
 		return interrupted(&s);
 	chain_go(&s);
+	home_finish_start(&s);
 	/* what a keeper that was killed left running ends, while the agent
 	 * runs, not beside probe, create and the snapshot, which keep both
 	 * CPUs busy (a keeper's cgroup is locked, its pid alive, from its
@@ -929,12 +997,19 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	}
 	/* keeper's status is the agent's (124: the wall-clock limit) */
 	code = wait_code(res.ws);
+	/* every process of the attempt has ended: the report, beside what
+	 * follows; and home-stage finish's go byte with the status when
+	 * nothing comes between (close_attempt writes it otherwise:
+	 * after the git import, which reads the attempt's files in the
+	 * store, and after a caller's own step, which may read the home and
+	 * change the status) */
+	runfiles_report_start(&s.rf, &s.pl, s.senv, o->quiet);
+	if (!after && !(s.pl.git && s.pol.git != GIT_OFF) && s.hfin.pid > 0)
+		home_finish_go(&s, code);
 	run_denials(&s, res.chain, code);
-	/* the report beside what follows; every process of the attempt has
-	 * ended: its git work, as data, git-stage finish beside the report,
+	/* its git work, as data, git-stage finish beside the report,
 	 * changing the checkout (files moved aside) only once the report has
 	 * read it and said it first */
-	runfiles_report_start(&s.rf, &s.pl, s.senv, o->quiet);
 	(void)gitstep_finish_start(&s.pl, s.senv, &s.fin, &s.fin_go);
 	if (s.pl.git && s.pol.git != GIT_OFF)
 		runfiles_report_end(&s.rf, &s.au, o->quiet);

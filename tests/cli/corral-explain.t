@@ -39,7 +39,7 @@ like "$out" "-p 'HOME='\"\\\$ATTEMPT_DIR\"'/home'" "HOME pinned to the attempt h
 like "$out" "-W \"\\\$ATTEMPT_DIR\"'/tmp'" "attempt tmp granted"
 like "$out" " -W $TMP/ws " "workspace granted (no .git: a plain grant)"
 unlike "$out" " -[rxwW] $H( |/|$)" "the real home is not granted"
-like "$out" "^$CORRAL_BIN/home-stage finish --session-store $CORRAL_BIN/session-store --end \"\\\$ATTEMPT\" --status \"\\\$STATUS\" --platform \"\\\$platform\" --tier \"\\\$tier\" \"\\\$ATTEMPT_DIR\"$" "finish, and the attempt's end: status, platform, tier"
+like "$out" "^printf 'g%s' \"\\\$STATUS\" \\| $CORRAL_BIN/home-stage finish --session-store $CORRAL_BIN/session-store --wait-input --end \"\\\$ATTEMPT\" --status - --platform \"\\\$platform\" --tier \"\\\$tier\" \"\\\$ATTEMPT_DIR\"$" "finish, and the attempt's end: its go byte and the status on its input, platform, tier"
 unlike "$out" "session-store.* end " "no session-store end: finish records it"
 
 # the chain lines run by hand give the command exactly its arguments

@@ -1,5 +1,6 @@
 #!/bin/sh
-# home-stage finish: a validated take-back, then removal that follows no symlink.
+# home-stage finish: a validated take-back, then removal that follows no
+# symlink; with --wait-input, none of it before the go byte.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 . "$CORRAL_TOP/tests/lib/session-store.sh"
 . "$CORRAL_TOP/tests/lib/provider.sh"
@@ -64,6 +65,53 @@ status_ok $rc "--end without platform or tier: exit 0"
 like "$(S show "$id")" "status 3
 platform -
 tier -" "--end: no platform, no tier"
+
+# --wait-input (corral run starts finish as the agent starts): nothing
+# taken back, removed or recorded until its input ends holding the go byte
+# (with --status -, the status after it). Control: the go byte and a
+# status: a renewed sign-in taken back, the tree removed, the status
+# recorded. Attack stand-in: the input ended without it (corral killed):
+# the same renewed sign-in stays out of the store, the tree and the open
+# record stay (for the next run's reap), and it says so.
+provider_token tokW u-1
+stage; claude_signin tokW $((t + 7600)) >"$d/home/.claude/.credentials.json"
+before=$(stored)
+run H finish $PV --wait-input --end "$id" --status - --platform linux --tier full "$d" </dev/null
+is "$rc:$out" "1:" "--wait-input, input ended without the go byte: exit 1, nothing taken back"
+is "$err" "home-stage: warning: its input ended without the go byte (its caller gone): nothing taken back, removed or recorded; $d stays until the next run reaps it" "... said in one line"
+is "$(stored)" "$before" "... the store unchanged"
+[ -f "$d/home/.claude/.credentials.json" ] && [ -f "$d/stage" ]; status_ok $? "... the tree as it was"
+unlike "$(S show "$id")" "status" "... the attempt not ended"
+run sh -c "printf x9 | env -i HOME=/nonexistent '$HS' finish $PV --wait-input --end '$id' --status - '$d'"
+is "$rc:$out" "1:" "--wait-input, another byte first: no go, exit 1"
+[ -f "$d/home/.claude/.credentials.json" ]; status_ok $? "... the tree as it was"
+run sh -c "printf g | env -i HOME=/nonexistent '$HS' finish $PV --wait-input --end '$id' --status - '$d'"
+is "$rc:$out" "2:" "--wait-input --status -: the go byte without a status: exit 2"
+like "$err" "home-stage: fatal: its input holds the go byte without a status" "... said"
+run sh -c "printf g300 | env -i HOME=/nonexistent '$HS' finish $PV --wait-input --end '$id' --status - '$d'"
+is "$rc" 2 "--wait-input --status -: status 300: exit 2"
+run sh -c "printf 'g1 x' | env -i HOME=/nonexistent '$HS' finish $PV --wait-input --end '$id' --status - '$d'"
+is "$rc" 2 "--wait-input --status -: more after the status: exit 2"
+[ -f "$d/home/.claude/.credentials.json" ] && [ -f "$d/stage" ]; status_ok $? "... the tree as it was after each"
+is "$(stored)" "$before" "... and the store"
+run sh -c "printf 'g9\n' | env -i HOME=/nonexistent '$HS' finish $PV --wait-input --end '$id' --status - --platform linux --tier full '$d'"
+is "$rc:$out" "0:claude" "control: the go byte and status 9: the renewed sign-in taken back"
+is "$(stored)" "$(claude_signin tokW $((t + 7600)))" "... into the store"
+[ ! -e "$d" ]; status_ok $? "... the tree removed"
+like "$(S show "$id")" "status 9
+platform linux
+tier full" "... the attempt ended with status 9"
+stage
+run sh -c "printf g | env -i HOME=/nonexistent '$HS' finish $PV --wait-input '$d'"
+is "$rc:$out" "0:" "--wait-input without --end: the go byte alone"
+[ ! -e "$d" ]; status_ok $? "... the tree removed"
+stage
+run H finish $PV --end "$id" --status - "$d"
+is "$rc" 2 "--status - without --wait-input: usage"
+run H create --state "$st" --attempt "$id" --agent claude --wait-input
+is "$rc" 2 "create --wait-input: usage"
+[ -f "$d/stage" ]; status_ok $? "... nothing done"
+run H finish $PV --end "$id" --status 0 "$d"
 
 refused() {	# refused DESC: the agent wrote $d's sign-in; finish must refuse it
 	before=$(stored)

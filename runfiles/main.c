@@ -1,6 +1,7 @@
 /* runfiles: the files that run code on the user's machine, before and after
  * a run, read by a walker that can read only the tree (rf.h). */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 static const char usage_text[] =
 "usage: runfiles snapshot [--git-config FILE]... DIR > STATE\n"
 "       runfiles report DIR < STATE\n"
+"       runfiles watch [--git-config FILE]... DIR\n"
 "       runfiles -h | --help | --version\n"
 "\n"
 "Looks in DIR (a workspace an agent writes) for the files that run code on\n"
@@ -25,15 +27,20 @@ static const char usage_text[] =
 "servers, git hooks and drivers. snapshot writes what it saw to standard\n"
 "output; report, given that on standard input, prints one line for each such\n"
 "file created or changed since (\"created REL: WHAT\", \"changed REL: WHAT\"),\n"
-"then \"partial\" when a bound was reached. Before reading DIR it narrows\n"
+"then \"partial\" when a bound was reached. watch does both in one process:\n"
+"it takes the snapshot, keeps it in memory and prints \"taken\", then reads\n"
+"its standard input to its end and, only when it began with the byte g (the\n"
+"caller's sign that the run has ended), reports as report does; without it\n"
+"it reads nothing more of DIR. Before reading DIR it narrows\n"
 "itself: read-only of DIR and of the --git-config files (which may name\n"
 "core.hooksPath), nothing to write, no exec, no network.\n"
 "\n"
 "Exit status:\n"
-"  0  snapshot: taken; report: no such file was created or changed\n"
-"  1  report: some were (one line each on standard output)\n"
+"  0  snapshot: taken; report, watch: no such file was created or changed\n"
+"  1  report, watch: some were (one line each on standard output)\n"
 "  2  a usage error, or a system error: DIR or the state unreadable, a\n"
-"     malformed state, or it could not narrow itself\n";
+"     malformed state, or it could not narrow itself; watch: its input\n"
+"     ended without the go byte\n";
 
 static int
 narrow_or_die(const char *dir, char *const *ro, size_t n)
@@ -47,23 +54,34 @@ narrow_or_die(const char *dir, char *const *ro, size_t n)
 	return 0;
 }
 
+/* narrowed, the snapshot of dir into st: 0, or the exit status said */
+static int
+take(const char *dir, struct argv *cfg, struct rf_state *st)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_REALTIME, &t0);
+	memset(st, 0, sizeof *st);
+	if (narrow_or_die(dir, cfg->v, cfg->n) < 0)
+		return EXIT_USAGE;
+	rf_hooks(dir, cfg->v, cfg->n, st->hooks, sizeof st->hooks);
+	if (rf_walk(dir, NULL, (int64_t)t0.tv_sec, t0.tv_nsec, st) < 0) {
+		msg_fatal_sys("unable to look for files that run code in %s", dir);
+		return rf_state_free(st), EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int
 snapshot(const char *dir, struct argv *cfg)
 {
 	struct rf_state st;
-	struct timespec t0;
 	char *out;
 	size_t len;
+	int r;
 
-	clock_gettime(CLOCK_REALTIME, &t0);
-	if (narrow_or_die(dir, cfg->v, cfg->n) < 0)
-		return EXIT_USAGE;
-	memset(&st, 0, sizeof st);
-	rf_hooks(dir, cfg->v, cfg->n, st.hooks, sizeof st.hooks);
-	if (rf_walk(dir, NULL, (int64_t)t0.tv_sec, t0.tv_nsec, &st) < 0) {
-		msg_fatal_sys("unable to look for files that run code in %s", dir);
-		return rf_state_free(&st), EXIT_USAGE;
-	}
+	if ((r = take(dir, cfg, &st)) != 0)
+		return r;
 	if (rf_state_format(&st, &out, &len) < 0) {
 		msg_fatal_sys("unable to write the snapshot of %s", dir);
 		return rf_state_free(&st), EXIT_USAGE;
@@ -77,15 +95,51 @@ snapshot(const char *dir, struct argv *cfg)
 	return 0;
 }
 
+/* The walk after the run against old, what changed printed: the exit
+ * status (0 none, 1 some, 2 said). old is freed, unless the process ends
+ * next (keep: its exit frees it all at once). */
+static int
+compare(const char *dir, struct rf_state *old, int keep)
+{
+	struct rf_state now;
+	struct argv lines = { 0 };
+	int k;
+
+	memset(&now, 0, sizeof now);
+	memcpy(now.hooks, old->hooks, sizeof now.hooks);
+	if (rf_walk(dir, old, 0, 0, &now) < 0) {
+		msg_fatal_sys("unable to look for files that run code in %s", dir);
+		k = -1;
+	} else if ((k = rf_compare(old, &now, &lines)) < 0) {
+		msg_fatal_sys("unable to compare");
+	}
+	if (k < 0) {
+		av_free(&lines);
+		rf_state_free(old);
+		rf_state_free(&now);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < lines.n; i++)
+		printf("%s\n", lines.v[i]);
+	if (old->truncated || now.truncated)
+		printf("partial\n");
+	if (!keep) {
+		av_free(&lines);
+		rf_state_free(old);
+		rf_state_free(&now);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return msg_fatal_sys("unable to write to standard output"), EXIT_USAGE;
+	return k > 0 ? 1 : 0;
+}
+
 static int
 report(const char *dir)
 {
-	struct rf_state old, now;
-	struct argv lines = { 0 };
+	struct rf_state old;
 	char why[256], *buf = NULL;
 	size_t len = 0, cap = 0;
 	ssize_t n;
-	int k;
 
 	if (narrow_or_die(dir, NULL, 0) < 0)
 		return EXIT_USAGE;
@@ -114,30 +168,43 @@ report(const char *dir)
 		return free(buf), EXIT_USAGE;
 	}
 	free(buf);
-	memset(&now, 0, sizeof now);
-	memcpy(now.hooks, old.hooks, sizeof now.hooks);
-	if (rf_walk(dir, &old, 0, 0, &now) < 0) {
-		msg_fatal_sys("unable to look for files that run code in %s", dir);
-		k = -1;
-	} else if ((k = rf_compare(&old, &now, &lines)) < 0) {
-		msg_fatal_sys("unable to compare");
+	return compare(dir, &old, 0);
+}
+
+/* snapshot and report in one process (corral run's): the snapshot kept
+ * here, not written and read back; "taken" once it is, then the report
+ * only after the go byte g on its input. Its caller gone (the input ended
+ * without it): nothing more read. */
+static int
+watch(const char *dir, struct argv *cfg)
+{
+	static const int quiet[] = { SIGINT, SIGQUIT, SIGHUP };
+	struct rf_state st;
+	char buf[64], first = 0;
+	size_t got = 0;
+	ssize_t n;
+	int r;
+
+	if ((r = take(dir, cfg, &st)) != 0)
+		return r;
+	if (fd_write_all(1, "taken\n", 6) < 0) {
+		rf_state_free(&st);
+		return msg_fatal_sys("unable to write to standard output"), EXIT_USAGE;
 	}
-	if (k < 0) {
-		av_free(&lines);
-		rf_state_free(&old);
-		rf_state_free(&now);
+	/* its caller ends it by closing its input: a signal meant for the
+	 * caller's terminal or group leaves it waiting */
+	for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++)
+		signal(quiet[i], SIG_IGN);
+	while ((n = read(0, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0 && got++ == 0)
+			first = buf[0];
+	/* still ignored: it reads, prints and ends, starting nothing */
+	if (first != 'g') {
+		rf_state_free(&st);
+		msg_fatal("no report: its input ended without the go byte (its caller gone)");
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < lines.n; i++)
-		printf("%s\n", lines.v[i]);
-	if (old.truncated || now.truncated)
-		printf("partial\n");
-	av_free(&lines);
-	rf_state_free(&old);
-	rf_state_free(&now);
-	if (fflush(stdout) != 0 || ferror(stdout))
-		return msg_fatal_sys("unable to write to standard output"), EXIT_USAGE;
-	return k > 0 ? 1 : 0;
+	return compare(dir, &st, 1);
 }
 
 int
@@ -166,20 +233,22 @@ main(int argc, char **argv)
 			return av_free(&cfg), EXIT_USAGE;
 		}
 	}
-	if (cmd == NULL || (strcmp(cmd, "snapshot") != 0 && strcmp(cmd, "report") != 0)) {
-		msg_usage("a command is required: snapshot or report");
+	if (cmd == NULL || (strcmp(cmd, "snapshot") != 0 && strcmp(cmd, "report") != 0 && strcmp(cmd, "watch") != 0)) {
+		msg_usage("a command is required: snapshot, report or watch");
 		msg_hint("runfiles --help");
 		return av_free(&cfg), EXIT_USAGE;
 	}
 	if (optind + 1 != argc || argv[optind][0] != '/' || (strcmp(cmd, "report") == 0 && cfg.n)) {
 		msg_usage(strcmp(cmd, "report") == 0 ? "report DIR < STATE (DIR absolute)" :
+		    strcmp(cmd, "watch") == 0 ? "watch [--git-config FILE]... DIR (DIR absolute)" :
 		    "snapshot [--git-config FILE]... DIR (DIR absolute)");
 		msg_hint("runfiles --help");
 		return av_free(&cfg), EXIT_USAGE;
 	}
 	if (cfg.err)
 		return av_free(&cfg), msg_fatal("out of memory"), EXIT_USAGE;
-	r = strcmp(cmd, "snapshot") == 0 ? snapshot(argv[optind], &cfg) : report(argv[optind]);
+	r = strcmp(cmd, "snapshot") == 0 ? snapshot(argv[optind], &cfg) :
+	    strcmp(cmd, "watch") == 0 ? watch(argv[optind], &cfg) : report(argv[optind]);
 	av_free(&cfg);
 	return r;
 }

@@ -68,7 +68,9 @@ runfiles_line(FILE *f, const struct plan *pl, int phase)
 	snprintf(post, sizeof post, " %s %s\n", phase ? "<" : ">", q);
 	if (phase == 0)
 		fputs("# files that run code (editor tasks, .envrc, hooks...): noted before, named after;\n"
-		    "# runfiles reads the tree read-only (Landlock) and writes nothing\n", f);
+		    "# runfiles reads the tree read-only (Landlock) and writes nothing; corral run does\n"
+		    "# both in one process, runfiles watch, which keeps the snapshot in its memory and\n"
+		    "# reports after its go byte (once every process of the attempt has ended)\n", f);
 	r = (phase ? step_report(pl, root, &a) : step_snapshot(pl, root, &a)) < 0 ? -1 : 0;
 	if (r == 0)
 		r = line(f, "", &a, post);

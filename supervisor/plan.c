@@ -88,17 +88,29 @@ step_probe(const struct plan *pl, struct argv *a)
 	return done(a);
 }
 
-int
-step_snapshot(const struct plan *pl, const char *root, struct argv *a)
+static int
+runfiles_walk(const struct plan *pl, const char *verb, const char *root, struct argv *a)
 {
 	step(pl, a, "runfiles");
-	av_push(a, "snapshot");
+	av_push(a, verb);
 	if (pl->home[0])
 		av_pushf(a, "--git-config=%s/.gitconfig", pl->home);
 	if (strcmp(root, pl->workspace) != 0)
 		av_pushf(a, "--git-config=%s/.git/config", pl->workspace);
 	av_push(a, root);
 	return done(a);
+}
+
+int
+step_snapshot(const struct plan *pl, const char *root, struct argv *a)
+{
+	return runfiles_walk(pl, "snapshot", root, a);
+}
+
+int
+step_watch(const struct plan *pl, const char *root, struct argv *a)
+{
+	return runfiles_walk(pl, "watch", root, a);
 }
 
 int

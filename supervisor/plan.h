@@ -102,6 +102,9 @@ int step_finish(const struct plan *pl, const char *status, const char *platform,
  * for it: the user's ~/.gitconfig, the workspace's .git/config) and
  * runfiles report of root: stdout and stdin are the snapshot's state. */
 int step_snapshot(const struct plan *pl, const char *root, struct argv *a);
+/* runfiles watch of root: the snapshot and, after its go byte, the report,
+ * in one process (corral run's) */
+int step_watch(const struct plan *pl, const char *root, struct argv *a);
 int step_report(const struct plan *pl, const char *root, struct argv *a);
 /* mcp-proxy for the policy's server i: a loopback endpoint with the
  * attempt's token file, the tool allowlist, the upstream. */

@@ -997,9 +997,9 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	}
 	/* keeper's status is the agent's (124: the wall-clock limit) */
 	code = wait_code(res.ws);
-	/* every process of the attempt has ended: the report, beside what
-	 * follows; and home-stage finish's go byte with the status when
-	 * nothing comes between (close_attempt writes it otherwise:
+	/* every process of the attempt has ended: the report's go byte, its
+	 * walk beside what follows; and home-stage finish's with the status
+	 * when nothing comes between (close_attempt writes it otherwise:
 	 * after the git import, which reads the attempt's files in the
 	 * store, and after a caller's own step, which may read the home and
 	 * change the status) */

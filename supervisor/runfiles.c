@@ -1,15 +1,17 @@
 /* runfiles: see runfiles.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "argv.h"
 #include "fdio.h"
 #include "msg.h"
+#include "proctree.h"
 #include "runfiles.h"
 #include "runrules.h"
 
@@ -25,110 +27,121 @@ void
 runfiles_start(struct runfiles *rf, const struct plan *pl, const char *root, char *const senv[])
 {
 	struct argv a = { 0 };
-	int r;
+	int p[2], r;
 
-	rf->snap.pid = rf->snap.out = -1;
+	rf->w.pid = rf->w.out = -1;
+	rf->go = -1;
 	rf->kept = 0;
 	snprintf(rf->root, sizeof rf->root, "%s", root);
-	/* its output held in memory until the attempt's directory exists
-	 * (home-stage create runs meanwhile) */
-	if ((rf->mem = memfd_create("runfiles", MFD_CLOEXEC)) < 0) {
-		msg_warn_sys("unable to look for files that run code in %s (memfd_create)", root);
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		msg_warn_sys("unable to look for files that run code in %s (pipe)", root);
 		rf->root[0] = '\0';
 		return;
 	}
-	r = step_snapshot(pl, root, &a) < 0 ? -1 : spawn_start_io(a.v, senv, -1, rf->mem, &rf->snap);
+	r = step_watch(pl, root, &a) < 0 ? -1 : spawn_start_in(a.v, senv, p[0], SPAWN_CAPTURE, &rf->w);
 	av_free(&a);
+	close(p[0]);
 	if (r < 0) {
-		msg_warn_sys("unable to run runfiles snapshot");
-		close(rf->mem);
-		rf->mem = -1;
+		msg_warn_sys("unable to run runfiles watch");
+		close(p[1]);
+		rf->w.pid = -1;
 		rf->root[0] = '\0';
+		return;
 	}
+	rf->go = p[1];
+	/* a killed keeper's leftovers are swept (wait.c), a browser's too:
+	 * not this, which holds the snapshot */
+	(void)proc_sweep_keep(rf->w.pid);
+}
+
+/* the watch ended or not wanted: its input closed, reaped (its output
+ * read into out when out is not NULL); the wait status */
+static int
+collect(struct runfiles *rf, char *out, size_t n)
+{
+	int ws;
+
+	if (rf->go >= 0)
+		close(rf->go);
+	rf->go = -1;
+	ws = spawn_collect(&rf->w, out, n);
+	proc_sweep_unkeep(rf->w.pid);
+	rf->w.pid = -1;
+	return ws;
 }
 
 void
 runfiles_keep(struct runfiles *rf, const struct plan *pl)
 {
-	char buf[65536];
+	char line[8];
+	size_t got = 0;
 	ssize_t n;
-	int ws, fd = -1, dfd = -1, ok = 0;
 
-	if (rf->snap.pid <= 0)
+	(void)pl;
+	if (rf->w.pid <= 0)
 		return;
-	ws = spawn_collect(&rf->snap, NULL, 0);
-	rf->snap.pid = -1;
-	if (ws < 0 || wait_code(ws) != 0)
-		goto out;
-	if ((dfd = open(pl->attempt_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-	    (fd = openat(dfd, "runfiles", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
-	    lseek(rf->mem, 0, SEEK_SET) < 0) {
-		msg_warn_sys("unable to keep the snapshot of %s in %s/runfiles", rf->root, pl->attempt_dir);
-		goto out;
-	}
-	while ((n = read(rf->mem, buf, sizeof buf)) > 0)
-		if (fd_write_all(fd, buf, (size_t)n) < 0)
+	/* "taken\n", and nothing more before its go byte */
+	while (got < sizeof line && ((n = read(rf->w.out, line + got, sizeof line - got)) > 0 ||
+	    (n < 0 && errno == EINTR)))
+		if (n > 0 && memchr(line + got, '\n', (size_t)n) != NULL) {
+			got += (size_t)n;
 			break;
-	ok = n == 0;
-	if (!ok)
-		msg_warn_sys("unable to keep the snapshot of %s in %s/runfiles", rf->root, pl->attempt_dir);
-out:
-	if (!ok && ws >= 0 && wait_code(ws) != 0)
-		cant(rf);
-	if (fd >= 0)
-		close(fd);
-	if (dfd >= 0)
-		close(dfd);
-	if (rf->mem > 2)
-		close(rf->mem);
-	rf->mem = -1;
-	rf->kept = ok;
-	if (!ok)
-		rf->root[0] = '\0';
+		} else if (n > 0) {
+			got += (size_t)n;
+		}
+	if (got == 6 && memcmp(line, "taken\n", 6) == 0) {
+		rf->kept = 1;
+		return;
+	}
+	(void)collect(rf, NULL, 0);	/* it said why */
+	cant(rf);
+	rf->root[0] = '\0';
 }
 
 void
 runfiles_report_start(struct runfiles *rf, const struct plan *pl, char *const senv[], int quiet)
 {
-	struct argv a = { 0 };
-	char path[PATH_MAX + 16];
-	int in;
+	sigset_t pipe, old;
+	struct timespec zero = { 0, 0 };
+	ssize_t n;
 
-	rf->rep.pid = rf->rep.out = -1;
-	if (!rf->kept || rf->root[0] == '\0')
+	(void)pl;
+	(void)senv;
+	(void)quiet;
+	if (!rf->kept || rf->go < 0)
 		return;
-	rf->kept = 0;
-	snprintf(path, sizeof path, "%s/runfiles", pl->attempt_dir);
-	if ((in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		if (!quiet)
-			msg_warn_sys("unable to look for files that run code in %s (%s)", rf->root, path);
-		return;
-	}
-	if (step_report(pl, rf->root, &a) < 0 || spawn_start_in(a.v, senv, in, SPAWN_CAPTURE, &rf->rep) < 0) {
-		rf->rep.pid = -1;
-		if (!quiet)
-			cant(rf);
-	}
-	av_free(&a);
-	close(in);
+	/* the go byte: every process of the attempt has ended. A watch that
+	 * has ended reads nothing: its EPIPE and SIGPIPE are taken here
+	 * (blocked, then consumed), never corral's end; its status says. */
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe, &old);
+	while ((n = write(rf->go, "g", 1)) < 0 && errno == EINTR)
+		;
+	if (n < 0 && errno == EPIPE)
+		(void)sigtimedwait(&pipe, NULL, &zero);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(rf->go);
+	rf->go = -1;
 }
 
 int
 runfiles_report_end(struct runfiles *rf, struct audit *au, int quiet)
 {
+	/* in the zeroed bss: only the pages the report fills are touched
+	 * (malloc's mapping was an mmap and a munmap at every run's end) */
+	static char out[REPORT_MAX];
 	struct argv lines = { 0 };
-	char *out, *l, *nl;
+	char *l, *nl;
 	int ws, trunc = 0, k;
 
-	if (rf->rep.pid <= 0)
+	if (rf->w.pid <= 0 || !rf->kept)
 		return 0;
-	out = malloc(REPORT_MAX);
-	ws = spawn_collect(&rf->rep, out, out ? REPORT_MAX : 0);
-	rf->rep.pid = -1;
+	rf->kept = 0;
+	ws = collect(rf, out, sizeof out);
 	/* 0: nothing, 1: what it names, one a line ("partial" last when a
 	 * bound was reached); anything else is a failure, said */
-	if (out == NULL || ws < 0 || (wait_code(ws) != 0 && wait_code(ws) != 1)) {
-		free(out);
+	if (ws < 0 || (wait_code(ws) != 0 && wait_code(ws) != 1)) {
 		if (!quiet)
 			cant(rf);
 		return 0;
@@ -147,7 +160,6 @@ runfiles_report_end(struct runfiles *rf, struct audit *au, int quiet)
 			av_push(&lines, l);
 		}
 	}
-	free(out);
 	k = (int)lines.n;
 	if (k || trunc) {
 		audit_start(au, "run-files");
@@ -172,14 +184,12 @@ runfiles_report_end(struct runfiles *rf, struct audit *au, int quiet)
 void
 runfiles_free(struct runfiles *rf)
 {
-	if (rf->snap.pid > 0)
-		(void)spawn_collect(&rf->snap, NULL, 0);
-	rf->snap.pid = -1;
-	if (rf->rep.pid > 0)
-		(void)spawn_collect(&rf->rep, NULL, 0);
-	rf->rep.pid = -1;
-	if (rf->mem > 2)	/* 0: never started (the state is zeroed) */
-		close(rf->mem);
-	rf->mem = -1;
+	if (rf->w.pid > 0) {
+		(void)kill(rf->w.pid, SIGKILL);
+		(void)collect(rf, NULL, 0);
+	}
+	if (rf->go > 2)		/* 0: never started (the state is zeroed) */
+		close(rf->go);
+	rf->go = -1;
 	rf->kept = 0;
 }

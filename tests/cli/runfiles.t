@@ -114,9 +114,52 @@ runfiles: hint: give it what runfiles snapshot $W wrote" "$who: a state with an 
 suite root
 suite nobody
 
-# in corral run: the snapshot is kept where the agent cannot write it, and
-# an agent that tries to rewrite it (to hide its .envrc) is refused; the
-# report still names the file (control: the state was there to compare)
+# watch (corral run's): the snapshot kept in its memory, "taken", then the
+# report only after the go byte on its input. Control: the byte, and a
+# change made after "taken" is named. Attack stand-in (its caller killed):
+# the input ended without it: no report, nothing of the tree read after
+# the snapshot (strace, where there is one), said.
+Wd=$TMP/watch
+mkdir -p "$Wd/src"
+echo 'echo user' > "$Wd/.envrc"
+sleep 0.3
+mkfifo "$TMP/go"
+watch_start() {	# watch_start [WRAPPER...]: runs, "taken" read, fd 3 its input
+	: > "$TMP/wout"
+	"$@" "$RF" watch "$Wd" < "$TMP/go" > "$TMP/wout" 2> "$TMP/werr" &
+	wp=$!
+	exec 3> "$TMP/go"
+	i=0
+	while [ "$(cat "$TMP/wout")" != taken ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+}
+watch_start
+is "$(cat "$TMP/wout")" taken "watch: says taken once the snapshot is taken"
+echo 'echo changed' > "$Wd/.envrc"
+printf g >&3
+exec 3>&-
+wait $wp
+is "$?:$(cat "$TMP/wout"):$(cat "$TMP/werr")" "1:taken
+changed .envrc: direnv runs it on entering the directory:" "watch: control: the go byte: the change made after the snapshot named, exit 1"
+tracer=
+command -v strace >/dev/null && tracer="strace -o $TMP/wtrace -e trace=read,openat,getdents64,newfstatat,statx,readlinkat"
+watch_start $tracer
+echo 'echo again' > "$Wd/.envrc"
+exec 3>&-
+wait $wp
+is "$?:$(cat "$TMP/wout")" "2:taken" "watch: its input ended without the go byte: exit 2, no report"
+is "$(cat "$TMP/werr")" "runfiles: fatal: no report: its input ended without the go byte (its caller gone)" "... said"
+if [ -n "$tracer" ]; then
+	is "$(sed -n '/^read(0, "", /,$p' "$TMP/wtrace" | grep -cE '^(openat|getdents64|newfstatat|statx|readlinkat)\(')" 0 "... nothing of the tree read after its input ended"
+	status_ok "$(grep -cE '^getdents64\(' "$TMP/wtrace" | grep -qv '^0$'; echo $?)" "... (control: the snapshot read it)"
+else
+	skip "no strace"
+	skip "no strace"
+fi
+
+# in corral run: the snapshot is kept where the agent cannot reach it (the
+# memory of runfiles watch), and an agent that tries to plant one in the
+# attempt's directory (to hide its .envrc) is refused; the report still
+# names the file (control: the state was there to compare)
 H=$TMP/home N=$TMP/nogit
 mkdir -p "$H" "$N" && chmod 0700 "$H"
 echo 'echo user' > "$N/.envrc"

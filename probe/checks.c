@@ -68,7 +68,7 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	"files outside the grants are unreadable; granted ones are readable",
 	"the kernel must enforce Landlock: CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot list", 2, {
 	{ "read unread sibling B/f", ATT_DENY, { EACCES, 0 }, 0 },
-	{ "read granted A/f", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_FILES, 0 },
+	{ "read granted A/f", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_REST, 0 },
 [CK_PRIVS] = { "privs", TIER_FS,
 	"no_new_privs is set and every capability set is empty",
 	"the boundary could not drop privileges", 7, {
@@ -86,7 +86,7 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	"the boundary could not close inherited descriptors", 3, {
 	{ "use inherited fd of B/f", ATT_ERRNO, { EBADF, 0 }, 0 },
 	{ "other inherited fds open", ATT_VALUE, { 0, 0 }, 0 },
-	{ "use kept report fd", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_FILES, 0 },
+	{ "use kept report fd", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_REST, 0 },
 [CK_ENVIRON] = { "proc-environ", TIER_FS,
 	"the parent's /proc/PID/environ is unreadable with /proc granted; /proc/self is readable",
 	"with capabilities dropped Landlock must deny ptrace-class access", 2, {
@@ -97,7 +97,7 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	"TCP port rules need Landlock ABI 4 (Linux 6.7 or later)", 3, {
 	{ "connect to loopback listener on ungranted port", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "connect to loopback listener on granted port", ATT_ALLOW, { 0, 0 }, 0 },
-	{ "socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", ATT_DENY, { SB_SOCK, 0 }, 0 } }, 0, 0 },
+	{ "socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", ATT_DENY, { SB_SOCK, 0 }, 0 } }, PROBE_REST, 0 },
 [CK_SIGNAL] = { "signal", TIER_FULL,
 	"signals cannot reach processes outside the boundary",
 	"signal scoping needs Landlock ABI 6 (Linux 6.12 or later)", 2, {
@@ -106,7 +106,7 @@ const struct probe_check probe_checks[CK_COUNT] = {
 [CK_ABSTRACT] = { "abstract-unix", TIER_FULL,
 	"abstract unix sockets outside the boundary cannot be reached",
 	"abstract unix socket scoping needs Landlock ABI 6 (Linux 6.12 or later)", 1, {
-	{ "connect to parent's abstract listener", ATT_ERRNO, { EPERM, 0 }, 0 } }, 0, 0 },
+	{ "connect to parent's abstract listener", ATT_ERRNO, { EPERM, 0 }, 0 } }, PROBE_REST, 0 },
 [CK_UNIX] = { "unix-socket", TIER_FULL,
 	"no new unix socket can be opened (pathname sockets are unmediated); socketpair works",
 	"the kernel must allow seccomp filters (CONFIG_SECCOMP_FILTER)", 3, {
@@ -125,7 +125,7 @@ const struct probe_check probe_checks[CK_COUNT] = {
 	{ "socket(AF_INET, SOCK_DGRAM)", ATT_DENY, { SB_SOCK, 0 }, 0 },
 	{ "socket(AF_INET6, SOCK_DGRAM)", ATT_DENY, { SB_SOCK, 0 }, 0 },
 	{ "connect to loopback listener", ATT_DENY, { SB_SOCK, 0 }, 0 },
-	{ "socketpair(AF_UNIX, SOCK_DGRAM)", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_STACKED, 0 },
+	{ "socketpair(AF_UNIX, SOCK_DGRAM)", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_STACKED | PROBE_REST, 0 },
 /* Other processes of the same uid: the call on the parent (outside, same
  * uid: the kernel alone would allow it) must fail, the same call on the
  * child itself (pid 0) must work. In the second child, with udp. */
@@ -188,7 +188,7 @@ OUTSIDE(CK_IOPRIO, "ioprio", "ioprio_set", ", its I/O priority"),
 	{ "read /proc/PARENT/maps", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "readlink /proc/PARENT/fd/N (its descriptor on B/f)", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "read /proc/PARENT/cmdline", ATT_ALLOW, { 0, 0 }, 0 },
-	{ "read /proc/PARENT/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM | PROBE_FILES, 0 },
+	{ "read /proc/PARENT/status", ATT_ALLOW, { 0, 0 }, 0 } }, PROBE_OWN_MM | PROBE_REST, 0 },
 /* Its attempts come last in its child's first boundary: see contain.h. */
 [CK_USERNS] = { "userns", TIER_FS,
 	"no user namespace can be made (which would give back every capability inside it); unshare itself works",
@@ -407,13 +407,14 @@ probe_stacked(int child)
 }
 
 /* Merge the own policy of every check of child in stage not yet failed into pol;
- * with each, only those the sandbox admits alone. */
-static void
+ * with each, only those the sandbox admits alone. Returns how many. */
+static int
 gather(int child, int stage, const struct probe_ctx *ctx, struct probe_policy *pol,
     struct probe_obs *ob, int each)
 {
 	struct probe_policy own;
 	size_t i;
+	int n = 0;
 
 	for (i = 0; i < probe_nchecks; i++) {
 		if (probe_checks[i].child != child || ob[i].apply_err != 0 || in_stage(i) != stage)
@@ -423,7 +424,10 @@ gather(int child, int stage, const struct probe_ctx *ctx, struct probe_policy *p
 		if ((each && probe_admit(&own, ob[i].why, sizeof ob[i].why) != 0) ||
 		    probe_policy_merge(pol, &own) != 0)
 			ob[i].apply_err = errno ? errno : EIO;
+		else
+			n++;
 	}
+	return n;
 }
 
 void
@@ -440,10 +444,11 @@ probe_prepare(int child, int stage, const struct probe_ctx *ctx, int wfd,
 			ob[i].magic = PROBE_OBS_MAGIC;
 	}
 	probe_policy_init(pol);
-	gather(child, stage, ctx, pol, ob, 0);
-	if (probe_admit(pol, why, sizeof why) != 0) {
-		/* Refused as a whole (a feature this kernel lacks, say): each
-		 * check the sandbox refuses alone is left out, with its reason. */
+	/* Refused as a whole (a feature this kernel lacks, say): each check
+	 * the sandbox refuses alone is left out, with its reason. A union of
+	 * one check is not asked first: probe_apply asks the same (sb_apply
+	 * begins with sb_check) and its refusal is that check's. */
+	if (gather(child, stage, ctx, pol, ob, 0) > 1 && probe_admit(pol, why, sizeof why) != 0) {
 		probe_policy_init(pol);
 		gather(child, stage, ctx, pol, ob, 1);
 	}

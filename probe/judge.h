@@ -91,7 +91,7 @@ struct probe_check {
 	const char *hint;		/* one line: what to do when it is not */
 	int natt;
 	struct probe_attempt att[PROBE_MAX_ATT];
-	unsigned flags;			/* PROBE_OWN_MM, PROBE_ABOVE, PROBE_FILES, ... */
+	unsigned flags;			/* PROBE_OWN_MM, PROBE_ABOVE, PROBE_REST, ... */
 	int child;			/* which child makes the attempts: 0 .. */
 };
 
@@ -101,10 +101,12 @@ struct probe_check {
 /* Its attempts change nothing when made outside the boundary, and a filter
  * above the caller may refuse its control (see struct probe_above). */
 #define PROBE_ABOVE 2u
-/* Its attempts use the file fixtures (A/, B/, the inherited descriptor),
- * which probe removes once every child with such a check ended; never with
- * PROBE_ABOVE (those attempts are made again after the children). */
-#define PROBE_FILES 4u
+/* Its attempts use fixtures of probe_setup_rest (A/, B/, the inherited
+ * descriptor, the granted port's listener, the abstract listener), which
+ * probe removes once every child with such a check ended; never with
+ * PROBE_ABOVE (those attempts are made again after the children) or
+ * PROBE_EARLY. */
+#define PROBE_REST 4u
 /* Its policy is applied on top of the boundary of the other checks of its
  * child, after their attempts (a policy theirs contradicts); none of its
  * attempts may be denied by theirs. */

@@ -122,7 +122,7 @@ main(int argc, char **argv)
 	/* The egress child starts before the rest of the fixtures are made,
 	 * and they go while it still runs: it is the longest. */
 	ctx.setup_rest = 1;
-	ctx.drop_files = 1;
+	ctx.drop_rest = 1;
 	rc = probe_run(&ctx, oc, TIMEOUT_MS, probe_child);
 	if (rc == 0)
 		probe_above(&ctx, oc, TIMEOUT_MS);

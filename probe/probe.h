@@ -19,9 +19,9 @@ struct probe_ctx {
 	int abs_fd;			/* abstract unix listener */
 	struct sockaddr_un abs;
 	socklen_t abs_len;
-	int drop_files;			/* probe_run removes the files, the
-					   directories and leak_fd once every
-					   child using them (PROBE_FILES) ended */
+	int drop_rest;			/* probe_run removes what
+					   probe_setup_rest made once every
+					   child using it (PROBE_REST) ended */
 	int setup_rest;			/* probe_run makes the rest of the
 					   fixtures (probe_setup_rest) once the
 					   PROBE_EARLY children started */

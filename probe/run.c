@@ -171,11 +171,14 @@ closefd(int *fd)
 	*fd = -1;
 }
 
-/* The files, the directories and the inherited descriptor. */
+/* What probe_setup_rest made: the files, the directories, the inherited
+ * descriptor, the granted port's and the abstract listener. */
 static void
-drop_files(struct probe_ctx *ctx)
+drop_rest(struct probe_ctx *ctx)
 {
 	closefd(&ctx->leak_fd);
+	closefd(&ctx->tcp_allow_fd);
+	closefd(&ctx->abs_fd);
 	if (ctx->dir[0] == '\0')
 		return;
 	if (ctx->a_file[0])
@@ -193,10 +196,8 @@ drop_files(struct probe_ctx *ctx)
 void
 probe_teardown(struct probe_ctx *ctx)
 {
-	drop_files(ctx);
-	closefd(&ctx->tcp_allow_fd);
+	drop_rest(ctx);
 	closefd(&ctx->tcp_deny_fd);
-	closefd(&ctx->abs_fd);
 }
 
 /*
@@ -324,39 +325,39 @@ early(int c)
 	return 1;
 }
 
-/* Does child c make an attempt with the file fixtures? */
+/* Does child c make an attempt with the fixtures of probe_setup_rest? */
 static int
-uses_files(int c)
+uses_rest(int c)
 {
 	size_t i;
 
 	for (i = 0; i < probe_nchecks; i++)
-		if (probe_checks[i].child == c && (probe_checks[i].flags & PROBE_FILES))
+		if (probe_checks[i].child == c && (probe_checks[i].flags & PROBE_REST))
 			return 1;
 	return 0;
 }
 
 /* Read every report until each pipe is at its end, or the deadline. With
- * ctx->drop_files, the file fixtures go as soon as every child using them
- * is at its end (a report pipe ends when its child does), while the others
- * still run. */
+ * ctx->drop_rest, the fixtures of probe_setup_rest go as soon as every
+ * child using them is at its end (a report pipe ends when its child does),
+ * while the others still run. */
 static void
 collect(struct probe_ctx *ctx, struct kid *k, int n, long deadline)
 {
 	struct pollfd pfd[MAXCHILDREN];
-	int c, open, files;
+	int c, open, rest;
 
 	for (;;) {
 		long wait = deadline - clock_ms(CLOCK_MONOTONIC);
 
-		for (c = open = files = 0; c < n; c++) {
+		for (c = open = rest = 0; c < n; c++) {
 			pfd[c].fd = k[c].fd;
 			pfd[c].events = POLLIN;
 			open += k[c].fd >= 0;
-			files += k[c].fd >= 0 && uses_files(c);
+			rest += k[c].fd >= 0 && uses_rest(c);
 		}
-		if (files == 0 && ctx->drop_files && ctx->dir[0] != '\0')
-			drop_files(ctx);
+		if (rest == 0 && ctx->drop_rest && (ctx->dir[0] != '\0' || ctx->tcp_allow_fd >= 0))
+			drop_rest(ctx);
 		if (open == 0 || wait <= 0 || (poll(pfd, (nfds_t)n, (int)wait) < 0 && errno != EINTR))
 			return;
 		for (c = 0; c < n; c++) {

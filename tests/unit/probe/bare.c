@@ -231,12 +231,12 @@ main(void)
 	ok(access(ctx.a_dir, F_OK) < 0 && errno == ENOENT, "fixtures removed");
 
 	/* As probe runs: the egress child starts once the outside listener
-	 * is made, before the rest of the fixtures; the files go once the
+	 * is made, before the rest of the fixtures, which go once the
 	 * children using them ended, the egress child still running; every
 	 * check still proven. */
 	ok(probe_setup_first(&ctx, &what) == 0 && ctx.tcp_deny_fd >= 0 && ctx.dir[0] == '\0' &&
 	    ctx.tcp_allow_fd < 0 && ctx.abs_fd < 0 && ctx.leak_fd < 0, "the outside listener alone first");
-	ctx.setup_rest = ctx.drop_files = 1;
+	ctx.setup_rest = ctx.drop_rest = 1;
 	ok(probe_run(&ctx, oc, 5000, probe_child) == 0 && ctx.what == NULL,
 	    "sandboxed children ran, the rest of the fixtures made between, the files dropped early");
 	for (i = 0; i < probe_nchecks; i++) {
@@ -244,16 +244,16 @@ main(void)
 		ok(res[i].proven, "%s: proven so (%s)", probe_checks[i].name, res[i].evidence);
 	}
 	ok(ctx.a_dir[0] != '\0' && access(ctx.a_dir, F_OK) < 0 && errno == ENOENT && ctx.dir[0] == '\0' &&
-	    ctx.leak_fd < 0, "... the files, directories and descriptor are gone");
-	ok(ctx.tcp_deny_fd >= 0 && ctx.tcp_allow_fd >= 0 && ctx.abs_fd >= 0,
-	    "... the listeners stay until the teardown");
+	    ctx.leak_fd < 0 && ctx.tcp_allow_fd < 0 && ctx.abs_fd < 0,
+	    "... the files, directories, descriptor, granted port's and abstract listeners are gone");
+	ok(ctx.tcp_deny_fd >= 0, "... the outside listener stays until the teardown");
 	probe_teardown(&ctx);
 
 	/* The rest cannot be made: no child is left, and probe says what. */
 	snprintf(oldtmp, sizeof oldtmp, "%s", tmp ? tmp : "");
 	ok(setenv("TMPDIR", "/proc/corral-none", 1) == 0 && probe_setup_first(&ctx, &what) == 0,
 	    "outside listener made, TMPDIR unusable");
-	ctx.setup_rest = ctx.drop_files = 1;
+	ctx.setup_rest = ctx.drop_rest = 1;
 	errno = 0;
 	ok(probe_run(&ctx, oc, 5000, probe_child) < 0 && errno == ENOENT && ctx.what != NULL &&
 	    strcmp(ctx.what, "temporary directory") == 0, "probe_run fails, naming the temporary directory (%s)",

@@ -100,9 +100,10 @@ main(void)
 			break;
 	ok(i == probe_nchecks, "table in tier order");
 	for (i = 0; i < probe_nchecks; i++)
-		if ((probe_checks[i].flags & PROBE_ABOVE) && (probe_checks[i].flags & PROBE_FILES))
+		if ((probe_checks[i].flags & PROBE_REST) &&
+		    (probe_checks[i].flags & (PROBE_ABOVE | PROBE_EARLY)))
 			break;
-	ok(i == probe_nchecks, "no check made again outside (PROBE_ABOVE) uses the files, dropped by then");
+	ok(i == probe_nchecks, "no check made again outside (PROBE_ABOVE) or started early uses the fixtures dropped early");
 	fs = &probe_checks[ifs];
 	privs = &probe_checks[iprivs];
 

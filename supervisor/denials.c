@@ -213,8 +213,15 @@ audit_answer(int fd)
 		struct nlmsghdr *h = (struct nlmsghdr *)buf;
 		if (n < (ssize_t)sizeof *h)
 			break;
-		if (h->nlmsg_type == NLMSG_ERROR)
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			/* a refusal (EPERM: not root, or outside the first pid
+			 * namespace) is all that comes: cannot ask; waiting on
+			 * for a status was 200 ms of every run of a user's */
+			const struct nlmsgerr *e = (const struct nlmsgerr *)(buf + NLMSG_HDRLEN);
+			if (n < (ssize_t)(NLMSG_HDRLEN + sizeof e->error) || e->error != 0)
+				break;
 			continue;	/* an ack; the status follows */
+		}
 		if (h->nlmsg_type == AUDIT_GET_ && n >= (ssize_t)(sizeof *h + 8)) {
 			uint32_t st[2];
 			memcpy(st, buf + NLMSG_HDRLEN, sizeof st);	/* mask, enabled */

@@ -48,6 +48,23 @@ if is_root; then
 	run as_nobody env -i HOME="$H" PATH=/usr/bin:/bin "$C" doctor
 	like "$out" "denials +reading audit records needs root or CAP_AUDIT_READ" "nobody: doctor names the limitation"
 
+	# root in a pid namespace of its own (a container): audit's multicast
+	# can be read, but AUDIT_GET is refused (EPERM), and that refusal is
+	# the answer: corral polled again for a status that never comes, 200
+	# ms of every such run (a tracer's stops cut that wait short: count
+	# the polls, not the time)
+	chown -R root "$H" "$W"
+	if command -v strace >/dev/null && unshare -pf --mount-proc true 2>/dev/null; then
+		run sh -c "cd '$W' && exec unshare -pf --mount-proc strace -e trace=poll -o '$TMP/poll' env -i HOME='$H' PATH=/usr/bin:/bin XDG_STATE_HOME='$TMP/st' '$C' run -- true"
+		is "$rc" 0 "root, own pid namespace: a run under strace"
+		like "$(cat "$TMP/poll")" "poll\\(\\[\\{fd=[0-9]+, events=POLLIN\\}\\], 1, 200\\) += 1" "root, own pid namespace: corral had audit's answer (a refusal)"
+		is "$(grep -c ', 1, 200)' "$TMP/poll")" 1 "root, own pid namespace: ... and did not wait on for more"
+	else
+		skip "no strace or no pid namespace"
+		skip "no strace or no pid namespace"
+		skip "no strace or no pid namespace"
+	fi
+
 	# audit off: nothing recorded, doctor says how to turn it on
 	"$AS" 0 >/dev/null
 	chown -R root "$H" "$W"

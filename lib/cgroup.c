@@ -142,8 +142,19 @@ next_line(struct lines *r, char *line, size_t n)
 			r->off = 0;
 			r->len = (size_t)got;
 		}
-		if ((line[o++] = r->buf[r->off++]) == '\n')
-			break;
+		{
+			size_t take = r->len - r->off;
+			const char *nl;
+			if (take > n - 1 - o)
+				take = n - 1 - o;
+			if ((nl = memchr(r->buf + r->off, '\n', take)) != NULL)
+				take = (size_t)(nl - (r->buf + r->off)) + 1;
+			memcpy(line + o, r->buf + r->off, take);
+			o += take;
+			r->off += take;
+			if (nl)
+				break;
+		}
 	}
 	if (o == 0)
 		return NULL;
@@ -164,10 +175,20 @@ mounts(char mnt[CG_NKIND][PATH_MAX], char root[CG_NKIND][PATH_MAX])
 	if (f.fd < 0)
 		return -1;
 	while (next_line(&f, line, sizeof line)) {
-		char *dash = strstr(line, " - "), *fs, *opts;
+		char *dash = NULL, *fs, *opts;
 		char *sp, *tok[6], *save = NULL;
+		const char *q;
 		int i = 0;
+		/* strstr(line, " - "), by strchr's word at a time */
+		for (sp = strchr(line, '-'); sp && !dash; sp = strchr(sp + 1, '-'))
+			if (sp > line && sp[-1] == ' ' && sp[1] == ' ')
+				dash = sp - 1;
 		if (dash == NULL)
+			continue;
+		/* most lines are not a cgroup mount: said before strtok_r */
+		for (q = dash + 3; *q == ' '; q++)
+			;
+		if (strncmp(q, "cgroup", 6) != 0)
 			continue;
 		*dash = '\0';
 		fs = strtok_r(dash + 3, " ", &save);

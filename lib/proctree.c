@@ -177,9 +177,10 @@ proc_sweep(void)
 			/* not waitpid(-1): a kept step's status is its
 			 * starter's; each child but those, by pid. A child
 			 * leaves its own children here before it can be
-			 * reaped, so none listed: none to come. */
+			 * reaped, but perhaps after this round's list was
+			 * read: done only at a round that lists none. */
 			left = children_each(reap_one, &reaped);
-			if (left == reaped)
+			if (left == 0)
 				return;
 		}
 		if (reaped == 0)

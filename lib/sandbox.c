@@ -547,11 +547,9 @@ drop_caps(struct sb_error *e)
 	return 0;
 }
 
-/* The bounding set is emptied before sb_apply_end, the other sets in it:
- * as root, the 41 PR_CAPBSET_DROPs are most of the cost of dropping them
- * (a credential change each), and they change nothing the SB_ONGO opens
- * need (the bounding set only limits what an execve or capset could
- * give). */
+/* Every capability is dropped before sb_apply_end (as root, the 41
+ * PR_CAPBSET_DROPs are most of the cost of dropping them, a credential
+ * change each): before the gate, not after it. */
 int
 sb_apply_begin(const struct sb_policy *p, struct sb_held *h, struct sb_error *e)
 {
@@ -589,18 +587,23 @@ sb_apply_begin(const struct sb_policy *p, struct sb_held *h, struct sb_error *e)
 	if (!p->keep_all && fd_close_from(3, keep, nkeep) != 0)
 		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to close inherited descriptors: %s",
 		    strerror(errno));
-	if (drop_bounding(e, p->noexec) != 0)
+	/* every capability goes before the listener is handed over: the
+	 * broker takes it with pidfd_getfd, which a process holding
+	 * capabilities its broker lacks refuses (podman's root has no
+	 * CAP_SYS_PTRACE; containers.t) */
+	if (drop_bounding(e, p->noexec) != 0 || drop_caps(e) != 0)
 		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to set no_new_privs: %s",
 		    strerror(errno));
 	/* seccomp before the SB_ONGO opens and Landlock: the filter traps
 	 * none of what sb_apply_end calls (openat2, O_PATH opens,
-	 * landlock_*, capset, prctl), and a trapped one would be served by
-	 * the broker, which holds the listener from here on. Its JIT
-	 * compilation and the hand-over of the listener to the broker (a
-	 * round trip to its thread) were 110 to 150 us of the 160 to 240
-	 * after confine's go byte. */
+	 * landlock_*), and a trapped one would be served by the broker,
+	 * which holds the listener from here on. Its JIT compilation and
+	 * the hand-over of the listener to the broker (a round trip to its
+	 * thread) were 110 to 150 us of the 160 to 240 after confine's go
+	 * byte. The SB_ONGO paths are opened with no capability: the
+	 * caller's own (confine's are the attempt's, the caller's). */
 	if (sb_seccomp_install(p, notify_sock, e) != 0)
 		return -1;
 	h->notify_sock = -1;
@@ -620,8 +623,6 @@ sb_apply_end(const struct sb_policy *p, struct sb_held *h, struct sb_error *e)
 			return -1;
 		}
 	sb_close_flush();
-	if (drop_caps(e) != 0)
-		return -1;
 	/* Landlock logs denials to audit only until the first execve unless
 	 * asked: the agent runs after confine's exec, so ask (ABI 7). */
 	if (ll_restrict_self(rfd, h->abi >= 7 ? LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON : 0) != 0)

@@ -317,10 +317,10 @@ int sb_apply(const struct sb_policy *p, struct sb_error *err);
 
 /* sb_apply in two steps, for a caller that waits in between (confine
  * --gate): sb_apply_begin does all but the SB_ONGO rules and Landlock (the
- * ruleset, the broker's fork, descriptors closed, the bounding set
- * emptied, no_new_privs, the seccomp filter), sb_apply_end opens the
- * SB_ONGO paths, adds their rules, drops the other capability sets and
- * enforces the ruleset. The process is not confined by Landlock in
+ * ruleset, the broker's fork, descriptors closed, every capability
+ * dropped, no_new_privs, the seccomp filter), sb_apply_end opens the
+ * SB_ONGO paths (with no capability), adds their rules and enforces the
+ * ruleset. The process is not confined by Landlock in
  * between: it must run nothing it was not built with. 0, or -1 with *err
  * filled. */
 struct sb_held {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "jobwait.h"
+#include "procspawn.h"
 
 static volatile sig_atomic_t jw_child;
 
@@ -34,7 +35,7 @@ job_wait(pid_t child)
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof jw_fwd / sizeof jw_fwd[0]; i++)
-		sigaction(jw_fwd[i], &sa, &old[i]);
+		spawn_sigaction(jw_fwd[i], &sa, &old[i]);
 	for (;;) {
 		p = waitpid(child, &ws, WUNTRACED);
 		if (p < 0 && errno == EINTR)
@@ -50,6 +51,6 @@ job_wait(pid_t child)
 	}
 	jw_child = 0;
 	for (size_t i = 0; i < sizeof jw_fwd / sizeof jw_fwd[0]; i++)
-		sigaction(jw_fwd[i], &old[i], NULL);
+		spawn_sigaction(jw_fwd[i], &old[i], NULL);
 	return r < 0 ? -1 : ws;
 }

@@ -41,10 +41,16 @@ int spawn_start_fd3(char *const argv[], char *const envp[], int in, int fd3, str
  * fork in the sanitizer build), every signal blocked around it; *mask
  * gets the caller's mask. The pid, or -1 with errno. */
 pid_t spawn_clone(int (*fn)(void *), void *arg, sigset_t *mask);
-/* In that child, before it unblocks signals: each caught signal back to
- * its default (what exec would do), the parent's handlers never run in
- * the child's memory. Raw system calls only. */
+/* In that child, before it unblocks signals: each signal the process
+ * catches back to its default (what exec would do), so that the parent's
+ * handlers never run in the child's memory; an ignored one stays ignored.
+ * It knows what is caught from spawn_sigaction: a program that starts
+ * children here installs its handlers only through that (tests/cli/
+ * spawn-signals.t checks the objects). Raw system calls only. */
 void spawn_child_defaults(void);
+/* sigaction(2), noting whether sig is now caught (a handler) or not
+ * (SIG_DFL, SIG_IGN) for spawn_child_defaults. */
+int spawn_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
 
 
 #endif

@@ -61,7 +61,7 @@ signals_install(void)
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof fwd_sigs / sizeof fwd_sigs[0]; i++)
-		sigaction(fwd_sigs[i], &sa, NULL);
+		spawn_sigaction(fwd_sigs[i], &sa, NULL);
 }
 
 /* The steps' own environment: explicit, small, no secrets. */

@@ -196,7 +196,7 @@ audit_ask(void)
 /* ... and answered: is audit enabled? 1, 0, or -1 (cannot tell). fd is
  * closed. The kernel answers from a thread it makes for the purpose
  * (audit_send_reply): 0.3 to 0.9 ms here, which corral run no longer
- * waits for before it starts the chain. */
+ * waits for before it starts the chain (denials_ask). */
 static int
 audit_answer(int fd)
 {
@@ -274,9 +274,27 @@ denials_open(struct denials *ds)
 	/* records wait here until the chain ends: room for a busy run */
 	if (setsockopt(ds->fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof sz) < 0)
 		(void)setsockopt(ds->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
-	if (bind(ds->fd, (struct sockaddr *)&sa, sizeof sa) < 0 || (ds->ask = audit_ask()) < 0) {
+	if (bind(ds->fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
 		close(ds->fd);
 		ds->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/* The kernel makes a thread to answer AUDIT_GET (kthread_run in
+ * audit_send_reply) and the send returns only once kthreadd has made it:
+ * 0.3-0.65 ms of corral's, asked in denials_open on the way to keeper's
+ * start. Asked here instead, once the chain has its go byte and corral
+ * only waits for it; whether audit is on is a state, not an event of the
+ * run, and the multicast socket was bound before the chain started. */
+int
+denials_ask(struct denials *ds)
+{
+	if (ds->fd < 0 || ds->ask >= 0)
+		return ds->fd < 0 ? -1 : 0;
+	if ((ds->ask = audit_ask()) < 0) {
+		denials_close(ds);
 		return -1;
 	}
 	return 0;
@@ -313,6 +331,8 @@ denials_collect(struct denials *ds, pid_t chain, int settle_ms)
 	int marked, seen = 0, waits = 0;
 	ssize_t n;
 
+	/* never asked (a caller that did not): now */
+	(void)denials_ask(ds);
 	if (ds->fd >= 0 && ds->ask >= 0) {
 		/* audit off: nothing comes, our marker neither */
 		int on = audit_answer(ds->ask);

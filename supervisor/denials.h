@@ -34,10 +34,14 @@ struct denials {
 
 /* Why denials cannot be recorded on this machine, or NULL when they can. */
 const char *denials_unavailable(void);
-/* Subscribe before the chain starts (and ask whether audit is on: the
- * answer is read by denials_collect, not waited for here). 0, or -1
- * (nothing is recorded; the run goes on). */
+/* Subscribe before the chain starts. 0, or -1 (nothing is recorded; the
+ * run goes on). */
 int denials_open(struct denials *ds);
+/* Ask whether audit is on (the answer is read by denials_collect, which
+ * asks itself when this was not called): once the chain runs, where
+ * corral only waits (the send waits for a kernel thread). 0, or -1 (closed:
+ * nothing is recorded). */
+int denials_ask(struct denials *ds);
 /* After every process of the attempt ended: read what the kernel logged
  * (waiting up to settle_ms for records still on their way) and keep only
  * the denials of the domain the chain's pid created. */

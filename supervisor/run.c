@@ -925,7 +925,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	}
 	/* where audit can be read (root), bound before the chain starts:
 	 * confine's broker names its child there during its set-up (whether
-	 * audit is on is read after the run: denials.c) */
+	 * audit is on is asked once the chain runs: denials_ask) */
 	(void)denials_open(&s.den);
 	/* the chain from the plan, beside the proof and create, held at its
 	 * gate (chain_plan); its failure said, and acted on once create is
@@ -984,6 +984,8 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	 * its boundary lists the workspace's top: started once it ended. */
 	if (s.pl.git && s.pol.git == GIT_WORKTREE && !s.pol.browser.on)	/* browser_end sweeps */
 		(void)gitstep_finish_start(&s.pl, s.senv, &s.fin, &s.fin_go);
+	/* is audit on: asked where nothing waits on corral (denials.c) */
+	(void)denials_ask(&s.den);
 	chain_wait(&s, &res);
 	/* ended before its go byte: swept with a killed keeper's leftovers
 	 * (every child of corral's), started again below; or ended on its

@@ -41,6 +41,19 @@ if is_root; then
 	run R -- sh -c "cat /etc/hostname >/dev/null; exit 1"
 	is "$rc:$err" "1:" "root: a failure without a denial (control): nothing extra"
 
+	# whether audit is on is asked (AUDIT_GET, whose send waits for a
+	# kernel thread) once the chain has its go byte, not on the way to
+	# it; and still read: the denial above was collected
+	if command -v strace >/dev/null; then
+		run sh -c "cd '$W' && exec strace -e trace=sendto,write -o '$TMP/ask' env -i HOME='$H' PATH=/usr/bin:/bin XDG_STATE_HOME='$TMP/st' '$C' run -- true"
+		is "$rc" 0 "root: a run under strace"
+		is "$(grep -E 'write\([0-9]+, "g", 1\)|sendto\(.*nlmsg_type=0x3e8' "$TMP/ask" | head -n2 | sed 's/(.*//')" "write
+sendto" "root: AUDIT_GET is sent after the chain's go byte"
+	else
+		skip "no strace"
+		skip "no strace"
+	fi
+
 	# as nobody: audit cannot be read; the run prints nothing extra
 	mkdir -p "$TMP/stn"; chown -R nobody "$H" "$W" "$TMP/stn"
 	run sh -c "cd '$W' && exec setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all env -i HOME='$H' PATH=/usr/bin:/bin XDG_STATE_HOME='$TMP/stn' '$C' run -- sh -c \"cat /root/.bashrc 2>/dev/null; exit 1\""
@@ -70,6 +83,18 @@ if is_root; then
 	chown -R root "$H" "$W"
 	run R -- sh -c "cat '$H/.ssh/id_ed25519' 2>/dev/null; exit 1"
 	is "$rc:$err" "1:" "root, audit off: nothing extra"
+	# the answer (off) is read: no wait for a marker that never comes
+	# (polls of 20 ms, up to 2 s); count the polls, not the time
+	if command -v strace >/dev/null; then
+		run sh -c "cd '$W' && exec strace -e trace=poll -o '$TMP/offpoll' env -i HOME='$H' PATH=/usr/bin:/bin XDG_STATE_HOME='$TMP/st' '$C' run -- sh -c 'exit 1'"
+		is "$rc" 1 "root, audit off: a run under strace"
+		like "$(cat "$TMP/offpoll")" "poll\\(\\[\\{fd=[0-9]+, events=POLLIN\\}\\], 1, 200\\) += 1" "root, audit off: corral had audit's answer"
+		is "$(grep -c ', 1, 20)' "$TMP/offpoll")" 0 "root, audit off: and waited for no marker"
+	else
+		skip "no strace"
+		skip "no strace"
+		skip "no strace"
+	fi
 	run sh -c "cd '$W' && env -i HOME='$H' PATH=/usr/bin:/bin '$C' doctor"
 	like "$out" "denials +kernel audit is off \\(Landlock denials are not recorded, network refusals still are; auditctl -e 1 turns it on\\)" "root, audit off: doctor says so"
 else

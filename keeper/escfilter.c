@@ -8,7 +8,14 @@ enum { GROUND, ESC, CSI, OSC, OSC_ESC, DROP, DROP_ESC };
 void
 escf_init(struct escfilter *f)
 {
-	memset(f, 0, sizeof *f);
+	/* seq is read below n only: left as it is (4 KB, a page fault or
+	 * two in keeper, which has no other use for it when nothing is
+	 * relayed) */
+	f->state = GROUND;
+	f->n = 0;
+	f->overlong = 0;
+	memset(f->allow, 0, sizeof f->allow);
+	f->nallow = 0;
 }
 
 static void

@@ -376,18 +376,20 @@ signals_install(void)
 int
 keeper_run(const struct keeper_opts *o, char **envp)
 {
+	/* static, zero from the start (keeper_run runs once a process): its
+	 * 4 KB buffer and the filter's are touched only when used, each page
+	 * a fault */
 	static struct pty t;
 	struct limits_rl rl;
 	struct state st = { 0 };
 	struct chain ch;
 	struct cg cg;
-	pid_t parent = getppid();
+	pid_t parent;
 	int have_cg = 0, in_v2 = 0, tty = -1, code;
 	int gp[2] = { -1, -1 };	/* the program's gate (--gate) */
 
 	st.gate = st.gate_wr = -1;
 	cg_init(&cg);
-	memset(&t, 0, sizeof t);
 	t.master = t.sfd = t.in = t.out = t.ctty = -1;
 	if (gate_check(o) < 0)
 		return EXIT_CHAIN_FAIL;

@@ -1,5 +1,6 @@
 /* pty: see pty.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,11 @@ pty_open(struct pty *t)
 {
 	int i, fl;
 
-	memset(t, 0, sizeof *t);
+	/* all but the buffers (buf, the filter's seq: read only below blen,
+	 * n), each page of them a fault when written */
+	memset(t, 0, offsetof(struct pty, buf));
+	t->blen = 0;
+	t->hup = t->gone = t->notctty = 0;
 	escf_init(&t->esc);
 	t->master = t->sfd = t->term = t->in = t->out = -1;
 	t->ctty = -1;

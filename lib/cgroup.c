@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,20 @@ cg_init(struct cg *cg)
 	memset(cg, 0, sizeof *cg);
 	for (int k = 0; k < CG_NKIND; k++)
 		cg->dir[k] = cg->procs[k] = -1;
+}
+
+static const char *base_at(enum cg_kind k);
+
+const char *
+cg_path(const struct cg *cg, enum cg_kind k, char *buf, size_t n)
+{
+	const char *base = (cg->made & (1u << k)) ? base_at(k) : NULL;
+
+	if (n == 0)
+		return buf;
+	if (base == NULL || (size_t)snprintf(buf, n, "%s/%s", base, cg->name) >= n)
+		buf[0] = '\0';
+	return buf;
 }
 
 static int
@@ -91,15 +106,15 @@ is_kind(enum cg_kind k, const char *hier, const char *ctl)
 }
 
 /* corral's own cgroup path in each hierarchy (v2: "0::", v1: the line whose
- * controllers name kind_ctl); "" where none */
+ * controllers name kind_ctl), pointing into buf; NULL where none */
 static int
-own_paths(char own[CG_NKIND][PATH_MAX])
+own_paths(char *buf, size_t n, const char *own[CG_NKIND])
 {
-	char buf[4096], *line, *save = NULL;
+	char *line, *save = NULL;
 
 	for (int k = 0; k < CG_NKIND; k++)
-		own[k][0] = '\0';
-	if (read_small(AT_FDCWD, "/proc/self/cgroup", buf, sizeof buf) < 0)
+		own[k] = NULL;
+	if (read_small(AT_FDCWD, "/proc/self/cgroup", buf, n) < 0)
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -108,8 +123,8 @@ own_paths(char own[CG_NKIND][PATH_MAX])
 		*c2 = '\0';
 		*c1 = '\0';
 		for (int k = 0; k < CG_NKIND; k++)
-			if (own[k][0] == '\0' && is_kind(k, line, c1 + 1))
-				snprintf(own[k], PATH_MAX, "%s", c2 + 1);
+			if (own[k] == NULL && is_kind(k, line, c1 + 1))
+				own[k] = c2 + 1;
 	}
 	return 0;
 }
@@ -162,19 +177,62 @@ next_line(struct lines *r, char *line, size_t n)
 	return line;
 }
 
-/* the mount point and root of each hierarchy, from mountinfo (the first
- * mount of each); "" where none */
-static int
-mounts(char mnt[CG_NKIND][PATH_MAX], char root[CG_NKIND][PATH_MAX])
-{
-	struct lines f = { .fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC) };
-	char line[4096];
+/* The directory our own cgroup of each kind is at, found once per process
+ * (corral looks three times a run: the stale reap, the caps, the attempt),
+ * the paths one after another in one pool: a page or two touched, not one
+ * per path (each a page fault). */
+static struct {
+	int done;
+	int ok[CG_NKIND];
+	const char *dir[CG_NKIND];
+	size_t used;
+	char pool[CG_NKIND * PATH_MAX];
+} bases;
 
-	for (int k = 0; k < CG_NKIND; k++)
-		mnt[k][0] = root[k][0] = '\0';
-	if (f.fd < 0)
+/* bases.dir[k]: the mount point mnt of kind k's first mount, whose root is
+ * root, and our own cgroup own under it */
+static void
+base_set(enum cg_kind k, const char *own, const char *mnt, const char *root)
+{
+	size_t rl = strlen(root);
+	const char *rel = own;
+	char *at = bases.pool + bases.used;
+	int n;
+
+	if (own == NULL)
+		return;
+	if (strcmp(root, "/") != 0) {
+		if (strncmp(own, root, rl) != 0 || (own[rl] != '/' && own[rl] != '\0'))
+			return;		/* our cgroup is not under that mount */
+		rel = own + rl;
+	}
+	n = snprintf(at, sizeof bases.pool - bases.used, "%s%s", mnt, strcmp(rel, "/") == 0 ? "" : rel);
+	if (n < 0 || (size_t)n >= PATH_MAX || (size_t)n >= sizeof bases.pool - bases.used)
+		return;
+	bases.dir[k] = at;
+	bases.used += (size_t)n + 1;
+	bases.ok[k] = 1;
+}
+
+/* mountinfo's lines, read through a buffer, the line being taken apart */
+static struct {
+	struct lines f;
+	char line[4096];
+} mi;
+
+/* the first mount of each hierarchy, from mountinfo, and our own cgroup
+ * under it (base_set) */
+static int
+mounts(const char *own[CG_NKIND])
+{
+	char *line = mi.line;
+	int seen[CG_NKIND] = { 0 };
+
+	memset(&mi.f, 0, offsetof(struct lines, buf));
+	mi.f.fd = openat(AT_FDCWD, "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (mi.f.fd < 0)
 		return -1;
-	while (next_line(&f, line, sizeof line)) {
+	while (next_line(&mi.f, line, sizeof mi.line)) {
 		char *dash = NULL, *fs, *opts;
 		char *sp, *tok[6], *save = NULL;
 		const char *q;
@@ -202,61 +260,51 @@ mounts(char mnt[CG_NKIND][PATH_MAX], char root[CG_NKIND][PATH_MAX])
 		if (i < 5)
 			continue;
 		for (int k = 0; k < CG_NKIND; k++)
-			if (mnt[k][0] == '\0' && (k == CG_V2 ? strcmp(fs, "cgroup2") == 0
+			if (!seen[k] && (k == CG_V2 ? strcmp(fs, "cgroup2") == 0
 			    : strcmp(fs, "cgroup") == 0 && opts && has_word(opts, kind_ctl[k]))) {
-				snprintf(mnt[k], PATH_MAX, "%s", tok[4]);
-				snprintf(root[k], PATH_MAX, "%s", tok[3]);
+				seen[k] = 1;
+				base_set(k, own[k], tok[4], tok[3]);
 			}
 	}
-	close(f.fd);
+	close(mi.f.fd);
 	return 0;
 }
-
-/* The directory our own cgroup of each kind is at, found once per process
- * (corral looks three times a run: the stale reap, the caps, the attempt). */
-static struct {
-	int done;
-	int ok[CG_NKIND];
-	char dir[CG_NKIND][PATH_MAX];
-} bases;
 
 static void
 load_bases(void)
 {
-	static char own[CG_NKIND][PATH_MAX], mnt[CG_NKIND][PATH_MAX], root[CG_NKIND][PATH_MAX];
+	static char buf[4096];
+	const char *own[CG_NKIND];
 
 	bases.done = 1;
-	if (own_paths(own) < 0 || mounts(mnt, root) < 0)
-		return;
-	for (int k = 0; k < CG_NKIND; k++) {
-		size_t rl = strlen(root[k]);
-		const char *rel = own[k];
-		if (own[k][0] == '\0' || mnt[k][0] == '\0')
-			continue;
-		if (strcmp(root[k], "/") != 0) {
-			if (strncmp(own[k], root[k], rl) != 0 || (own[k][rl] != '/' && own[k][rl] != '\0'))
-				continue;	/* our cgroup is not under that mount */
-			rel = own[k] + rl;
-		}
-		if ((size_t)snprintf(bases.dir[k], PATH_MAX, "%s%s", mnt[k], strcmp(rel, "/") == 0 ? "" : rel) < PATH_MAX)
-			bases.ok[k] = 1;
-	}
+	if (own_paths(buf, sizeof buf, own) == 0)
+		(void)mounts(own);
+}
+
+/* the directory our own cgroup of kind k is at, or NULL */
+static const char *
+base_at(enum cg_kind k)
+{
+	if (!bases.done)
+		load_bases();
+	return bases.ok[k] ? bases.dir[k] : NULL;
 }
 
 /* the directory our own cgroup of kind k is at */
 static int
 base_of(enum cg_kind k, char *out, size_t n)
 {
-	if (!bases.done)
-		load_bases();
-	if (!bases.ok[k])
+	const char *b = base_at(k);
+
+	if (b == NULL)
 		return errno = ENOENT, -1;
-	if ((size_t)snprintf(out, n, "%s", bases.dir[k]) >= n)
+	if ((size_t)snprintf(out, n, "%s", b) >= n)
 		return errno = ENAMETOOLONG, -1;
 	return 0;
 }
 
-/* corral's start time (field 22 of /proc/self/stat), for the cgroup name */
+/* pid's start time (field 22 of /proc/PID/stat; 0: our own), for the
+ * cgroup name */
 static unsigned long long
 start_time(long pid)
 {
@@ -264,7 +312,10 @@ start_time(long pid)
 	unsigned long long v = 0;
 	int i;
 
-	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if (pid == 0)
+		snprintf(path, sizeof path, "/proc/self/stat");
+	else
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
 	if (read_small(AT_FDCWD, path, buf, sizeof buf) < 0 || (p = strrchr(buf, ')')) == NULL)
 		return 0;
 	for (i = 2; i < 22 && p; i++)
@@ -288,17 +339,15 @@ pidns(void)
 static void
 v2_controllers(const char *base, int *mem, int *pids)
 {
-	char buf[512];
-	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char buf[512], path[PATH_MAX + 32];
 
 	*mem = *pids = 0;
-	if (fd < 0)
+	if ((size_t)snprintf(path, sizeof path, "%s/cgroup.subtree_control", base) >= sizeof path)
 		return;
-	if (read_small(fd, "cgroup.subtree_control", buf, sizeof buf) >= 0) {
+	if (read_small(AT_FDCWD, path, buf, sizeof buf) >= 0) {
 		*mem = strstr(buf, "memory") != NULL;
 		*pids = strstr(buf, "pids") != NULL;
 	}
-	close(fd);
 }
 
 void
@@ -323,20 +372,25 @@ cg_caps_probe(struct cg_caps *c)
 		v2_controllers(c->base[CG_V2], &c->v2mem, &c->v2pids);
 }
 
+/* a cgroup's path being made or removed: not on the stack, which in keeper
+ * is a few pages */
+static char cg_pathbuf[PATH_MAX];
+
+/* kind k's cgroup; its controllers (v2) read only when a limit wants one */
 static int
-make_one(struct cg *cg, enum cg_kind k)
+make_one(struct cg *cg, enum cg_kind k, int want_ctl)
 {
-	char base[PATH_MAX];
+	char *path = cg_pathbuf;
+	const char *base = base_at(k);
 	int e;
 
-	if (base_of(k, base, sizeof base) < 0)
+	if (base == NULL)
 		return 0;
-	if ((size_t)snprintf(cg->path[k], sizeof cg->path[k], "%s/%s", base, cg->name) >= sizeof cg->path[k])
+	if ((size_t)snprintf(path, sizeof cg_pathbuf, "%s/%s", base, cg->name) >= sizeof cg_pathbuf)
 		return errno = ENAMETOOLONG, -1;
 	for (int tries = 0;; tries++) {
-		if (mkdir(cg->path[k], 0755) < 0) {
+		if (mkdir(path, 0755) < 0) {
 			e = errno;
-			cg->path[k][0] = '\0';
 			/* not ours to make here: another mechanism applies */
 			if (e == EACCES || e == EPERM || e == EROFS || e == ENOENT)
 				return 0;
@@ -345,7 +399,7 @@ make_one(struct cg *cg, enum cg_kind k)
 		/* held for the cgroup's life (the descriptor stays open): the
 		 * mark that its maker runs, which cg_reap_stale reads whatever
 		 * pid namespace either runs in */
-		cg->dir[k] = open(cg->path[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		cg->dir[k] = openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cg->dir[k] >= 0 && flock(cg->dir[k], LOCK_EX) == 0)
 			cg->procs[k] = openat(cg->dir[k], "cgroup.procs", O_WRONLY | O_CLOEXEC);
 		if (cg->dir[k] >= 0 && cg->procs[k] >= 0)
@@ -358,15 +412,12 @@ make_one(struct cg *cg, enum cg_kind k)
 		 * means nothing, removed it before the lock: make it again */
 		if (e == ENOENT && tries < 3)
 			continue;
-		rmdir(cg->path[k]);
-		cg->path[k][0] = '\0';
+		rmdir(path);
 		return errno = e, -1;
 	}
-	if (k == CG_V2) {
-		char base2[PATH_MAX];
-		snprintf(base2, sizeof base2, "%s", base);
-		v2_controllers(base2, &cg->v2mem, &cg->v2pids);
-	}
+	cg->made |= 1u << k;
+	if (k == CG_V2 && want_ctl)
+		v2_controllers(base, &cg->v2mem, &cg->v2pids);
 	return 1;
 }
 
@@ -376,18 +427,17 @@ cg_create(struct cg *cg, int want_mem, int want_pids)
 	int n = 0, r;
 
 	cg_init(cg);
-	snprintf(cg->name, sizeof cg->name, "corral-%ld-%llu-%llu", (long)getpid(), start_time(getpid()),
-	    pidns());
-	if ((r = make_one(cg, CG_V2)) < 0)
+	snprintf(cg->name, sizeof cg->name, "corral-%ld-%llu-%llu", (long)getpid(), start_time(0), pidns());
+	if ((r = make_one(cg, CG_V2, want_mem || want_pids)) < 0)
 		goto fail;
 	n += r;
 	if (want_mem && !cg->v2mem) {
-		if ((r = make_one(cg, CG_MEM1)) < 0)
+		if ((r = make_one(cg, CG_MEM1, 0)) < 0)
 			goto fail;
 		n += r;
 	}
 	if ((want_pids && !cg->v2pids) || cg->dir[CG_V2] < 0) {
-		if ((r = make_one(cg, CG_PIDS1)) < 0)
+		if ((r = make_one(cg, CG_PIDS1, 0)) < 0)
 			goto fail;
 		n += r;
 	}
@@ -406,13 +456,13 @@ cg_take(struct cg *cg, const char *dir)
 
 	cg_init(cg);
 	snprintf(cg->name, sizeof cg->name, "given");
-	cg->dir[CG_V2] = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cg->dir[CG_V2] = openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (cg->dir[CG_V2] < 0)
 		return -1;
 	cg->procs[CG_V2] = openat(cg->dir[CG_V2], "cgroup.procs", O_WRONLY | O_CLOEXEC);
 	if (cg->procs[CG_V2] < 0 || read_small(cg->dir[CG_V2], "cgroup.controllers", buf, sizeof buf) < 0) {
 		e = errno;
-		cg_remove(cg);		/* path is "": closed, never removed */
+		cg_remove(cg);		/* none made: closed, never removed */
 		return errno = e, -1;
 	}
 	cg->v2mem = has_word_sp(buf, "memory");
@@ -552,10 +602,10 @@ cg_remove(struct cg *cg)
 		if (cg->dir[k] >= 0)
 			close(cg->dir[k]);
 		cg->procs[k] = cg->dir[k] = -1;
-		if (cg->path[k][0])
-			rmdir_wait(cg->path[k]);
-		cg->path[k][0] = '\0';
+		if (*cg_path(cg, k, cg_pathbuf, sizeof cg_pathbuf))
+			rmdir_wait(cg_pathbuf);
 	}
+	cg->made = 0;
 }
 
 /* corral-PID-START-PIDNS of a maker that no longer runs (or corral-PID-START,

@@ -24,11 +24,14 @@
 
 enum cg_kind { CG_V2, CG_MEM1, CG_PIDS1, CG_NKIND };
 
+/* small: no path of PATH_MAX in it (cg_path), so that keeper's stack is a
+ * few pages (each page a fault; -fstack-clash-protection touches every
+ * page of a large frame) */
 struct cg {
 	int dir[CG_NKIND];		/* the attempt's cgroup, or -1 */
 	int procs[CG_NKIND];		/* its cgroup.procs, open for writing (or -1) */
 	int v2mem, v2pids;		/* the v2 cgroup has these controllers */
-	char path[CG_NKIND][PATH_MAX];	/* for messages; "" when not made */
+	unsigned made;			/* bit k: made here, cg_remove removes it */
 	char name[64];
 };
 
@@ -41,6 +44,9 @@ struct cg_caps {
 };
 
 void cg_init(struct cg *cg);
+/* The path of the cgroup of kind k made here, into buf; "" when none was
+ * made (or it does not fit). Returns buf. */
+const char *cg_path(const struct cg *cg, enum cg_kind k, char *buf, size_t n);
 /* Try each hierarchy (mkdir a probe cgroup and remove it). */
 void cg_caps_probe(struct cg_caps *c);
 /* Make the attempt's cgroups: v2 when possible, v1 memory when want_mem and

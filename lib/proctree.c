@@ -80,7 +80,8 @@ children_each(void (*fn)(pid_t, void *), void *arg)
 	ssize_t len;
 
 	snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)syscall(SYS_gettid));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+	/* openat: musl's open adds an fcntl for O_CLOEXEC */
+	if ((fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		/* "PID PID ... ": read whole (a pid cut at a read's end would
 		 * be two) */
 		size_t got = 0;
@@ -167,6 +168,14 @@ proc_sweep(void)
 	for (int round = 0; round < 10000; round++) {
 		int reaped = 0, left;
 		pid_t w;
+		/* none at all (keeper's usual end: its program reaped, the
+		 * cgroup empty): nothing to list or kill */
+		if (nkept == 0) {
+			if ((w = waitpid(-1, NULL, WNOHANG)) < 0 && errno == ECHILD)
+				return;
+			if (w > 0)
+				reaped++;
+		}
 		proc_kill_children();
 		if (nkept == 0) {
 			while ((w = waitpid(-1, NULL, WNOHANG)) > 0)

@@ -75,11 +75,23 @@ limits_argv(const struct limits *l, struct argv *a)
 	}
 }
 
-static void __attribute__((format(printf, 3, 4)))
-how(struct lim_how *h, enum lim_mech m, const char *fmt, ...)
+/* what decide() fills: each limit's mechanism, and when hw is not NULL its
+ * description too (keeper's limits_apply asks only the mechanisms: hw is
+ * 25 KB, a page fault for each of its pages) */
+struct decision {
+	enum lim_mech m[LIM_N];
+	struct lim_how *hw;
+};
+
+static void __attribute__((format(printf, 4, 5)))
+how(struct decision *d, enum lim w, enum lim_mech m, const char *fmt, ...)
 {
 	va_list ap;
+	struct lim_how *h = d->hw ? &d->hw[w] : NULL;
 
+	d->m[w] = m;
+	if (h == NULL)
+		return;
 	h->m = m;
 	va_start(ap, fmt);
 	if (vsnprintf(h->what, sizeof h->what, fmt, ap) >= (int)sizeof h->what)
@@ -87,45 +99,65 @@ how(struct lim_how *h, enum lim_mech m, const char *fmt, ...)
 	va_end(ap);
 }
 
-int
-limits_decide(const struct limits *l, struct lim_how hw[LIM_N])
+/* memory and processes, by the cgroups this machine offers: a frame of
+ * its own (cg_caps is 12 KB), entered only when one of them is set */
+static int __attribute__((noinline))
+decide_cg(const struct limits *l, struct decision *d)
 {
 	struct cg_caps c;
 	int refused = 0;
 
-	memset(hw, 0, sizeof(struct lim_how) * LIM_N);
-	memset(&c, 0, sizeof c);
-	if (l->v[LIM_MEMORY] || l->v[LIM_PROCS])
-		cg_caps_probe(&c);
+	cg_caps_probe(&c);
 	if (l->v[LIM_MEMORY]) {
 		if (c.ok[CG_V2] && c.v2mem)
-			how(&hw[LIM_MEMORY], LM_CG_V2, "cgroup v2 memory.max (the whole attempt) beneath %s", c.base[CG_V2]);
+			how(d, LIM_MEMORY, LM_CG_V2, "cgroup v2 memory.max (the whole attempt) beneath %s", c.base[CG_V2]);
 		else if (c.ok[CG_MEM1])
-			how(&hw[LIM_MEMORY], LM_CG_V1, "cgroup v1 memory.limit_in_bytes (the whole attempt) beneath %s", c.base[CG_MEM1]);
+			how(d, LIM_MEMORY, LM_CG_V1, "cgroup v1 memory.limit_in_bytes (the whole attempt) beneath %s", c.base[CG_MEM1]);
 		else
-			how(&hw[LIM_MEMORY], LM_RLIMIT, "RLIMIT_AS (address space, per process: no memory cgroup can be made here)");
+			how(d, LIM_MEMORY, LM_RLIMIT, "RLIMIT_AS (address space, per process: no memory cgroup can be made here)");
 	}
 	if (l->v[LIM_PROCS]) {
 		if (c.ok[CG_V2] && c.v2pids)
-			how(&hw[LIM_PROCS], LM_CG_V2, "cgroup v2 pids.max (the whole attempt) beneath %s", c.base[CG_V2]);
+			how(d, LIM_PROCS, LM_CG_V2, "cgroup v2 pids.max (the whole attempt) beneath %s", c.base[CG_V2]);
 		else if (c.ok[CG_PIDS1])
-			how(&hw[LIM_PROCS], LM_CG_V1, "cgroup v1 pids.max (the whole attempt) beneath %s", c.base[CG_PIDS1]);
+			how(d, LIM_PROCS, LM_CG_V1, "cgroup v1 pids.max (the whole attempt) beneath %s", c.base[CG_PIDS1]);
 		else if (geteuid() != 0)
-			how(&hw[LIM_PROCS], LM_RLIMIT, "RLIMIT_NPROC (every process of this user, also outside the attempt)");
+			how(d, LIM_PROCS, LM_RLIMIT, "RLIMIT_NPROC (every process of this user, also outside the attempt)");
 		else {
-			how(&hw[LIM_PROCS], LM_REFUSE, "refused: no pids cgroup can be made here, and RLIMIT_NPROC does not bind root");
+			how(d, LIM_PROCS, LM_REFUSE, "refused: no pids cgroup can be made here, and RLIMIT_NPROC does not bind root");
 			refused++;
 		}
 	}
-	if (l->v[LIM_CPU])
-		how(&hw[LIM_CPU], LM_RLIMIT, "RLIMIT_CPU (per process)");
-	if (l->v[LIM_WALL])
-		how(&hw[LIM_WALL], LM_TIMER, "the keeper's timer ends the whole attempt (status 124)");
-	if (l->v[LIM_NOFILE])
-		how(&hw[LIM_NOFILE], LM_RLIMIT, "RLIMIT_NOFILE (per process)");
-	if (l->v[LIM_FSIZE])
-		how(&hw[LIM_FSIZE], LM_RLIMIT, "RLIMIT_FSIZE (per process)");
 	return refused;
+}
+
+static int
+decide(const struct limits *l, struct decision *d)
+{
+	int refused = 0;
+
+	memset(d->m, 0, sizeof d->m);
+	if (d->hw)
+		memset(d->hw, 0, sizeof(struct lim_how) * LIM_N);
+	if (l->v[LIM_MEMORY] || l->v[LIM_PROCS])
+		refused = decide_cg(l, d);
+	if (l->v[LIM_CPU])
+		how(d, LIM_CPU, LM_RLIMIT, "RLIMIT_CPU (per process)");
+	if (l->v[LIM_WALL])
+		how(d, LIM_WALL, LM_TIMER, "the keeper's timer ends the whole attempt (status 124)");
+	if (l->v[LIM_NOFILE])
+		how(d, LIM_NOFILE, LM_RLIMIT, "RLIMIT_NOFILE (per process)");
+	if (l->v[LIM_FSIZE])
+		how(d, LIM_FSIZE, LM_RLIMIT, "RLIMIT_FSIZE (per process)");
+	return refused;
+}
+
+int
+limits_decide(const struct limits *l, struct lim_how hw[LIM_N])
+{
+	struct decision d = { .hw = hw };
+
+	return decide(l, &d);
 }
 
 static int
@@ -148,59 +180,70 @@ add_rlimit(struct limits_rl *rl, int res, uint64_t v)
 
 /* a given cgroup: memory and processes only through its own controllers */
 static int
-decide_taken(const struct limits *l, const struct cg *cg, struct lim_how hw[LIM_N])
+decide_taken(const struct limits *l, const struct cg *cg, struct decision *d)
 {
 	struct limits rest = *l;
 
 	rest.v[LIM_MEMORY] = rest.v[LIM_PROCS] = 0;
-	limits_decide(&rest, hw);
+	decide(&rest, d);
 	if (l->v[LIM_MEMORY] && !cg->v2mem)
 		return msg_fatal("limit \"memory\": the cgroup given has no memory controller"), -1;
 	if (l->v[LIM_PROCS] && !cg->v2pids)
 		return msg_fatal("limit \"processes\": the cgroup given has no pids controller"), -1;
 	if (l->v[LIM_MEMORY])
-		hw[LIM_MEMORY].m = LM_CG_V2;
+		d->m[LIM_MEMORY] = LM_CG_V2;
 	if (l->v[LIM_PROCS])
-		hw[LIM_PROCS].m = LM_CG_V2;
+		d->m[LIM_PROCS] = LM_CG_V2;
 	return 0;
+}
+
+/* the refusal's line, with its reason (a frame of its own: hw is 25 KB) */
+static void __attribute__((noinline))
+refuse_procs(const struct limits *l)
+{
+	struct lim_how hw[LIM_N];
+
+	limits_decide(l, hw);
+	msg_fatal("limit \"processes\" cannot be enforced on this machine: %s", hw[LIM_PROCS].what);
+	msg_hint("run as a user other than root, or where a pids cgroup can be made (cgroup v1 pids, or a delegated cgroup v2 subtree with the pids controller)");
 }
 
 int
 limits_apply(const struct limits *l, struct cg *cg, int taken, int *have_cg, struct limits_rl *rl)
 {
-	struct lim_how hw[LIM_N];
+	struct decision d = { .hw = NULL };
+	const enum lim_mech *m = d.m;
 	int n = 1;
 
 	memset(rl, 0, sizeof *rl);
 	*have_cg = 0;
 	if (taken) {
-		if (decide_taken(l, cg, hw) < 0)
+		if (decide_taken(l, cg, &d) < 0)
 			return -1;
-	} else if (limits_decide(l, hw) > 0) {
-		msg_fatal("limit \"processes\" cannot be enforced on this machine: %s", hw[LIM_PROCS].what);
-		msg_hint("run as a user other than root, or where a pids cgroup can be made (cgroup v1 pids, or a delegated cgroup v2 subtree with the pids controller)");
+	} else if (decide(l, &d) > 0) {
+		refuse_procs(l);
 		return -1;
 	}
 	if (!taken)
-		n = cg_create(cg, hw[LIM_MEMORY].m == LM_CG_V2 || hw[LIM_MEMORY].m == LM_CG_V1,
-		    hw[LIM_PROCS].m == LM_CG_V2 || hw[LIM_PROCS].m == LM_CG_V1);
+		n = cg_create(cg, m[LIM_MEMORY] == LM_CG_V2 || m[LIM_MEMORY] == LM_CG_V1,
+		    m[LIM_PROCS] == LM_CG_V2 || m[LIM_PROCS] == LM_CG_V1);
 	if (n < 0) {
 		msg_fatal_sys("unable to make the attempt's cgroup");
 		return -1;
 	}
 	*have_cg = n > 0;
-	if ((hw[LIM_MEMORY].m == LM_CG_V2 || hw[LIM_MEMORY].m == LM_CG_V1) &&
+	if ((m[LIM_MEMORY] == LM_CG_V2 || m[LIM_MEMORY] == LM_CG_V1) &&
 	    cg_set_memory(cg, l->v[LIM_MEMORY]) < 0) {
 		msg_fatal_sys("limit \"memory\": unable to set it in the attempt's cgroup");
 		goto fail;
 	}
-	if ((hw[LIM_PROCS].m == LM_CG_V2 || hw[LIM_PROCS].m == LM_CG_V1) &&
+	if ((m[LIM_PROCS] == LM_CG_V2 || m[LIM_PROCS] == LM_CG_V1) &&
 	    cg_set_pids(cg, l->v[LIM_PROCS]) < 0) {
 		msg_fatal_sys("limit \"processes\": unable to set it in the attempt's cgroup");
 		goto fail;
 	}
-	if ((hw[LIM_MEMORY].m == LM_RLIMIT && add_rlimit(rl, RLIMIT_AS, l->v[LIM_MEMORY]) < 0) ||
-	    (hw[LIM_PROCS].m == LM_RLIMIT && add_rlimit(rl, RLIMIT_NPROC, l->v[LIM_PROCS]) < 0) ||
+	if ((m[LIM_MEMORY] == LM_RLIMIT && add_rlimit(rl, RLIMIT_AS, l->v[LIM_MEMORY]) < 0) ||
+	    (m[LIM_PROCS] == LM_RLIMIT && add_rlimit(rl, RLIMIT_NPROC, l->v[LIM_PROCS]) < 0) ||
 	    (l->v[LIM_CPU] && add_rlimit(rl, RLIMIT_CPU, l->v[LIM_CPU]) < 0) ||
 	    (l->v[LIM_NOFILE] && add_rlimit(rl, RLIMIT_NOFILE, l->v[LIM_NOFILE]) < 0) ||
 	    (l->v[LIM_FSIZE] && add_rlimit(rl, RLIMIT_FSIZE, l->v[LIM_FSIZE]) < 0)) {

@@ -59,7 +59,7 @@ main(int argc, char **argv)
 	snprintf(back, sizeof back, "%.*s/cgroup.procs", (int)(strrchr(own, '/') - own), own);
 	/* the control of the mark: cg_create's cgroup is locked by its maker */
 	is_int(cg_create(&cg, 0, 0) >= 1, 1, "cg_create makes a v2 cgroup");
-	fd = open(cg.path[CG_V2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(cg_path(&cg, CG_V2, path, sizeof path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ok(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK,
 	    "... locked by its maker while it is held");
 	if (fd >= 0)

@@ -23,6 +23,7 @@
 #include "path.h"
 #include "private.h"
 #include "rmtree.h"
+#include "store.h"
 
 #define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 int
@@ -160,19 +161,29 @@ apply_status(struct gitws *g, int wsfd, int wfd, char *st, size_t len)
 	return 0;
 }
 
-/* HEAD, refs (one packed-refs file), config, alternates. */
+/* git for-each-ref in the real repository, started by make_repo and
+ * collected by make_refs: the checkout is made meanwhile (it needs the
+ * index, HEAD and the objects, not the refs). */
+struct refrun {
+	int pid, fd;		/* -1: not running */
+	int kind;		/* HEAD: 0 detached (oid), 1 a branch (ref) */
+	char ref[GITREF_NAME_MAX + 1], oid[GITREF_OID_MAX + 1];
+};
+
+/* The directories, config, alternates and HEAD; git for-each-ref started
+ * (fr, collected by make_refs, which writes packed-refs). */
 static int
-make_repo(struct gitws *g, int rfd, const char *alt, char *headref, char *why, size_t whyn)
+make_repo(struct gitws *g, int rfd, const char *alt, struct refrun *fr, char *why, size_t whyn)
 {
 	static const char *const dirs[] = { "objects", "objects/info", "objects/pack", "refs",
 		"refs/heads", "refs/tags", "hooks", "info", NULL };
-	const char *const fer[] = { "for-each-ref", "--format=%(objectname) %(refname)", NULL };
+	static const char *const fer[] = { "for-each-ref", "--format=%(objectname) %(refname)", NULL };
 	struct gitcall gc = { g->git, g->gitdir, NULL, NULL, NULL, NULL };
-	char cfg[1024], user[600], ref[GITREF_NAME_MAX + 1], oid[GITREF_OID_MAX + 1], hp[PATH_MAX + 8];
-	char *refs = NULL, *head = NULL, *packed = NULL, *o = NULL;
-	size_t rlen, hlen, at, pn = 0;
-	int code, kind, r = -1, fd = -1;
+	char cfg[1024], user[600], hp[PATH_MAX + 8], o[GITREF_NAME_MAX + 8];
+	char *head = NULL;
+	size_t hlen;
 
+	fr->pid = fr->fd = -1;
 	for (size_t i = 0; dirs[i]; i++)
 		if (mkdirat(rfd, dirs[i], 0755) < 0)
 			return msg_say(why, whyn, "unable to make the attempt repository: %s", strerror(errno));
@@ -183,23 +194,53 @@ make_repo(struct gitws *g, int rfd, const char *alt, char *headref, char *why, s
 	if (gitws_write_new(rfd, "config", cfg, strlen(cfg)) < 0 ||
 	    gitws_write_new(rfd, "objects/info/alternates", alt, strlen(alt)) < 0)
 		return msg_say(why, whyn, "unable to write the attempt repository: %s", strerror(errno));
-	code = gitrun(&gc, fer, -1, -1, &refs, &rlen, 256 << 20);
-	if (code != 0) {
-		msg_say(why, whyn, "git for-each-ref in %s failed (status %d)", g->gitdir, code);
-		goto out;
-	}
 	snprintf(hp, sizeof hp, "%s/HEAD", g->gitdir);
 	if (file_read_bounded(AT_FDCWD, hp, 4096, &head, &hlen) < 0 ||
-	    (kind = gitref_parse(head, hlen, g->hexlen, ref, oid)) < 0) {
-		msg_say(why, whyn, "%s: not a HEAD git would read", hp);
-		goto out;
+	    (fr->kind = gitref_parse(head, hlen, g->hexlen, fr->ref, fr->oid)) < 0) {
+		free(head);
+		return msg_say(why, whyn, "%s: not a HEAD git would read", hp);
 	}
-	/* the refs, checked, as one packed-refs file; the start commit */
-	if ((packed = malloc(rlen + 1)) == NULL)
-		goto nomem;
+	free(head);
+	/* HEAD first: with it the attempt repository is one git accepts
+	 * (checkout-index runs in it before its refs are written) */
+	if (fr->kind == 1)
+		snprintf(o, sizeof o, "ref: %s\n", fr->ref);
+	else
+		snprintf(o, sizeof o, "%s\n", fr->oid);
+	if (gitws_write_new(rfd, "HEAD", o, strlen(o)) < 0)
+		return msg_say(why, whyn, "unable to write the attempt repository: %s", strerror(errno));
+	if ((fr->pid = gitrun_spawn(&gc, fer, -1, &fr->fd)) < 0) {
+		fr->pid = fr->fd = -1;
+		return msg_say(why, whyn, "unable to run git for-each-ref in %s: %s", g->gitdir, strerror(errno));
+	}
+	return 0;
+}
+
+/* git for-each-ref collected: its refs, checked, as one packed-refs
+ * file; the start commit and the branch HEAD names (headref, "" when
+ * detached). */
+static int
+make_refs(struct gitws *g, int rfd, struct refrun *fr, char *headref, char *why, size_t whyn)
+{
+	char *refs = NULL, *packed = NULL;
+	size_t rlen, at, pn = 0;
+	int code, r = -1;
+
+	if (fr->pid < 0)
+		return 0;
+	code = gitrun_collect(fr->pid, fr->fd, &refs, &rlen, 256 << 20);
+	fr->pid = fr->fd = -1;
+	if (code != 0) {
+		free(refs);
+		return msg_say(why, whyn, "git for-each-ref in %s failed (status %d)", g->gitdir, code);
+	}
+	if ((packed = malloc(rlen + 1)) == NULL) {
+		errno = ENOMEM;
+		goto sys;
+	}
 	g->start[0] = '\0';
-	if (kind == 0)
-		snprintf(g->start, sizeof g->start, "%s", oid);
+	if (fr->kind == 0)
+		snprintf(g->start, sizeof g->start, "%s", fr->oid);
 	for (at = 0; at < rlen; ) {
 		char *l = refs + at, *nl = memchr(l, '\n', rlen - at);
 		size_t n = nl ? (size_t)(nl - l) : rlen - at;
@@ -207,8 +248,8 @@ make_repo(struct gitws *g, int rfd, const char *alt, char *headref, char *why, s
 		if (n < g->hexlen + 2 || l[g->hexlen] != ' ' || !gitref_oid_ok(l, g->hexlen, g->hexlen) ||
 		    !gitref_name_ok(l + g->hexlen + 1, n - g->hexlen - 1))
 			continue;
-		if (kind == 1 && strlen(ref) == n - g->hexlen - 1 &&
-		    memcmp(ref, l + g->hexlen + 1, n - g->hexlen - 1) == 0)
+		if (fr->kind == 1 && strlen(fr->ref) == n - g->hexlen - 1 &&
+		    memcmp(fr->ref, l + g->hexlen + 1, n - g->hexlen - 1) == 0)
 			snprintf(g->start, sizeof g->start, "%.*s", (int)g->hexlen, l);
 		memcpy(packed + pn, l, n);
 		pn += n;
@@ -217,32 +258,25 @@ make_repo(struct gitws *g, int rfd, const char *alt, char *headref, char *why, s
 	if (gitws_write_new(rfd, "packed-refs", packed, pn) < 0)
 		goto sys;
 	headref[0] = '\0';
-	if (kind == 1) {
-		snprintf(headref, GITREF_NAME_MAX + 1, "%s", ref);
-		if ((o = malloc(strlen(ref) + 8)) == NULL)
-			goto nomem;
-		sprintf(o, "ref: %s\n", ref);
-	} else {
-		if ((o = malloc(g->hexlen + 2)) == NULL)
-			goto nomem;
-		sprintf(o, "%s\n", oid);
-	}
-	if (gitws_write_new(rfd, "HEAD", o, strlen(o)) < 0)
-		goto sys;
+	if (fr->kind == 1)
+		snprintf(headref, GITREF_NAME_MAX + 1, "%s", fr->ref);
 	r = 0;
 	goto out;
-nomem:
-	errno = ENOMEM;
 sys:
 	msg_say(why, whyn, "unable to write the attempt repository: %s", strerror(errno));
 out:
-	if (fd >= 0)
-		close(fd);
 	free(refs);
-	free(head);
 	free(packed);
-	free(o);
 	return r;
+}
+
+/* A git started beside others that is no longer needed: waited for. */
+static void
+refs_drop(struct refrun *fr)
+{
+	if (fr->pid >= 0)
+		(void)gitrun_collect(fr->pid, fr->fd, NULL, NULL, 0);
+	fr->pid = fr->fd = -1;
 }
 
 /* The real index (and a split index's shared part) into the attempt repository. */
@@ -273,33 +307,44 @@ static const char *const status_args[] = { "status", "--porcelain", "-z", "--unt
 
 /* The checkout: the index's files (stat information kept, so git inside
  * starts fast), then the user's tracked changes and untracked files (the
- * paths git status named, into *st). git status in the real workspace runs
- * while checkout-index writes the attempt's files: neither reads what the
- * other writes. */
+ * paths git status named, into *st). checkout-index writes the attempt's
+ * files while git status reads the real workspace and for-each-ref
+ * (make_repo's, collected here: make_refs) reads the real refs: none
+ * reads what another writes. checkout-index reads the real objects
+ * directly (GIT_OBJECT_DIRECTORY, where the attempt's alternates lead;
+ * it writes none): not each first looked for in the attempt's own. */
 static int
-checkout(struct gitws *g, int rfd, int wfd, char **st, size_t *stlen, char *why, size_t whyn)
+checkout(struct gitws *g, int rfd, int wfd, struct refrun *fr, char *headref, char **st, size_t *stlen,
+    char *why, size_t whyn)
 {
 	const char *const co[] = { "checkout-index", "-a", "-f", "-u", "-q", NULL };
 	const char *const rt[] = { "read-tree", "--reset", "-u", "HEAD", NULL };
 	struct gitcall in = { g->git, g->repo, g->work, NULL, NULL, NULL };
+	struct gitcall cin = { g->git, g->repo, g->work, NULL, g->objects.v[0], NULL };
 	struct gitcall real = { g->git, g->gitdir, g->ws, NULL, NULL, NULL };
-	int code = 0, sc, sfd = -1, spid, wsfd, r = -1;
+	int code = 0, sc, sfd = -1, spid, copid, wsfd, r = -1;
 
 	if (g->from_head) {
+		if (make_refs(g, rfd, fr, headref, why, whyn) < 0)
+			return -1;
 		if (!g->start[0])
 			return 0;	/* unborn: nothing to check out */
 		if ((code = gitrun(&in, rt, -1, -1, NULL, NULL, 0)) != 0)
 			return msg_say(why, whyn, "git read-tree HEAD in the attempt repository failed (status %d)", code);
 		return 0;
 	}
-	if ((spid = gitrun_spawn(&real, status_args, -1, &sfd)) < 0)
-		return msg_say(why, whyn, "unable to run git status in %s: %s", g->ws, strerror(errno));
 	if (copy_index(g, rfd) < 0)
-		msg_say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
-	else if ((code = gitrun(&in, co, -1, -1, NULL, NULL, 0)) != 0)
-		msg_say(why, whyn, "git checkout-index in the attempt repository failed (status %d)", code);
-	else
-		r = 0;
+		return msg_say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
+	if ((copid = gitrun_start(&cin, co, -1, -1)) < 0)
+		return msg_say(why, whyn, "unable to run git checkout-index in the attempt repository: %s", strerror(errno));
+	if ((spid = gitrun_spawn(&real, status_args, -1, &sfd)) < 0) {
+		msg_say(why, whyn, "unable to run git status in %s: %s", g->ws, strerror(errno));
+		(void)gitrun_wait(copid);
+		return -1;
+	}
+	r = make_refs(g, rfd, fr, headref, why, whyn);
+	if ((code = gitrun_wait(copid)) != 0 && r == 0)
+		r = msg_say(why, whyn, "git checkout-index in the attempt repository failed (status %d)", code);
 	sc = gitrun_collect(spid, sfd, st, stlen, 256 << 20);
 	if (r < 0 || sc != 0)
 		return r < 0 ? -1 : msg_say(why, whyn, "git status in %s failed (status %d)", g->ws, sc);
@@ -604,6 +649,7 @@ int
 gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, size_t whyn)
 {
 	char alt[PATH_MAX * 4], headref[GITREF_NAME_MAX + 1], pwhy[128];
+	struct refrun fr = { .pid = -1, .fd = -1 };
 	struct stat st;
 	int sfd = -1, gfd = -1, afd = -1, rfd = -1, wfd = -1, bfd = -1, r = -1;
 	char *stat_out = NULL;
@@ -611,7 +657,11 @@ gitws_setup(struct gitws *g, const char *store, const char *attempt, char *why, 
 
 	snprintf(g->dir, sizeof g->dir, "%s/git/%s", store, attempt);
 	clock_gettime(CLOCK_REALTIME, &g->t0);
-	if ((sfd = open(store, OPEN_DIR)) < 0 ||
+	/* made here when missing (corral starts create before home-stage
+	 * create, which makes it too), as a store: private, ours */
+	if ((sfd = open(store, OPEN_DIR)) < 0 && errno == ENOENT)
+		sfd = store_open(store, 1, pwhy, sizeof pwhy);
+	if (sfd < 0 ||
 	    ((mkdirat(sfd, "git", 0700) < 0 && errno != EEXIST)) ||
 	    (gfd = openat(sfd, "git", OPEN_DIR)) < 0 || fstat(gfd, &st) < 0)
 		return msg_say(why, whyn, "unable to open %s/git: %s", store, strerror(errno)),
@@ -678,11 +728,10 @@ toolong:
 		errno = ENAMETOOLONG;
 		goto sys;
 	}
-	if (make_repo(g, rfd, alt, headref, why, whyn) < 0)
+	if (make_repo(g, rfd, alt, &fr, why, whyn) < 0)
 		goto out;
-	snprintf(g->base, sizeof g->base, "%s", g->start);
 	if (g->mode == GIT_WORKTREE) {
-		if (checkout(g, rfd, wfd, &stat_out, &stlen, why, whyn) < 0)
+		if (checkout(g, rfd, wfd, &fr, headref, &stat_out, &stlen, why, whyn) < 0)
 			goto out;
 		if (link_deps(g, rfd, wfd) < 0) {
 			msg_say(why, whyn, "unable to link your dependency directories into %s: %s", g->work, strerror(errno));
@@ -691,6 +740,8 @@ toolong:
 	} else {
 		struct gitcall real = { g->git, g->gitdir, g->ws, NULL, NULL, NULL };
 		int code;
+		if (make_refs(g, rfd, &fr, headref, why, whyn) < 0)
+			goto out;
 		if (copy_index(g, rfd) < 0) {
 			msg_say(why, whyn, "unable to copy %s/index: %s", g->gitdir, strerror(errno));
 			goto out;
@@ -700,6 +751,7 @@ toolong:
 			goto out;
 		}
 	}
+	snprintf(g->base, sizeof g->base, "%s", g->start);
 	if (stat_out && make_base(g, rfd, afd, headref, stat_out, stlen, why, whyn) < 0)
 		goto out;
 	/* the refs it starts with (its branch at the base), where it cannot
@@ -726,6 +778,7 @@ toolong:
 sys:
 	msg_say(why, whyn, "unable to set up %s: %s", g->dir, strerror(errno));
 out:
+	refs_drop(&fr);
 	free(stat_out);
 	if (rfd >= 0)
 		close(rfd);

@@ -207,4 +207,30 @@ like "$work" "^$S/git/co/" "empty checkout: ... prints the checkout"
 run $E "$GS" finish --state "$S" --attempt $id
 is "$rc" 0 "empty checkout: finish"
 is "$(cd "$R/repo" && G show corral/01234567:c 2>&1)" agent "empty checkout: ... the agent's file on the branch"
+
+# a store not made yet (corral starts create before home-stage create,
+# which makes it too): create makes it, private; the attempt repository
+# has the real refs and HEAD (git for-each-ref runs beside checkout-index
+# now), the checkout the files, and the real repository no new object
+# (checkout-index reads them there directly)
+N=$TMP/nostore
+mkdir -p "$N/home" "$N/repo"
+(cd "$N/repo" && G init -q && echo one > a && git add a && git -c user.name=t -c user.email=t@t commit -q -m init &&
+	git tag v1 && git checkout -q -b side && echo two > b && git add b && git -c user.name=t -c user.email=t@t commit -q -m two)
+objs() { find "$N/repo/.git/objects" -type f | sort | md5sum; }
+before=$(objs)
+S=$N/home/new/st E="env -i PATH=/usr/bin:/bin HOME=$N/home"
+id=0123456789abcdef0123456789abcdef
+run $E "$GS" create --state "$S" --attempt $id "$N/repo"
+is "$rc" 0 "no store yet: create"
+is "$(stat -c %a "$S" 2>&1)" 700 "... makes it, private"
+work=$(printf '%s\n' "$out" | sed -n 's/^work //p')
+is "$(cat "$work/a" "$work/b" 2>&1 | tr '\n' ' ')" "one two " "... the checkout holds the files"
+is "$(G --git-dir="$work/.git" for-each-ref --format='%(objectname) %(refname)')" \
+	"$(G -C "$N/repo" for-each-ref --format='%(objectname) %(refname)')" "... its repository the real refs"
+is "$(G --git-dir="$work/.git" symbolic-ref HEAD 2>&1)" refs/heads/side "... and HEAD"
+is "$(G -C "$work" status --porcelain 2>&1)" "" "... a clean checkout of it"
+is "$(objs)" "$before" "... no object written into the real repository"
+run $E "$GS" discard --state "$S" --attempt $id
+is "$rc" 0 "... discarded"
 done_testing

@@ -530,6 +530,11 @@ run_open(struct runstate *s)
 {
 	if (s->pl.nosignin[0] && write_nosignin(&s->pl) < 0)
 		return msg_fatal_sys("unable to write %s", s->pl.nosignin), -1;
+	/* the attempt's checkout first, the longest step before the chain:
+	 * bookkeeping on the user's repository (git that runs nothing), none
+	 * of the agent's; discarded when the run ends before the chain */
+	if (gitstep_start(&s->pl, s->senv, &s->gitc) < 0)
+		return -1;
 	/* collected by run_stage */
 	if (start_step(s, step_create, &s->create, "home-stage create") < 0)
 		return -1;
@@ -539,11 +544,6 @@ run_open(struct runstate *s)
 	 * process (runfiles.c) */
 	if (!s->pl.git || s->pol.git == GIT_OFF)
 		snapshot(s, s->pl.workspace);
-	/* the attempt's checkout too: bookkeeping on the user's repository
-	 * (git that runs nothing), none of the agent's; discarded when the
-	 * run ends before the chain */
-	if (gitstep_start(&s->pl, s->senv, &s->gitc) < 0)
-		return -1;
 	return 0;
 }
 
@@ -946,16 +946,18 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 		r = -1;
 	if (r == 0)
 		r = gitstep_collect(&s.pl, s.attempt, s.senv, &s.gitc);
-	/* trust (runfiles.c): the directory the agent writes, noted before,
-	 * beside the proof (the agent's checkout is there now) */
-	if (r == 0 && !s.rf_taken)
-		snapshot(&s, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
 	/* the chain beside the proof, held at its gate (chain_start) */
 	early = r == 0 && run_chain_early(&s.pl);
 	if (early && s.keeper < 0 && (r = chain_start(&s, envp)) > 0)
 		r = 0;
 	else if (early && s.keeper < 0 && r == 0)
 		return interrupted(&s);
+	/* trust (runfiles.c): the directory the agent writes, noted before,
+	 * beside the proof (the agent's checkout is there now); after the
+	 * chain's start, which is on the path to the agent (held at its gate
+	 * until the snapshot is taken: runfiles_keep) */
+	if (r == 0 && !s.rf_taken)
+		snapshot(&s, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
 	/* the proof, before anything that is not bookkeeping starts or the
 	 * gate opens */
 	if (r < 0 || prove_collect(&s) < 0)

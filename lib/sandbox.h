@@ -228,6 +228,18 @@ struct sb_policy {
 	int noexec;			/* 1: execve and execveat -> EPERM, in the
 					   same filter (lib/selfnarrow: a program
 					   that narrows itself runs nothing) */
+	/* probe's own children (probe/apply.c): what a broker does for a
+	 * program that may run anything, and its own code does not need */
+	int serial;			/* 1: the program makes one brokered call at
+					   a time (one thread, one call after
+					   another): the broker answers each in
+					   turn and starts no thread before a call
+					   that may wait on a peer, which no other
+					   call can be waiting behind */
+	int unnamed;			/* 1: the broker does not name its child in
+					   an audit record (AUDIT_USER, root only),
+					   which only corral's denials reader reads,
+					   for confine as the chain's pid */
 };
 
 /* sb_policy.own */

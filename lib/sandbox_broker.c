@@ -357,7 +357,10 @@ sb_broker_blocking(void)
 	pthread_t th;
 	int idle;
 
-	if (b == NULL)
+	/* one call at a time (sb_policy.serial): none can be waiting behind
+	 * this one, so it stays the leader, and no thread is started for
+	 * what never comes (some 50 us of the proof's egress child) */
+	if (b == NULL || b->p->serial)
 		return;
 	lf_turn = NULL;
 	pthread_mutex_lock(&lf.mu);
@@ -603,7 +606,7 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 		keep[b.n + b.nb + 1] = p->refusals_fd;	/* lib/sandbox_refusal.c */
 		sb_refusal_init(p->refusals_fd >= 3 ? p->refusals_fd : -1);
 		keep[b.n + b.nb + 2] = p->listeners_fd;	/* lib/sandbox_ip.c */
-		sb_parent_run(pid, keep, b.n + b.nb + 3, broker_serve, &b);
+		sb_parent_run(pid, !p->unnamed, keep, b.n + b.nb + 3, broker_serve, &b);
 	}
 	close(sv[0]);
 	for (i = 0; i < b.n; i++)

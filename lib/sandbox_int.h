@@ -59,10 +59,11 @@ int sb_broker_caps(void);
  * *saved, restored in the child): the child's pid in the parent, 0 in the
  * child (which dies with its parent), -1 with *e filled. */
 pid_t sb_split(sigset_t *saved, struct sb_error *e);
-/* The parent: keep only keep[0..nkeep) of its descriptors, run serve(arg)
- * in a thread, pass signals on, and end as the child does. */
-void sb_parent_run(pid_t child, const int *keep, size_t nkeep, void *(*serve)(void *),
-    void *arg) __attribute__((noreturn));
+/* The parent: name the child to audit (name_child: root's record for
+ * corral's denials reader), keep only keep[0..nkeep) of its descriptors,
+ * run serve(arg) in a thread, pass signals on, and end as the child does. */
+void sb_parent_run(pid_t child, int name_child, const int *keep, size_t nkeep,
+    void *(*serve)(void *), void *arg) __attribute__((noreturn));
 
 /* The IP side of the broker (lib/sandbox_ip.c). */
 #define SB_MAX_OWN 512

@@ -167,7 +167,8 @@ sp_wait(pid_t child)
 }
 
 void
-sb_parent_run(pid_t child, const int *keep, size_t nkeep, void *(*serve)(void *), void *arg)
+sb_parent_run(pid_t child, int name_child, const int *keep, size_t nkeep,
+    void *(*serve)(void *), void *arg)
 {
 	struct sigaction sa;
 	pthread_attr_t at;
@@ -191,7 +192,8 @@ sb_parent_run(pid_t child, const int *keep, size_t nkeep, void *(*serve)(void *)
 	sigaction(SIGPIPE, &sa, NULL);
 	sa.sa_handler = SIG_DFL;
 	sigaction(SIGCHLD, &sa, NULL);
-	sp_audit_child(child);
+	if (name_child)
+		sp_audit_child(child);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
 	    fd_close_from(3, keep, nkeep) != 0 ||

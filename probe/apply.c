@@ -100,6 +100,10 @@ to_sb(const struct probe_policy *pp, struct sb_policy *p, char *why, size_t n)
 		p->net = SB_NET_NONE;
 	p->scope = pp->scope;
 	p->ipfilter = pp->filter_ip;
+	/* the child's own code: one thread, one brokered call after another,
+	 * and no chain whose denials corral would read (lib/sandbox.h) */
+	p->serial = 1;
+	p->unnamed = 1;
 	for (i = 0; i < 2; i++)
 		if (pp->keep[i] >= 0)
 			p->keep_fd[p->nkeep++] = pp->keep[i];

@@ -230,12 +230,15 @@ struct sb_policy {
 					   that narrows itself runs nothing) */
 	/* probe's own children (probe/apply.c): what a broker does for a
 	 * program that may run anything, and its own code does not need */
-	int serial;			/* 1: the program makes one brokered call at
-					   a time (one thread, one call after
-					   another): the broker answers each in
-					   turn and starts no thread before a call
-					   that may wait on a peer, which no other
-					   call can be waiting behind */
+	int serial;			/* 1: the program is one process making one
+					   brokered call at a time (one thread, no
+					   child): the broker serves it from its
+					   own main thread until no caller is left,
+					   answers each call in turn and starts no
+					   thread, not even before a call that may
+					   wait on a peer, which no other call can
+					   be waiting behind; signals reach the
+					   program once it has ended */
 	int unnamed;			/* 1: the broker does not name its child in
 					   an audit record (AUDIT_USER, root only),
 					   which only corral's denials reader reads,

@@ -606,7 +606,8 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 		keep[b.n + b.nb + 1] = p->refusals_fd;	/* lib/sandbox_refusal.c */
 		sb_refusal_init(p->refusals_fd >= 3 ? p->refusals_fd : -1);
 		keep[b.n + b.nb + 2] = p->listeners_fd;	/* lib/sandbox_ip.c */
-		sb_parent_run(pid, !p->unnamed, keep, b.n + b.nb + 3, broker_serve, &b);
+		sb_parent_run(pid, (p->unnamed ? 0 : SB_PARENT_NAMED) |
+		    (p->serial ? SB_PARENT_INLINE : 0), keep, b.n + b.nb + 3, broker_serve, &b);
 	}
 	close(sv[0]);
 	for (i = 0; i < b.n; i++)

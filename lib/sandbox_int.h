@@ -59,10 +59,12 @@ int sb_broker_caps(void);
  * *saved, restored in the child): the child's pid in the parent, 0 in the
  * child (which dies with its parent), -1 with *e filled. */
 pid_t sb_split(sigset_t *saved, struct sb_error *e);
-/* The parent: name the child to audit (name_child: root's record for
+/* The parent: name the child to audit (SB_PARENT_NAMED: root's record for
  * corral's denials reader), keep only keep[0..nkeep) of its descriptors,
- * run serve(arg) in a thread, pass signals on, and end as the child does. */
-void sb_parent_run(pid_t child, int name_child, const int *keep, size_t nkeep,
+ * run serve(arg) in a thread (SB_PARENT_INLINE: in its own, before it
+ * waits), pass signals on, and end as the child does. */
+enum { SB_PARENT_NAMED = 1, SB_PARENT_INLINE = 2 };
+void sb_parent_run(pid_t child, int flags, const int *keep, size_t nkeep,
     void *(*serve)(void *), void *arg) __attribute__((noreturn));
 
 /* The IP side of the broker (lib/sandbox_ip.c). */

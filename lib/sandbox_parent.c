@@ -167,7 +167,7 @@ sp_wait(pid_t child)
 }
 
 void
-sb_parent_run(pid_t child, int name_child, const int *keep, size_t nkeep,
+sb_parent_run(pid_t child, int flags, const int *keep, size_t nkeep,
     void *(*serve)(void *), void *arg)
 {
 	struct sigaction sa;
@@ -192,7 +192,7 @@ sb_parent_run(pid_t child, int name_child, const int *keep, size_t nkeep,
 	sigaction(SIGPIPE, &sa, NULL);
 	sa.sa_handler = SIG_DFL;
 	sigaction(SIGCHLD, &sa, NULL);
-	if (name_child)
+	if (flags & SB_PARENT_NAMED)
 		sp_audit_child(child);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
@@ -200,11 +200,19 @@ sb_parent_run(pid_t child, int name_child, const int *keep, size_t nkeep,
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || sb_broker_caps() != 0)
 		goto fail;
-	/* the serving threads keep every signal blocked: handled here */
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&th, &at, serve, arg) != 0)
-		goto fail;
+	if (flags & SB_PARENT_INLINE) {
+		/* one process making one call at a time (sb_policy.serial,
+		 * probe's child): served from this thread until no caller is
+		 * left, every signal blocked as in a serving thread, then
+		 * waited for; no thread made and ended (some 40 us) */
+		(void)serve(arg);
+	} else {
+		/* the serving threads keep every signal blocked: handled here */
+		pthread_attr_init(&at);
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&th, &at, serve, arg) != 0)
+			goto fail;
+	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	sp_wait(child);

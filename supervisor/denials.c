@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <linux/netlink.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,21 +174,29 @@ denials_filter(struct denials *ds)
 		ds->more = 0;
 }
 
-/* AUDIT_GET, asked: the socket its answer comes on, or -1. */
+/* AUDIT_GET on fd (a NETLINK_AUDIT socket): 0 when sent. */
 static int
-audit_ask(void)
+audit_send_get(int fd)
 {
 	struct { struct nlmsghdr h; } req;
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT_);
 
-	if (fd < 0)
-		return -1;
 	memset(&req, 0, sizeof req);
 	req.h.nlmsg_len = sizeof req;
 	req.h.nlmsg_type = AUDIT_GET_;
 	req.h.nlmsg_flags = NLM_F_REQUEST;
 	req.h.nlmsg_seq = 1;
-	if (send(fd, &req, sizeof req, 0) < 0) {
+	return send(fd, &req, sizeof req, 0) < 0 ? -1 : 0;
+}
+
+/* AUDIT_GET, asked: the socket its answer comes on, or -1. */
+static int
+audit_ask(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT_);
+
+	if (fd < 0)
+		return -1;
+	if (audit_send_get(fd) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -268,6 +278,7 @@ denials_open(struct denials *ds)
 	ds->child = 0;
 	ds->ncand = 0;
 	ds->ask = -1;
+	ds->ask_sent = ds->asking = 0;
 	ds->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT_);
 	if (ds->fd < 0)
 		return -1;
@@ -283,20 +294,55 @@ denials_open(struct denials *ds)
 }
 
 /* The kernel makes a thread to answer AUDIT_GET (kthread_run in
- * audit_send_reply) and the send returns only once kthreadd has made it:
- * 0.3-0.65 ms of corral's, asked in denials_open on the way to keeper's
- * start. Asked here instead, once the chain has its go byte and corral
- * only waits for it; whether audit is on is a state, not an event of the
- * run, and the multicast socket was bound before the chain started. */
+ * audit_send_reply), and the send returns only once kthreadd has made it:
+ * 0.3-0.65 ms quiet, more under load, which corral's run waited for on
+ * the way to keeper's start (denials_open asked). Sent from a thread of
+ * ours now, started once the chain has its go byte: no step of corral's
+ * waits on it; denials_collect joins it, then reads the answer. Whether
+ * audit is on is a state, not an event of the run, and the multicast
+ * socket was bound before the chain started. */
+static void *
+ask_thread(void *arg)
+{
+	struct denials *ds = arg;
+
+	ds->ask_sent = audit_send_get(ds->ask) == 0;
+	return NULL;
+}
+
+/* The thread's send returned (or there was none). */
+static void
+ask_join(struct denials *ds)
+{
+	if (!ds->asking)
+		return;
+	(void)pthread_join(ds->asker, NULL);
+	ds->asking = 0;
+}
+
 int
 denials_ask(struct denials *ds)
 {
+	sigset_t all, old;
+	int r;
+
 	if (ds->fd < 0 || ds->ask >= 0)
 		return ds->fd < 0 ? -1 : 0;
-	if ((ds->ask = audit_ask()) < 0) {
+	if ((ds->ask = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT_)) < 0) {
 		denials_close(ds);
 		return -1;
 	}
+	/* no signal of corral's is taken on the thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	r = pthread_create(&ds->asker, NULL, ask_thread, ds);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r == 0) {
+		ds->asking = 1;
+		return 0;
+	}
+	/* no thread: asked here */
+	ds->ask_sent = audit_send_get(ds->ask) == 0;
 	return 0;
 }
 
@@ -333,9 +379,11 @@ denials_collect(struct denials *ds, pid_t chain, int settle_ms)
 
 	/* never asked (a caller that did not): now */
 	(void)denials_ask(ds);
+	ask_join(ds);
 	if (ds->fd >= 0 && ds->ask >= 0) {
-		/* audit off: nothing comes, our marker neither */
-		int on = audit_answer(ds->ask);
+		/* audit off: nothing comes, our marker neither; not asked:
+		 * cannot tell */
+		int on = ds->ask_sent ? audit_answer(ds->ask) : (close(ds->ask), -1);
 		ds->ask = -1;
 		if (on != 1)
 			denials_close(ds);
@@ -380,6 +428,9 @@ denials_collect(struct denials *ds, pid_t chain, int settle_ms)
 void
 denials_close(struct denials *ds)
 {
+	/* the thread's send is over before its descriptor is closed (its
+	 * number could be another file's by then) */
+	ask_join(ds);
 	if (ds->fd >= 0)
 		close(ds->fd);
 	if (ds->fd >= 0 && ds->ask >= 0)

@@ -5,6 +5,7 @@
  * machine's audit settings. */
 #ifndef CORRAL_DENIALS_H
 #define CORRAL_DENIALS_H
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -24,6 +25,9 @@ struct denial {
 struct denials {
 	int fd;				/* the audit multicast socket, -1: none */
 	int ask;			/* AUDIT_GET's, answer not read yet, -1: none */
+	int ask_sent;			/* AUDIT_GET was sent on it */
+	int asking;			/* asker runs, or is to be joined */
+	pthread_t asker;		/* sends AUDIT_GET (denials_ask) */
 	char domain[24];		/* the domain the chain created, "" until seen */
 	long child;			/* the pid confine's broker says restricts */
 	struct { long pid; char domain[24]; } cand[8];	/* domains not yet placed */
@@ -37,10 +41,9 @@ const char *denials_unavailable(void);
 /* Subscribe before the chain starts. 0, or -1 (nothing is recorded; the
  * run goes on). */
 int denials_open(struct denials *ds);
-/* Ask whether audit is on (the answer is read by denials_collect, which
- * asks itself when this was not called): once the chain runs, where
- * corral only waits (the send waits for a kernel thread). 0, or -1 (closed:
- * nothing is recorded). */
+/* Ask whether audit is on, from a thread (the send waits for a kernel
+ * thread); the answer is read by denials_collect, which asks itself when
+ * this was not called. 0, or -1 (closed: nothing is recorded). */
 int denials_ask(struct denials *ds);
 /* After every process of the attempt ended: read what the kernel logged
  * (waiting up to settle_ms for records still on their way) and keep only

@@ -986,7 +986,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	 * its boundary lists the workspace's top: started once it ended. */
 	if (s.pl.git && s.pol.git == GIT_WORKTREE && !s.pol.browser.on)	/* browser_end sweeps */
 		(void)gitstep_finish_start(&s.pl, s.senv, &s.fin, &s.fin_go);
-	/* is audit on: asked where nothing waits on corral (denials.c) */
+	/* is audit on: asked from a thread, beside the agent (denials.c) */
 	(void)denials_ask(&s.den);
 	chain_wait(&s, &res);
 	/* ended before its go byte: swept with a killed keeper's leftovers

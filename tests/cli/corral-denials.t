@@ -42,14 +42,24 @@ if is_root; then
 	is "$rc:$err" "1:" "root: a failure without a denial (control): nothing extra"
 
 	# whether audit is on is asked (AUDIT_GET, whose send waits for a
-	# kernel thread) once the chain has its go byte, not on the way to
-	# it; and still read: the denial above was collected
+	# kernel thread) once the chain has its go byte, from a thread of
+	# corral's, not on the way to it; and still read: the denial above
+	# was collected
 	if command -v strace >/dev/null; then
-		run sh -c "cd '$W' && exec strace -e trace=sendto,write -o '$TMP/ask' env -i HOME='$H' PATH=/usr/bin:/bin XDG_STATE_HOME='$TMP/st' '$C' run -- true"
+		run sh -c "cd '$W' && exec strace -f -e trace=sendto,write,clone,clone3,execve -o '$TMP/ask' env -i HOME='$H' PATH=/usr/bin:/bin XDG_STATE_HOME='$TMP/st' '$C' run -- true"
 		is "$rc" 0 "root: a run under strace"
-		is "$(grep -E 'write\([0-9]+, "g", 1\)|sendto\(.*nlmsg_type=0x3e8' "$TMP/ask" | head -n2 | sed 's/(.*//')" "write
+		ask=$(sed 's/^[0-9]* *//' "$TMP/ask")
+		is "$(printf '%s\n' "$ask" | grep -E '^write\([0-9]+, "g", 1[) ]|^sendto\(.*nlmsg_type=0x3e8' | head -n2 | sed 's/(.*//')" "write
 sendto" "root: AUDIT_GET is sent after the chain's go byte"
+		asker=$(grep -E '^[0-9]+ +sendto\(.*nlmsg_type=0x3e8' "$TMP/ask" | head -n1 | awk '{ print $1 }')
+		# (a clone's "= TID" may come on a resumed line of its own)
+		main=$(head -n1 "$TMP/ask" | awk '{ print $1 }')
+		thr=$(grep -c 'CLONE_THREAD' "$TMP/ask")
+		execs=$(grep -cE "^$asker +execve" "$TMP/ask")
+		is "$([ "$asker" != "$main" ] && echo other):$([ "$thr" -gt 0 ] && echo thread):$execs" "other:thread:0" \
+			"root: ... by a thread of corral's (not corral's main thread, no exec)"
 	else
+		skip "no strace"
 		skip "no strace"
 		skip "no strace"
 	fi

@@ -542,7 +542,7 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 	sb_ipb_init(&b.ip, p);
 	for (i = 0; i < p->nunix; i++) {
 		b.path[i] = p->unix_path[i];
-		b.pin[i] = open(p->unix_path[i], O_PATH | O_CLOEXEC);
+		b.pin[i] = openat(AT_FDCWD, p->unix_path[i], O_PATH | O_CLOEXEC);
 		if (b.pin[i] < 0 || fstat(b.pin[i], &st) != 0 || !S_ISSOCK(st.st_mode)) {
 			err = b.pin[i] < 0 ? errno : ENOTSOCK;
 			if (b.pin[i] >= 0)
@@ -566,7 +566,7 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 		} else {
 			memcpy(dir, p->unix_bind[i], dl);
 			dir[dl] = '\0';
-			b.bdir[i] = open(dl ? dir : "/", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			b.bdir[i] = openat(AT_FDCWD, dl ? dir : "/", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			err = b.bdir[i] < 0 ? errno : 0;
 		}
 		if (err) {

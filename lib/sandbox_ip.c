@@ -90,7 +90,9 @@ sb_ipb_init(struct sb_ipb *b, const struct sb_policy *p)
 	b->listeners_fd = p->listeners_fd >= 3 ? p->listeners_fd : -1;
 	if (!p->ipfilter || p->no_remote)
 		return 0;
-	fd = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	/* openat, not open: musl's open adds an F_SETFD for O_CLOEXEC */
+	fd = openat(AT_FDCWD, "/etc/resolv.conf",
+	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return 0;	/* no resolver file: no loopback resolver */
 	len = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fd_read_bounded(fd, buf, sizeof buf - 1) : -1;
@@ -171,7 +173,8 @@ is_theirs(struct sb_ipb *b, int type, const struct ipdest *d)
 	int fd, r = 0;
 
 	if (b->p->loopback_from == NULL ||
-	    (fd = open(b->p->loopback_from, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
+	    (fd = openat(AT_FDCWD, b->p->loopback_from,
+	    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return 0;
 	while (!r && off < (off_t)(SB_MAX_OWN * sizeof *v) &&
 	    (got = pread(fd, v, sizeof v, off)) >= (ssize_t)sizeof *v) {

@@ -21,7 +21,7 @@
 static int
 write_str(const char *path, const char *s)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
 	size_t n = strlen(s);
 
 	if (fd < 0)

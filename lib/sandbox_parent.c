@@ -194,7 +194,7 @@ sb_parent_run(pid_t child, int flags, const int *keep, size_t nkeep,
 	sigaction(SIGCHLD, &sa, NULL);
 	if (flags & SB_PARENT_NAMED)
 		sp_audit_child(child);
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	null = openat(AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
 	    fd_close_from(3, keep, nkeep) != 0 ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 ||

@@ -115,7 +115,7 @@ who(struct refusal *r, int pid)
 		refusal_escape(buf, (size_t)n, r->exe, sizeof r->exe);
 	}
 	snprintf(path, sizeof path, "/proc/%d/comm", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+	if ((fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		n = read(fd, buf, 16);
 		close(fd);
 		while (n > 0 && buf[n - 1] == '\n')

@@ -104,7 +104,7 @@ caller_umask(int pid)
 	int fd;
 
 	snprintf(path, sizeof path, "/proc/%d/status", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 022;
 	n = read(fd, buf, sizeof buf - 1);
 	close(fd);
@@ -132,7 +132,7 @@ open_own(int dfd, const char *name, int acc)
 		return -EACCES;
 	}
 	snprintf(via, sizeof via, "/proc/self/fd/%d", p);
-	fd = open(via, acc | O_CLOEXEC);
+	fd = openat(AT_FDCWD, via, acc | O_CLOEXEC);
 	close(p);
 	return fd < 0 ? -errno : fd;
 }
@@ -144,7 +144,7 @@ sb_shm_open(int nfd, const struct seccomp_notif *req, const char *name, int flag
 	struct stat st;
 	int dfd, fd = -EEXIST, acc = flags & O_ACCMODE, r;
 
-	dfd = open("/dev/shm", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	dfd = openat(AT_FDCWD, "/dev/shm", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return resp->error = -EACCES, 0;
 	if (flags & O_CREAT) {
@@ -187,7 +187,7 @@ sb_shm_unlink(const char *name, struct seccomp_notif_resp *resp)
 	struct stat st;
 	int dfd, r;
 
-	dfd = open("/dev/shm", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	dfd = openat(AT_FDCWD, "/dev/shm", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return resp->error = -EACCES, 0;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {

@@ -44,13 +44,13 @@ sb_tty_rules(int rfd, const char *path, int abi, struct sb_error *e)
 	struct stat st;
 	int fd, t, r;
 
-	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return sb_fail(e, SB_E_PATH, errno, "name the agent's own terminal, e.g. $(tty)",
 		    "unable to open the terminal %s: %s", path, strerror(errno));
 	t = -1;
 	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode) ||
-	    (t = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    (t = openat(AT_FDCWD, path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 	    !isatty(t)) {
 		if (t >= 0)
 			close(t);
@@ -63,7 +63,7 @@ sb_tty_rules(int rfd, const char *path, int abi, struct sb_error *e)
 	sb_close_later(fd);
 	if (r != 0)
 		return -1;
-	fd = open("/dev/tty", O_PATH | O_CLOEXEC);
+	fd = openat(AT_FDCWD, "/dev/tty", O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return 0;	/* no /dev/tty here: the terminal is still reachable by its fds */
 	r = grant(rfd, fd, access, "/dev/tty", e);
@@ -83,7 +83,7 @@ sb_ctty_path(char *path, size_t n, unsigned *major_minor)
 {
 	unsigned int dev;
 	struct stat st;
-	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), r;
+	int fd = openat(AT_FDCWD, "/dev/tty", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), r;
 
 	if (fd < 0)
 		return 0;	/* ENXIO: no controlling terminal */

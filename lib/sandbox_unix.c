@@ -165,7 +165,7 @@ sb_unix_own_connect(int pid, int sock, const char *path)
 		snprintf(name, sizeof name, "%s", path);
 	else
 		snprintf(name, sizeof name, "/proc/%d/cwd/%s", pid, path);
-	fd = open(name, O_PATH | O_CLOEXEC);
+	fd = openat(AT_FDCWD, name, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? -errno : -EACCES;
 	if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) {

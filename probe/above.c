@@ -80,7 +80,7 @@ caller_seccomp(int *mode, int *filters)
 	int fd;
 
 	*mode = *filters = -1;
-	if ((fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)) >= 0) {
+	if ((fd = openat(AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC)) >= 0) {
 		n = fd_read_bounded(fd, status, sizeof status);
 		if (n > 0)
 			probe_seccomp_parse(status, (size_t)n, mode, filters);

@@ -223,7 +223,7 @@ static int64_t
 try_read(const char *path)
 {
 	char c;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	ssize_t n;
 
 	if (fd < 0)

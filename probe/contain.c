@@ -245,7 +245,7 @@ proc_open(const struct probe_ctx *ctx, const char *what, int flags, int readit)
 	int64_t r = 0;
 
 	(void)snprintf(path, sizeof path, "/proc/%ld/%s", (long)ctx->parent, what);
-	fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW);
+	fd = openat(AT_FDCWD, path, flags | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return res(-1);
 	if (readit && read(fd, &c, 1) < 0)

@@ -55,11 +55,16 @@ like "$out" "cap_setpcap_before=0; no_new_privs=1; cap_effective=0; cap_permitte
 # program connecting to its own listener, starts its serving thread and a
 # second one before that connect, and names its child.
 C=$CORRAL_BIN/confine
-run strace -f -qq -e trace=clone,clone3,socket -o "$TMP/st-probe" env TMPDIR="$TMP/root" "$P"
+run strace -f -qq -e trace=clone,clone3,socket,fcntl -o "$TMP/st-probe" env TMPDIR="$TMP/root" "$P"
 is "$rc:$out" "0:platform=linux tier=full" "under strace: still proven"
 is "$(grep -c 'CLONE_THREAD' "$TMP/st-probe")" 0 "probe's broker starts no thread"
 is "$(grep -c 'NETLINK_AUDIT' "$TMP/st-probe")" 0 "... and names no child to audit"
-run strace -f -qq -e trace=clone,clone3,socket -o "$TMP/st-confine" "$C" \
+# openat, not musl's open, which adds an F_SETFD for O_CLOEXEC (the
+# broker's resolv.conf and /dev/null, the children's reads); the fds
+# check's own F_GETFDs show that fcntl is traced
+is "$(grep -c 'F_SETFD' "$TMP/st-probe")" 0 "no F_SETFD after an open, in any of probe's processes"
+is "$(grep -c 'F_GETFD' "$TMP/st-probe")" 2 "... the fds check's two F_GETFDs are seen"
+run strace -f -qq -e trace=clone,clone3,socket,fcntl -o "$TMP/st-confine" "$C" \
     -x /usr -x /lib -o -x /lib64 -x /bin -r /etc -r /proc --dev --filter-ip -- /usr/bin/python3 -c '
 import socket
 l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen()
@@ -68,6 +73,7 @@ print("connected")'
 is "$rc:$out" "0:connected" "control: confine --filter-ip, a connect to its own listener"
 is "$(grep -c 'CLONE_THREAD' "$TMP/st-confine")" 2 "... its broker starts a second thread before it"
 is "$(grep -c 'NETLINK_AUDIT' "$TMP/st-confine")" 1 "... and names its child to audit"
+is "$(grep -c 'F_SETFD' "$TMP/st-confine")" 0 "... confine and its broker make no F_SETFD after an open"
 
 # the fixtures cannot be made: a system error, 2
 run as_nobody env TMPDIR="$TMP/root" "$P"

@@ -482,17 +482,29 @@ sb_broker_caps(void)
 static int
 take_listener(pid_t confine, int sock, int *sync)
 {
-	int n, pidfd, fd = -1;
+	int n, pidfd, fd = -1, thread;
 	ssize_t r;
 
 	while ((r = read(sock, &n, sizeof n)) < 0 && errno == EINTR)
 		;
 	if (r != (ssize_t)sizeof n)
 		return -1;
-	pidfd = (int)syscall(SYS_pidfd_open, confine, 0);
+	/* a pidfd of the child's first thread (PIDFD_THREAD, Linux 6.9), the
+	 * caller of what it asks before it makes another: kept as this
+	 * thread's last caller (sb_caller_fd), the first request's pidfd_open
+	 * and this one's close fewer */
+	pidfd = (int)syscall(SYS_pidfd_open, confine, O_EXCL);
+	thread = pidfd >= 0;
+	if (pidfd < 0 && errno == EINVAL)
+		pidfd = (int)syscall(SYS_pidfd_open, confine, 0);
 	if (pidfd >= 0) {
 		fd = (int)syscall(SYS_pidfd_getfd, pidfd, n, 0);
-		close(pidfd);
+		if (thread && fd >= 0 && last_pidfd < 0) {
+			last_pid = (int)confine;
+			last_pidfd = pidfd;
+		} else {
+			close(pidfd);
+		}
 	}
 	/* The caller waits for each answer: the kernel then switches to
 	 * the broker on the caller's CPU and back, rather than waking one on

@@ -55,7 +55,7 @@ like "$out" "cap_setpcap_before=0; no_new_privs=1; cap_effective=0; cap_permitte
 # program connecting to its own listener, starts its serving thread and a
 # second one before that connect, and names its child.
 C=$CORRAL_BIN/confine
-run strace -f -qq -e trace=clone,clone3,socket,fcntl -o "$TMP/st-probe" env TMPDIR="$TMP/root" "$P"
+run strace -f -qq -e trace=clone,clone3,socket,fcntl,pidfd_open -o "$TMP/st-probe" env TMPDIR="$TMP/root" "$P"
 is "$rc:$out" "0:platform=linux tier=full" "under strace: still proven"
 is "$(grep -c 'CLONE_THREAD' "$TMP/st-probe")" 0 "probe's broker starts no thread"
 is "$(grep -c 'NETLINK_AUDIT' "$TMP/st-probe")" 0 "... and names no child to audit"
@@ -64,6 +64,10 @@ is "$(grep -c 'NETLINK_AUDIT' "$TMP/st-probe")" 0 "... and names no child to aud
 # check's own F_GETFDs show that fcntl is traced
 is "$(grep -c 'F_SETFD' "$TMP/st-probe")" 0 "no F_SETFD after an open, in any of probe's processes"
 is "$(grep -c 'F_GETFD' "$TMP/st-probe")" 2 "... the fds check's two F_GETFDs are seen"
+# the pidfd the broker takes the listener by names the child's thread and
+# serves its calls after (the first child's process_madvise attempts open
+# two of their own)
+is "$(grep -c 'pidfd_open(' "$TMP/st-probe")" 3 "probe's broker opens one pidfd for the listener and the calls"
 run strace -f -qq -e trace=clone,clone3,socket,fcntl -o "$TMP/st-confine" "$C" \
     -x /usr -x /lib -o -x /lib64 -x /bin -r /etc -r /proc --dev --filter-ip -- /usr/bin/python3 -c '
 import socket

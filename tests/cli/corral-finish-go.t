@@ -17,27 +17,8 @@ ST=$TMP/state/corral
 S() { "$CORRAL_BIN/session-store" --store "$ST" "$@"; }
 trees() { ls -d "$ST"/a[0-9a-f]* 2>/dev/null | wc -l | tr -d ' '; }
 newest() { ls -t "$ST/attempts" | head -1; }
-# step_of PID WORDS: the pid of corral PID's child whose command line has WORDS
-step_of() {
-	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-		case $(tr '\0' ' ' < /proc/"$c"/cmdline 2>/dev/null) in
-		*"$2"*) echo "$c"; return 0 ;;
-		esac
-	done
-	return 1
-}
-child_named() {
-	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-		[ "$(cat /proc/"$c"/comm 2>/dev/null)" = "$2" ] && { echo "$c"; return 0; }
-	done
-	return 1
-}
-wait_for() {	# until CMD succeeds (bounded: 30 s)
-	i=0
-	while ! "$@" && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-}
+. "$CORRAL_TOP/tests/lib/steps.sh"
 started() { [ -e "$W/started" ]; }
-gone() { case $(sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | cut -c1) in ''|Z) return 0 ;; esac; return 1; }
 named=".*created .envrc: direnv runs it on entering the directory"
 
 cd "$W"

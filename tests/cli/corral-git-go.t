@@ -13,31 +13,8 @@ mkdir -p "$W" "$TMP/home"
 (cd "$W" && git init -q && echo one > a && git add a && git -c user.name=t -c user.email=t@t commit -qm init)
 E="env -i PATH=/usr/bin:/bin HOME=$TMP/home XDG_STATE_HOME=$TMP/state"
 branches() { git -C "$W" branch --list 'corral/*' | wc -l | tr -d ' '; }
-# finish_of PID: the pid of corral PID's git-stage finish, once it runs
-finish_of() {
-	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-		case $(tr '\0' ' ' < /proc/"$c"/cmdline 2>/dev/null) in
-		*"git-stage finish "*) echo "$c"; return 0 ;;
-		esac
-	done
-	return 1
-}
-# child_named PID NAME: the pid of PID's child NAME
-child_named() {
-	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-		[ "$(cat /proc/"$c"/comm 2>/dev/null)" = "$2" ] && { echo "$c"; return 0; }
-	done
-	return 1
-}
-# wait_for CMD...: until CMD succeeds (bounded: 30 s)
-wait_for() {
-	i=0
-	while ! "$@" && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-}
+. "$CORRAL_TOP/tests/lib/steps.sh"
 started() { [ -n "$(ls "$TMP"/state/corral/git/co/*/ws/started 2>/dev/null)" ]; }
-# gone PID: ended (a zombie too: under a subreaper such as the suite's,
-# nothing reaps it at once)
-gone() { case $(sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | cut -c1) in ''|Z) return 0 ;; esac; return 1; }
 
 cd "$W"
 run $E "$C" run -w "$W" -- sh -c 'echo two >> a'
@@ -48,8 +25,8 @@ is "$(branches)" 1 "... makes its branch"
 $E "$C" run -w "$W" -- sh -c 'echo three >> a; : > started; exec sleep 60' >/dev/null 2>"$TMP/err" &
 cp=$!
 wait_for started
-wait_for finish_of $cp >/dev/null
-fp=$(finish_of $cp)
+wait_for step_of $cp "git-stage finish " >/dev/null
+fp=$(step_of $cp "git-stage finish ")
 like "$fp" "^[0-9]+\$" "git-stage finish runs while the agent does"
 kill -9 $cp
 wait $cp 2>/dev/null
@@ -65,7 +42,7 @@ rm -f "$TMP"/state/corral/git/co/*/ws/started
 $E "$C" run -w "$W" -- sh -c 'echo four >> a; : > started; exec sleep 60' >/dev/null 2>"$TMP/err" &
 cp=$!
 wait_for started
-wait_for finish_of $cp >/dev/null
+wait_for step_of $cp "git-stage finish " >/dev/null
 kp=$(child_named $cp keeper)
 like "$kp" "^[0-9]+\$" "control: keeper runs"
 kill -9 "$kp"

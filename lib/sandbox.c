@@ -562,8 +562,11 @@ sb_apply_begin(const struct sb_policy *p, struct sb_held *h, struct sb_error *e)
 	if (sb_check(p, e) != 0)
 		return -1;
 	h->abi = e->abi;
-	/* binds first: the ruleset's rules then name what the process sees */
-	if (sb_mount_apply(p, e) != 0)
+	/* binds first: the ruleset's rules then name what the process sees
+	 * (called only with some: its frame holds two PATH_MAX buffers, each
+	 * page of which -fstack-clash-protection touches on entry, a page
+	 * fault apiece) */
+	if (p->nmount > 0 && sb_mount_apply(p, e) != 0)
 		return -1;
 	rfd = build_ruleset(p, NULL, e->abi, e);
 	if (rfd < 0)

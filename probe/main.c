@@ -139,6 +139,9 @@ main(int argc, char **argv)
 	/* The verdicts; their words only where they are shown (the verbose
 	 * and JSON reports, a refusal): the default line and --quiet need
 	 * none, and some 240 formatted strings cost ~50 us. */
+	/* res: 24 entries of 1,580 bytes (38 KB of bss), each written:
+	 * populated in one call, not a page fault for each of its pages */
+	probe_prefault(res, probe_nchecks * sizeof res[0]);
 	for (i = 0; i < probe_nchecks; i++)
 		probe_verdict(&probe_checks[i], &oc[i], &res[i]);
 	memset(&r, 0, sizeof r);
@@ -149,7 +152,6 @@ main(int argc, char **argv)
 	r.failing = probe_first_failing(probe_checks, res, probe_nchecks, o.required);
 	words = r.failing >= 0 || (!o.quiet && o.fmt != FMT_DEFAULT);
 	if (words) {
-		probe_prefault(res, probe_nchecks * sizeof res[0]);
 		for (i = 0; i < probe_nchecks; i++)
 			probe_judge(&probe_checks[i], &oc[i], &res[i]);
 		r.failing = probe_first_failing(probe_checks, res, probe_nchecks, o.required);

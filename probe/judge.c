@@ -321,32 +321,30 @@ probe_verdict(const struct probe_check *c, const struct probe_outcome *o,
 	return judge(c, o, res, 0);
 }
 
+/* Check i's verdict, from the results (r) or a byte per check (p). */
 static int
-all_proven(const struct probe_check *checks, const struct probe_result *r,
-    size_t n, enum probe_tier t)
+proven_at(const struct probe_result *r, const unsigned char *p, size_t i)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (checks[i].tier == t && !r[i].proven)
-			return 0;
-	return 1;
+	return r != NULL ? r[i].proven != 0 : p[i] != 0;
 }
 
-enum probe_tier
-probe_tier_of(const struct probe_check *checks, const struct probe_result *r, size_t n)
+static enum probe_tier
+tier_of(const struct probe_check *checks, const struct probe_result *r,
+    const unsigned char *p, size_t n)
 {
+	size_t i;
 	int t;
 
 	for (t = TIER_FS; t <= TIER_FULL; t++)
-		if (!all_proven(checks, r, n, (enum probe_tier)t))
-			return (enum probe_tier)(t - 1);
+		for (i = 0; i < n; i++)
+			if ((int)checks[i].tier == t && !proven_at(r, p, i))
+				return (enum probe_tier)(t - 1);
 	return TIER_FULL;
 }
 
-int
-probe_first_failing(const struct probe_check *checks, const struct probe_result *r,
-    size_t n, enum probe_tier want)
+static int
+first_failing(const struct probe_check *checks, const struct probe_result *r,
+    const unsigned char *p, size_t n, enum probe_tier want)
 {
 	int t;
 	size_t i;
@@ -354,7 +352,33 @@ probe_first_failing(const struct probe_check *checks, const struct probe_result 
 	/* Lowest tier first: the most basic failure is the useful one to name. */
 	for (t = TIER_FS; t <= (int)want; t++)
 		for (i = 0; i < n; i++)
-			if ((int)checks[i].tier == t && !r[i].proven)
+			if ((int)checks[i].tier == t && !proven_at(r, p, i))
 				return (int)i;
 	return -1;
+}
+
+enum probe_tier
+probe_tier_of(const struct probe_check *checks, const struct probe_result *r, size_t n)
+{
+	return tier_of(checks, r, NULL, n);
+}
+
+int
+probe_first_failing(const struct probe_check *checks, const struct probe_result *r,
+    size_t n, enum probe_tier want)
+{
+	return first_failing(checks, r, NULL, n, want);
+}
+
+enum probe_tier
+probe_tier_of_proven(const struct probe_check *checks, const unsigned char *proven, size_t n)
+{
+	return tier_of(checks, NULL, proven, n);
+}
+
+int
+probe_first_failing_proven(const struct probe_check *checks, const unsigned char *proven,
+    size_t n, enum probe_tier want)
+{
+	return first_failing(checks, NULL, proven, n, want);
 }

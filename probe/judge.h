@@ -155,6 +155,13 @@ enum probe_tier probe_tier_of(const struct probe_check *checks,
 /* Pure: the first check at or below tier want that is not proven, or -1. */
 int probe_first_failing(const struct probe_check *checks,
     const struct probe_result *results, size_t n, enum probe_tier want);
+/* Pure: the same two from the verdicts alone, a byte per check (non-zero:
+ * proven), as probe_verdict returns them: what probe decides by when it
+ * shows no words, so that no result (1.6 KB each) is written. */
+enum probe_tier probe_tier_of_proven(const struct probe_check *checks,
+    const unsigned char *proven, size_t n);
+int probe_first_failing_proven(const struct probe_check *checks,
+    const unsigned char *proven, size_t n, enum probe_tier want);
 const char *probe_tier_name(enum probe_tier t);
 /* "fs", "fs+net", "full" -> tier; -1 with errno EINVAL otherwise ("none" too). */
 int probe_tier_parse(const char *s, enum probe_tier *out);

@@ -98,6 +98,8 @@ main(int argc, char **argv)
 	static char out[65536];
 	static struct probe_outcome oc[PROBE_MAX_CHECKS];
 	static struct probe_result res[PROBE_MAX_CHECKS];
+	unsigned char proven[PROBE_MAX_CHECKS];
+	struct probe_result v;
 	struct probe_ctx ctx;
 	struct probe_report r;
 	struct utsname u;
@@ -136,31 +138,38 @@ main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	probe_teardown(&ctx);
-	/* The verdicts; their words only where they are shown (the verbose
-	 * and JSON reports, a refusal): the default line and --quiet need
-	 * none, and some 240 formatted strings cost ~50 us. */
-	/* res: 24 entries of 1,580 bytes (38 KB of bss), each written:
-	 * populated in one call, not a page fault for each of its pages */
-	probe_prefault(res, probe_nchecks * sizeof res[0]);
+	/* The verdicts, a byte each: each check is judged into one scratch
+	 * result, not into res, 24 entries of 1,580 bytes (38 KB, 10 pages
+	 * to populate and to free at the exit) that only words need. Their
+	 * words only where they are shown (the verbose and JSON reports, a
+	 * refusal): the default line and --quiet need none, and some 240
+	 * formatted strings cost ~50 us. */
 	for (i = 0; i < probe_nchecks; i++)
-		probe_verdict(&probe_checks[i], &oc[i], &res[i]);
+		proven[i] = (unsigned char)(probe_verdict(&probe_checks[i], &oc[i], &v) != 0);
 	memset(&r, 0, sizeof r);
 	r.checks = probe_checks;
 	r.results = res;
 	r.n = probe_nchecks;
 	r.required = o.required;
-	r.failing = probe_first_failing(probe_checks, res, probe_nchecks, o.required);
+	r.failing = probe_first_failing_proven(probe_checks, proven, probe_nchecks, o.required);
 	words = r.failing >= 0 || (!o.quiet && o.fmt != FMT_DEFAULT);
 	if (words) {
+		/* populated in one call, not a page fault for each page */
+		probe_prefault(res, probe_nchecks * sizeof res[0]);
 		for (i = 0; i < probe_nchecks; i++)
 			probe_judge(&probe_checks[i], &oc[i], &res[i]);
 		r.failing = probe_first_failing(probe_checks, res, probe_nchecks, o.required);
 		r.kernel = uname(&u) == 0 ? u.release : "unknown";
 		r.abi = sb_abi();
+		r.tier = probe_tier_of(probe_checks, res, probe_nchecks);
+	} else {
+		r.tier = probe_tier_of_proven(probe_checks, proven, probe_nchecks);
 	}
-	r.tier = probe_tier_of(probe_checks, res, probe_nchecks);
 	if (!o.quiet) {
-		probe_prefault(out, 8192);	/* the default report's size, or a start */
+		/* the verbose and JSON reports' size, or a start; the default
+		 * line (some 30 bytes) touches one page, a fault, not two */
+		if (o.fmt != FMT_DEFAULT)
+			probe_prefault(out, 8192);
 		n = probe_format(o.fmt, &r, out, sizeof out);
 		if (n < 0 || fd_write_all(1, out, (size_t)n) < 0) {
 			msg_fatal_sys("unable to write the report");

@@ -77,6 +77,25 @@ all_good(struct probe_result *res)
 	}
 }
 
+/* The verdicts alone, a byte per check (what probe decides by when it shows
+ * no words), give the tier and the first failing check the results give. */
+static void
+bytes_agree(const struct probe_result *res, const char *what)
+{
+	unsigned char proven[PROBE_MAX_CHECKS];
+	size_t i;
+	int t, same = 1;
+
+	for (i = 0; i < probe_nchecks; i++)
+		proven[i] = (unsigned char)res[i].proven;
+	for (t = TIER_FS; t <= TIER_FULL; t++)
+		same &= probe_first_failing_proven(probe_checks, proven, probe_nchecks, (enum probe_tier)t) ==
+		    probe_first_failing(probe_checks, res, probe_nchecks, (enum probe_tier)t);
+	is_int(probe_tier_of_proven(probe_checks, proven, probe_nchecks),
+	    probe_tier_of(probe_checks, res, probe_nchecks), "%s: the same tier from the bytes", what);
+	ok(same, "%s: the same first failing check from the bytes, at every tier", what);
+}
+
 int
 main(void)
 {
@@ -240,20 +259,25 @@ main(void)
 	all_good(res);
 	is_int(probe_tier_of(probe_checks, res, probe_nchecks), TIER_FULL, "everything proven: full");
 	is_int(probe_first_failing(probe_checks, res, probe_nchecks, TIER_FULL), -1, "nothing failing");
+	bytes_agree(res, "all proven");
 	res[isig].proven = 0;
 	is_int(probe_tier_of(probe_checks, res, probe_nchecks), TIER_FSNET, "signal unproven: fs+net");
 	is_int(probe_first_failing(probe_checks, res, probe_nchecks, TIER_FSNET), -1, "fs+net required: met");
 	is_int(probe_first_failing(probe_checks, res, probe_nchecks, TIER_FULL), isig, "full required: signal named");
+	bytes_agree(res, "signal unproven");
 	res[itcp].proven = 0;
 	is_int(probe_tier_of(probe_checks, res, probe_nchecks), TIER_FS, "tcp unproven too: fs");
 	is_int(probe_first_failing(probe_checks, res, probe_nchecks, TIER_FULL), itcp, "lowest failing tier named first");
+	bytes_agree(res, "signal and tcp unproven");
 	all_good(res);
 	res[itcp].proven = 0;
 	is_int(probe_tier_of(probe_checks, res, probe_nchecks), TIER_FS, "tcp alone unproven: fs (tiers are cumulative)");
+	bytes_agree(res, "tcp unproven");
 	all_good(res);
 	res[iprivs].proven = 0;
 	is_int(probe_tier_of(probe_checks, res, probe_nchecks), TIER_NONE, "privs unproven: none");
 	is_int(probe_first_failing(probe_checks, res, probe_nchecks, TIER_FS), iprivs, "privs named at fs");
+	bytes_agree(res, "privs unproven");
 
 	is_int(probe_tier_parse("fs", &t), 0, "fs parses");
 	is_int(t, TIER_FS, "fs");

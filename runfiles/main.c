@@ -96,10 +96,9 @@ snapshot(const char *dir, struct argv *cfg)
 }
 
 /* The walk after the run against old, what changed printed: the exit
- * status (0 none, 1 some, 2 said). old is freed, unless the process ends
- * next (keep: its exit frees it all at once). */
+ * status (0 none, 1 some, 2 said). old is freed. */
 static int
-compare(const char *dir, struct rf_state *old, int keep)
+compare(const char *dir, struct rf_state *old)
 {
 	struct rf_state now;
 	struct argv lines = { 0 };
@@ -123,11 +122,9 @@ compare(const char *dir, struct rf_state *old, int keep)
 		printf("%s\n", lines.v[i]);
 	if (old->truncated || now.truncated)
 		printf("partial\n");
-	if (!keep) {
-		av_free(&lines);
-		rf_state_free(old);
-		rf_state_free(&now);
-	}
+	av_free(&lines);
+	rf_state_free(old);
+	rf_state_free(&now);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		return msg_fatal_sys("unable to write to standard output"), EXIT_USAGE;
 	return k > 0 ? 1 : 0;
@@ -168,7 +165,7 @@ report(const char *dir)
 		return free(buf), EXIT_USAGE;
 	}
 	free(buf);
-	return compare(dir, &old, 0);
+	return compare(dir, &old);
 }
 
 /* snapshot and report in one process (corral run's): the snapshot kept
@@ -204,7 +201,7 @@ watch(const char *dir, struct argv *cfg)
 		msg_fatal("no report: its input ended without the go byte (its caller gone)");
 		return EXIT_USAGE;
 	}
-	return compare(dir, &st, 1);
+	return compare(dir, &st);
 }
 
 int

@@ -55,7 +55,7 @@ like "$out" "cap_setpcap_before=0; no_new_privs=1; cap_effective=0; cap_permitte
 # program connecting to its own listener, starts its serving thread and a
 # second one before that connect, and names its child.
 C=$CORRAL_BIN/confine
-run strace -f -qq -e trace=clone,clone3,socket,fcntl,pidfd_open -o "$TMP/st-probe" env TMPDIR="$TMP/root" "$P"
+run strace -f -qq -e trace=clone,clone3,socket,fcntl,pidfd_open -o "$TMP/st-probe" env $untraced TMPDIR="$TMP/root" "$P"
 is "$rc:$out" "0:platform=linux tier=full" "under strace: still proven"
 is "$(grep -c 'CLONE_THREAD' "$TMP/st-probe")" 0 "probe's broker starts no thread"
 is "$(grep -c 'NETLINK_AUDIT' "$TMP/st-probe")" 0 "... and names no child to audit"

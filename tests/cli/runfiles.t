@@ -141,7 +141,7 @@ wait $wp
 is "$?:$(cat "$TMP/wout"):$(cat "$TMP/werr")" "1:taken
 changed .envrc: direnv runs it on entering the directory:" "watch: control: the go byte: the change made after the snapshot named, exit 1"
 tracer=
-command -v strace >/dev/null && tracer="strace -o $TMP/wtrace -e trace=read,openat,getdents64,newfstatat,statx,readlinkat"
+command -v strace >/dev/null && tracer="strace -o $TMP/wtrace -e trace=read,openat,getdents64,newfstatat,statx,readlinkat env $untraced"
 watch_start $tracer
 echo 'echo again' > "$Wd/.envrc"
 exec 3>&-

@@ -10,6 +10,13 @@
 # with sigaction, and starts nothing through procspawn) is named when
 # checked the same way. (tests/unit/lib/procspawn: the reset itself.)
 . "$CORRAL_TOP/tests/lib/tap.sh"
+# the release build's objects (gcc): clang's san build inlines a child's
+# reset to SIG_DFL into other functions, which this check cannot tell
+# from a handler put in; the same sources are checked here in musl
+if [ "${CORRAL_MODE:-musl}" = san ]; then
+	echo "1..0 # SKIP sanitizer build: clang inlines differently"
+	exit 0
+fi
 O=$(cd "$T/.." && pwd)
 
 # objects that may call signal(3), with SIG_IGN or SIG_DFL only

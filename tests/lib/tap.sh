@@ -4,6 +4,8 @@
 #   as_nobody CMD...        runs CMD as nobody (setpriv), all capabilities gone
 #   skip DESC               a test that does not apply here (DESC says why)
 #   san_rlimit_as [PREFIX]  the san build, where a memory bound is RLIMIT_AS
+#   $untraced               env's words for a program run under strace: the
+#                           san build's leak check cannot run traced
 #   done_testing
 set -u
 : "${CORRAL_TOP:?run through make check}" "${CORRAL_BIN:?run through make check}"
@@ -11,6 +13,7 @@ T=${CORRAL_T:-$CORRAL_TOP/build/musl/tests}
 # corral puts attempt trees on $XDG_RUNTIME_DIR when it is the user's tmpfs:
 # the tests find them in the store unless they set one (corral-rundir.t)
 unset XDG_RUNTIME_DIR
+untraced=LSAN_OPTIONS=detect_leaks=0
 tap_n=0 tap_fail=0
 TMP=$(mktemp -d /tmp/corral-test.XXXXXX)
 chmod 0755 "$TMP"

@@ -27,7 +27,8 @@ handler(int sig)
 struct self {
 	int sig;
 	sigset_t mask;	/* the parent's, before spawn_clone blocked all */
-	unsigned long disp;	/* the disposition the child saw after the reset */
+	int fd;		/* the disposition the child saw after the reset, written
+			 * here: the sanitizer build forks (no memory shared) */
 };
 
 /* raw system calls: the child shares the parent's memory (and TLS) */
@@ -39,7 +40,7 @@ child(void *arg)
 
 	spawn_child_defaults();
 	syscall(SYS_rt_sigaction, s->sig, NULL, old, 8);
-	s->disp = old[0];
+	syscall(SYS_write, s->fd, &old[0], sizeof old[0]);
 	syscall(SYS_kill, syscall(SYS_getpid), s->sig);	/* pending: all blocked */
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &s->mask, NULL, 8);
 	return 0;
@@ -51,18 +52,23 @@ spawn_self(int sig, unsigned long *disp)
 {
 	static struct self s;
 	pid_t pid;
-	int ws;
+	int ws, p[2];
 
 	memset(&s, 0, sizeof s);
 	s.sig = sig;
-	s.disp = 99;
-	if ((pid = spawn_clone(child, &s, &s.mask)) < 0)
+	*disp = 99;
+	if (pipe(p) < 0)
 		return -1;
-	while (waitpid(pid, &ws, 0) < 0)
+	s.fd = p[1];
+	pid = spawn_clone(child, &s, &s.mask);
+	close(p[1]);
+	while (pid > 0 && waitpid(pid, &ws, 0) < 0)
 		if (errno != EINTR)
-			return -1;
-	*disp = s.disp;
-	return ws;
+			pid = -1;
+	if (pid < 0 || read(p[0], disp, sizeof *disp) != (ssize_t)sizeof *disp)
+		*disp = 99;
+	close(p[0]);
+	return pid < 0 ? -1 : ws;
 }
 
 static void

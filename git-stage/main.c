@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,15 @@ finish(const struct gsopts *o, int import)
 	}
 	/* the holder, waited for at the end (its pid is ours to watch only) */
 	pidfd = gs_pidfd(holder);
+	/* --wait-input: its caller ends it by closing its input, so a signal
+	 * meant for the caller's terminal or group (it is started while the
+	 * agent runs) leaves it waiting, and then importing, as home-stage
+	 * finish and runfiles watch do */
+	if (o->wait_input) {
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+	}
 	if (import) {
 		/* the import in a child that narrows itself first; this process
 		 * reads nothing the agent wrote, and removes the attempt's

@@ -188,6 +188,41 @@ run $E sh -c 'printf g | "$1" finish --wait-input --state "$2" --attempt "$3"' s
 is "$rc" 0 "control: the same attempt, its input holding the go byte: imported"
 like "$err" "git-stage: git: branch corral/$(printf %08d $n): " "... onto its branch"
 
+# --wait-input ignores what a terminal sends its caller's group (INT, QUIT,
+# HUP) while it waits: the go byte after them still imports; control: a
+# signal it does not ignore (TERM) ends it waiting, nothing imported
+for sig in INT TERM; do
+	n=$((n + 1))
+	id=$(printf '%08d%024d' $n 0)
+	run $E "$GS" create --state "$S" --attempt $id "$U/repo"
+	work=$(printf '%s\n' "$out" | sed -n 's/^work //p')
+	echo changed >> "$work/a"
+	rm -f "$U/go"; mkfifo "$U/go"
+	$E "$GS" finish --wait-input --state "$S" --attempt $id < "$U/go" 2> "$U/ferr" &
+	fp=$!
+	exec 4> "$U/go"
+	i=0; while [ -z "$(cat /proc/$fp/task/*/children 2>/dev/null)" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+	sleep 0.2
+	if [ $sig = INT ]; then
+		for s in INT QUIT HUP; do kill -$s $fp $(cat /proc/$fp/task/*/children 2>/dev/null) 2>/dev/null; done
+	else
+		kill -TERM $fp $(cat /proc/$fp/task/*/children 2>/dev/null) 2>/dev/null
+	fi
+	sleep 0.2
+	# (a subshell: to one that ended, the write is a SIGPIPE)
+	(printf g >&4) 2>/dev/null
+	exec 4>&-
+	wait $fp
+	rc=$?
+	if [ $sig = INT ]; then
+		is "$rc" 0 "--wait-input: INT, QUIT and HUP while it waits: ignored, its go byte imports"
+		like "$(G -C "$U/repo" branch --list 'corral/*')" "corral/$(printf %08d $n)" "... onto its branch"
+	else
+		is "$rc" 143 "control: TERM while it waits ends it"
+		unlike "$(G -C "$U/repo" branch --list 'corral/*')" "corral/$(printf %08d $n)" "... nothing imported"
+	fi
+done
+
 # a repository whose only commit is empty: the checkout has no path, so the
 # set of paths seen at the set-up is empty; create saves it and finish
 # imports (the san build's UBSan ended create with 125 here: an empty set

@@ -20,7 +20,7 @@ fi
 O=$(cd "$T/.." && pwd)
 
 # objects that may call signal(3), with SIG_IGN or SIG_DFL only
-allowed="git-stage/hold.o"
+allowed="git-stage/hold.o git-stage/main.o"
 # functions that may catch: sb_parent_run (confine's broker parent, which
 # git-stage's boundary uses too) never returns: it waits for its child and
 # ends as it did, and nothing starts through procspawn after it

@@ -212,7 +212,7 @@ main(int argc, char *argv[], char *envp[])
 	size_t npath;
 
 	msg_init(argv[0]);
-	sb_policy_init(&pol);
+	sb_policy_defaults(&pol);	/* static, zero: its only use */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:r:x:w:W:of:h", lo, NULL)) != -1) {
 		arg = NULL;

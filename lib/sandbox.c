@@ -97,6 +97,12 @@ void
 sb_policy_init(struct sb_policy *p)
 {
 	memset(p, 0, sizeof *p);
+	sb_policy_defaults(p);
+}
+
+void
+sb_policy_defaults(struct sb_policy *p)
+{
 	p->net = SB_NET_OPEN;
 	p->scope = 1;
 	p->refusals_fd = -1;

@@ -313,6 +313,11 @@ uint64_t sb_fs_access(unsigned rights, int dir, int abi);
 
 /* Defaults: no paths, SB_NET_OPEN, scope on, no unix sockets, no kept fds. */
 void sb_policy_init(struct sb_policy *p);
+/* The same defaults on a policy that is all zero already (static storage,
+ * never used before): sb_policy_init without its memset, which wrote the
+ * zeros of all 13 KB, a page fault for each of its four pages, where a
+ * program's rules use the first. */
+void sb_policy_defaults(struct sb_policy *p);
 /* Append a path rule. -1 with errno E2BIG when full, EINVAL on bad rights. */
 int sb_policy_add_path(struct sb_policy *p, const char *path, unsigned rights, unsigned flags);
 /* Append a port; net becomes SB_NET_PORTS. -1 E2BIG/EINVAL. */

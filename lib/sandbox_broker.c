@@ -539,14 +539,21 @@ broker_serve(void *arg)
 int
 sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 {
-	struct broker b;
+	/* static, not in the frame: struct sb_ipb's own[] is 20 KB, of which
+	 * only own[0..nown) is ever read, and a frame that size had
+	 * -fstack-clash-protection touch each of its pages (and memset all
+	 * of it), a page fault each in confine's parent, before the broker's
+	 * first call. One broker per process: the parent serves in
+	 * sb_parent_run, which never returns. */
+	static struct broker b;
 	struct stat st;
 	sigset_t saved;
 	int sv[2], keep[2 * SB_MAX_UNIX + 3], err;
 	pid_t pid;
 	size_t i;
 
-	memset(&b, 0, sizeof b);
+	memset(&b, 0, offsetof(struct broker, ip));
+	memset(&b.child, 0, sizeof b - offsetof(struct broker, child));
 	b.p = p;
 	b.abi = e->abi;
 	b.scope = p->scope;

@@ -13,8 +13,15 @@ int
 rf_narrow(const char *root, char *const *ro, size_t nro, char *why, size_t cap)
 {
 	static struct sb_policy pol;
+	static int used;
 
-	sb_policy_init(&pol);
+	/* once per process (snapshot, report): the static policy is still
+	 * all zero, and only its defaults need writing (sb_policy_init's
+	 * memset faulted in all four of its pages) */
+	if (used++)
+		sb_policy_init(&pol);
+	else
+		sb_policy_defaults(&pol);
 	pol.net = SB_NET_NONE;
 	if (sb_policy_add_path(&pol, root, SB_R, 0) < 0) {
 		snprintf(why, cap, "%s: %s", root, strerror(errno));

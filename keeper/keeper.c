@@ -245,12 +245,13 @@ enum { HANGUP_GRACE_MS = 2000 };
 static int
 next_tmo(int64_t deadline, int64_t hangup)
 {
-	int64_t now = clock_ms(CLOCK_MONOTONIC), at = deadline;
+	int64_t now, at = deadline;
 
 	if (hangup && (!at || hangup < at))
 		at = hangup;
 	if (!at)
-		return -1;
+		return -1;	/* no clock asked: none is needed */
+	now = clock_ms(CLOCK_MONOTONIC);
 	return at <= now ? 0 : at - now > 0x7fffffff ? 0x7fffffff : (int)(at - now);
 }
 
@@ -318,7 +319,7 @@ wait_loop(struct state *st, struct pty *t, uint64_t wall_ms)
 				/* the clock first, then the byte: the
 				 * program runs no sooner than its time
 				 * starts */
-				int64_t now = clock_ms(CLOCK_MONOTONIC);
+				int64_t now = wall_ms ? clock_ms(CLOCK_MONOTONIC) : 0;
 				if (gate_pass(st) && wall_ms)
 					deadline = now + (int64_t)wall_ms;
 			} else if (pf[i].fd == t->master) {

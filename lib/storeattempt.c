@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fdio.h"
 #include "msg.h"
 #include "rmtree.h"
@@ -162,7 +163,7 @@ store_attempt_end(int sfd, const char *store, const char *id, int status, const 
 		r = -EXIT_NO;
 	} else {
 		a.ended = 1;
-		a.end = (int64_t)time(NULL);
+		a.end = clock_once_s();
 		a.status = status;
 		snprintf(a.platform, sizeof a.platform, "%s", platform ? platform : "");
 		snprintf(a.tier, sizeof a.tier, "%s", tier ? tier : "");
@@ -333,7 +334,7 @@ reap(int sfd, const char *store, const char *trees, uint64_t bound, int print, i
 	struct dead dd;
 	struct attempt a;
 	struct dirent *de;
-	int64_t now = (int64_t)time(NULL);
+	int64_t now = clock_once_s();
 	uint64_t st;
 	int rfd, cfd, bad = 0;
 	struct dscan d;
@@ -426,6 +427,6 @@ store_attempt_new(struct attempt *a, const char *id, const char *agent, int64_t 
 	/* against the pid's reuse: reap spares it only while this process lives */
 	if (proc_starttime(pid, &a->pid_start) < 0)
 		return -1;
-	a->start = (int64_t)time(NULL);
+	a->start = clock_once_s();
 	return 0;
 }

@@ -70,11 +70,25 @@ exec_env(char *const argv[], char *const envp[])
 	char buf[PATH_MAX];
 	const char *path = env_get(envp, "PATH");
 
-	if (path == NULL)
-		path = "/usr/bin:/bin";
-	if (exec_resolve(argv[0], path, buf, sizeof buf) < 0)
-		return -1;
-	execve(buf, argv, envp);
+	if (strchr(argv[0], '/')) {
+		/* a path (keeper's, env-filter's and confine's next step, the
+		 * agent's command): exec'd as it is, and checked only when that
+		 * fails, for the errno the checks give (a stat and an access
+		 * fewer on the way; a check that fails fails the execve too,
+		 * before Landlock's hook: a missing file, DAC, a directory) */
+		int e;
+		execve(argv[0], argv, envp);
+		e = errno;
+		if (exec_resolve(argv[0], "", buf, sizeof buf) < 0)
+			return -1;
+		errno = e;
+	} else {
+		if (path == NULL)
+			path = "/usr/bin:/bin";
+		if (exec_resolve(argv[0], path, buf, sizeof buf) < 0)
+			return -1;
+		execve(buf, argv, envp);
+	}
 	if (errno == ENOEXEC || errno == EISDIR)
 		errno = EACCES;
 	return -1;

@@ -10,7 +10,9 @@ const char *env_get(char *const envp[], const char *name);
  * executable, ENAMETOOLONG. */
 int exec_resolve(const char *prog, const char *path, char *out, size_t n);
 /* execve argv[0] resolved in envp's PATH (default "/usr/bin:/bin" when
- * unset). Returns only on failure: -1 with errno as exec_resolve/execve. */
+ * unset); a path (holding a '/') exec'd as it is, checked by exec_resolve
+ * only when that fails. Returns only on failure: -1 with errno as
+ * exec_resolve/execve. */
 int exec_env(char *const argv[], char *const envp[]);
 /* The chain-loader exit status for an exec failure errno: 127 or 126. */
 int exec_status(int err);

@@ -39,7 +39,8 @@ int policy_load_from(const struct runopts *o, struct policy *p, struct polsrc *s
 /* policy_load + plan_resolve, reported. -1 on failure. */
 int plan_load(const struct runopts *o, char *const envp[], struct policy *pol, struct plan *pl,
     int quiet_warnings);
-/* The same; early (not NULL) is called once the policy is loaded and
+/* The same on a plan that is all zero (plan_load zeroes it; corral run's
+ * is static, untouched before); early (not NULL) is called once the policy is loaded and
  * pl->stepdir and pl->pol are set, before the paths are resolved (corral
  * run starts the proof there, which needs no more): 0 goes on, -1 (said)
  * fails the load. */

@@ -913,7 +913,8 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	/* orphans of a keeper that was killed come back to us (wait.c) */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	/* the proof starts from the plan's load, once the policy is in
-	 * (prove_early); a plan refused then waits for it */
+	 * (prove_early); a plan refused then waits for it. s.pl is zero:
+	 * s is static, and a process runs one attempt */
 	if (plan_load_early(o, envp, &s.pol, &s.pl, 1, prove_early, &s) < 0 ||
 	    check_steps(&s.pl) < 0) {
 		spawned_drop(&s.probe);

@@ -166,7 +166,7 @@ struct walk {
 static int
 walk(const struct plan *pl, const char *path, struct walk *w)
 {
-	char rest[PATH_MAX * 2], next[PATH_MAX], tgt[PATH_MAX], tmp[PATH_MAX * 3];
+	char rest[PATH_MAX * 2], next[PATH_MAX], tgt[PATH_MAX];
 	const char *p;
 	struct stat st;
 	int links = 0;
@@ -214,16 +214,22 @@ walk(const struct plan *pl, const char *path, struct walk *w)
 		if ((tl = memo_readlink(next, tgt, sizeof tgt - 1)) < 0)
 			return -1;
 		tgt[tl] = '\0';
-		if (tgt[0] == '/')
-			snprintf(tmp, sizeof tmp, "%s%s", tgt, p);
-		else
-			snprintf(tmp, sizeof tmp, "%s/%s%s", w->real, tgt, p);
-		if (strlen(tmp) >= sizeof rest)
-			return errno = ENAMETOOLONG, -1;
-		strcpy(rest, tmp);
+		/* rest becomes the target ("REAL/" before a relative one),
+		 * then what is left of it (p lies within rest) */
+		{
+			size_t rl = tgt[0] == '/' ? 0 : strlen(w->real) + 1, pl_ = strlen(p);
+			if (rl + (size_t)tl + pl_ >= sizeof rest)
+				return errno = ENAMETOOLONG, -1;
+			memmove(rest + rl + tl, p, pl_ + 1);
+			if (rl) {
+				memcpy(rest, w->real, rl - 1);
+				rest[rl - 1] = '/';
+			}
+			memcpy(rest + rl, tgt, (size_t)tl);
+		}
 		p = rest;
 		strcpy(w->real, "/");	/* rest is absolute now */
-		if (w->n < MAXSPELL && clean(tmp, w->spell[w->n], PATH_MAX) == 0)
+		if (w->n < MAXSPELL && clean(rest, w->spell[w->n], PATH_MAX) == 0)
 			w->n++;
 	}
 }
@@ -304,7 +310,7 @@ npm_name_ok(const char *s, size_t n)
  * root/package.json installed beside root, in the same node_modules, whose
  * own package.json names an "os" or "cpu", is granted with it. Nested ones
  * (root/node_modules/...) are inside root already. */
-static void
+static void __attribute__((noinline))	/* its 20 KB frame not in grant_path's */
 npm_siblings(struct gctx *g, const char *root)
 {
 	char pj[PATH_MAX + 16], nm[PATH_MAX], sib[PATH_MAX * 2], name[256], *buf = NULL, *sbuf;
@@ -352,11 +358,32 @@ out:
 	free(buf);
 }
 
+/* p (resolved to real) is in no granted directory: the note says which
+ * line would grant it (a frame of its own: grant_path's stays small) */
+static void __attribute__((noinline))
+note_ungranted(struct gctx *g, const char *p, const char *real)
+{
+	char line[PATH_MAX + 32], dir[PATH_MAX], *s;
+
+	snprintf(dir, sizeof dir, "%s", real);
+	if ((s = strrchr(dir, '/')) != NULL && s != dir)
+		*s = '\0';
+	policy_line(g->pl, dir, line, sizeof line);
+	av_pushf(g->notes, "left out: %s (%s) is in no granted directory; to grant it: %s",
+	    p, real, line);
+}
+
 /* Grant the trees along the resolution of the absolute path p. */
 static int
 grant_path(struct gctx *g, const char *p, char *real, size_t realn)
 {
-	struct walk ws[2], *w = &ws[0], *rw = &ws[1];	/* on the stack: a malloc this size is an mmap */
+	/* static, not on the stack: -fstack-clash-protection touches every
+	 * page of a frame on entry (12 for these 48 KB, the deepest of a
+	 * plan), here only the pages the walks write are; a malloc this
+	 * size is an mmap. grant_path is never reentered (npm_siblings
+	 * walks into its own) */
+	static struct walk ws[2];
+	struct walk *w = &ws[0], *rw = &ws[1];
 	int r, grants = 0;
 
 	r = walk(g->pl, p, w);
@@ -370,7 +397,7 @@ grant_path(struct gctx *g, const char *p, char *real, size_t realn)
 	snprintf(real, realn, "%s", w->real);
 	/* the final spelling is the real path */
 	if (w->n < MAXSPELL)
-		memcpy(w->spell[w->n++], w->real, sizeof w->real);
+		strcpy(w->spell[w->n++], w->real);
 	for (int i = 0; i < w->n; i++) {
 		char root[PATH_MAX], cfg[PATH_MAX + 16], *s;
 		size_t l = tree_root(w->spell[i]);
@@ -399,15 +426,8 @@ grant_path(struct gctx *g, const char *p, char *real, size_t realn)
 		npm_siblings(g, rw->real);
 		grants++;
 	}
-	if (grants == 0 && !reachable(g->pl, w->real)) {
-		char line[PATH_MAX + 32], dir[PATH_MAX], *s;
-		snprintf(dir, sizeof dir, "%s", w->real);
-		if ((s = strrchr(dir, '/')) != NULL && s != dir)
-			*s = '\0';
-		policy_line(g->pl, dir, line, sizeof line);
-		av_pushf(g->notes, "left out: %s (%s) is in no granted directory; to grant it: %s",
-		    p, w->real, line);
-	}
+	if (grants == 0 && !reachable(g->pl, w->real))
+		note_ungranted(g, p, w->real);
 	return 0;
 }
 

@@ -154,6 +154,14 @@ chain_main(const struct chain *ch)
 	_exit(exec_status(errno));
 }
 
+/* cg_spawn's child (sharing keeper's memory till its exec, every signal
+ * blocked): chain_main, which execs or exits */
+static int
+chain_start(void *arg)
+{
+	chain_main(arg);
+}
+
 static int
 open_slave(const char *slave)
 {
@@ -266,8 +274,10 @@ gate_pass(struct state *st)
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
-	if (n == 1)
-		(void)write(st->gate_wr, &c, 1);	/* an empty pipe: no wait */
+	/* an empty pipe: no wait; none to a program already ended, whose
+	 * end came with the byte (a pipe nobody reads: SIGPIPE) */
+	if (n == 1 && st->c > 0)
+		(void)write(st->gate_wr, &c, 1);
 	close(st->gate_wr);
 	close(st->gate);
 	st->gate = st->gate_wr = -1;
@@ -316,9 +326,17 @@ wait_loop(struct state *st, struct pty *t, uint64_t wall_ms)
 			if (pf[i].revents == 0)
 				continue;
 			if (pf[i].fd == st->gate) {
-				/* the clock first, then the byte: the
-				 * program runs no sooner than its time
-				 * starts */
+				/* a signal that came with the byte first: the
+				 * program may have ended (keeper, suspended
+				 * till its exec, first polls after it: a
+				 * program quick to end has, with a byte
+				 * already there). Then the clock, then the
+				 * byte: the program runs no sooner than its
+				 * time starts */
+				if (pf[0].revents & POLLIN) {
+					on_signals(st, t);
+					pf[0].revents = 0;
+				}
 				int64_t now = wall_ms ? clock_ms(CLOCK_MONOTONIC) : 0;
 				if (gate_pass(st) && wall_ms)
 					deadline = now + (int64_t)wall_ms;
@@ -386,7 +404,7 @@ keeper_run(const struct keeper_opts *o, char **envp)
 	struct chain ch;
 	struct cg cg;
 	pid_t parent;
-	int have_cg = 0, in_v2 = 0, tty = -1, code;
+	int have_cg = 0, tty = -1, code;
 	int gp[2] = { -1, -1 };	/* the program's gate (--gate) */
 
 	st.gate = st.gate_wr = -1;
@@ -432,12 +450,9 @@ keeper_run(const struct keeper_opts *o, char **envp)
 	}
 	pty_raw(&t);
 	ch = (struct chain){ o, envp, have_cg ? &cg : NULL, 0, &rl, tty, &t, getpid(), gp[0] };
-	/* the program is born in the attempt's v2 cgroup where it can be */
-	st.c = cg_fork(ch.cg, &in_v2);
-	if (st.c == 0) {
-		ch.in_v2 = in_v2;
-		chain_main(&ch);
-	}
+	/* the program is born in the attempt's v2 cgroup where it can be;
+	 * keeper waits while the child shares its memory, until its exec */
+	st.c = cg_spawn(ch.cg, &ch.in_v2, chain_start, &ch);
 	if (st.c < 0) {
 		msg_fatal_sys("fork");
 		goto fail;

@@ -2,8 +2,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -513,9 +515,64 @@ struct cg_clone_args {
 	uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
 };
 
-pid_t
-cg_fork(const struct cg *cg, int *in_v2)
+/* ASan keeps per-thread state a CLONE_VM child would corrupt: the
+ * sanitizer build forks (as lib/procspawn.c does). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CG_SPAWN_FORK 1
+#endif
+#endif
+#ifndef CG_SPAWN_FORK
+#define CG_SPAWN_FORK 0
+#endif
+
+#if defined(__x86_64__) && !CG_SPAWN_FORK
+/* clone3 with a and, in the child, fn(arg) on the stack a names, then
+ * _exit(2) with what it returns (it execs or exits first). musl has no
+ * clone3: the child starts at the system call's return with its own stack
+ * pointer, so it must leave this function's frame alone (a CLONE_VM child
+ * returning through the parent's frames would tear them); it calls fn from
+ * here. The kernel keeps every register but rax, rcx and r11 across the
+ * call, in the child too: fn and arg are at hand. */
+static long
+clone3_run(struct cg_clone_args *a, int (*fn)(void *), void *arg)
 {
+	long r;
+
+	__asm__ volatile(
+	    "syscall\n\t"
+	    "test %%rax, %%rax\n\t"
+	    "jnz 1f\n\t"
+	    "mov %[arg], %%rdi\n\t"
+	    "call *%[fn]\n\t"
+	    "mov %%eax, %%edi\n\t"
+	    "mov %[nexit], %%eax\n\t"
+	    "syscall\n\t"
+	    "hlt\n"
+	    "1:"
+	    : "=a"(r)
+	    : "0"((long)SYS_clone3), "D"(a), "S"(sizeof *a), [fn] "r"(fn), [arg] "r"(arg),
+	      [nexit] "i"(SYS_exit)
+	    : "rcx", "r11", "memory");
+	return r;
+}
+#endif
+
+pid_t
+cg_spawn(const struct cg *cg, int *in_v2, int (*fn)(void *), void *arg)
+{
+	/* the child's stack while it shares keeper's memory (64 KB, as
+	 * lib/procspawn's: its frames, exec_env's path, a message) */
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	sigset_t all, saved;
+	pid_t pid = -1;
+	int e;
+
+	/* no handler of this process runs in the child (on memory it
+	 * shares): it starts with every signal blocked and unblocks once its
+	 * dispositions are the program's */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &saved);
 	*in_v2 = 0;
 	if (cg && cg->dir[CG_V2] >= 0) {
 		struct cg_clone_args a;
@@ -525,19 +582,45 @@ cg_fork(const struct cg *cg, int *in_v2)
 		a.flags = CG_CLONE_INTO_CGROUP;
 		a.exit_signal = SIGCHLD;
 		a.cgroup = (uint64_t)cg->dir[CG_V2];
-		/* like fork (no CLONE_VM: the child has its own copy), born in
-		 * the cgroup: no cgroup.procs write, whose migration waits for
-		 * an RCU grace period (~13 ms here) */
+		/* born in the cgroup: no cgroup.procs write, whose migration
+		 * waits for an RCU grace period (~13 ms here) */
+		*in_v2 = 1;
+#if defined(__x86_64__) && !CG_SPAWN_FORK
+		/* sharing keeper's memory until it execs, keeper suspended
+		 * meanwhile (what posix_spawn does): no copy of keeper's
+		 * page tables, no copy-on-write fault in either afterwards */
+		a.flags |= CLONE_VM | CLONE_VFORK;
+		a.stack = (uint64_t)(uintptr_t)stack;
+		a.stack_size = sizeof stack;
+		r = clone3_run(&a, fn, arg);
+		if (r < 0)
+			errno = (int)-r;
+#else
 		r = syscall(SYS_clone3, &a, sizeof a);
+		if (r == 0)
+			_exit(fn(arg));
+#endif
 		if (r >= 0) {
-			*in_v2 = 1;
-			return (pid_t)r;
+			pid = (pid_t)r;
+			goto out;
 		}
 		/* ENOSYS (before 5.3, or a seccomp filter), E2BIG or EINVAL
-		 * (before 5.7), EOPNOTSUPP...: fork, then cgroup.procs, which
-		 * reports a real error */
+		 * (before 5.7), EOPNOTSUPP...: as below, then cgroup.procs,
+		 * which reports a real error */
+		*in_v2 = 0;
 	}
-	return fork();
+	if (CG_SPAWN_FORK) {
+		pid = fork();
+		if (pid == 0)
+			_exit(fn(arg));
+	} else {
+		pid = clone(fn, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
+	}
+out:
+	e = errno;
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+	errno = e;
+	return pid;
 }
 
 int

@@ -61,9 +61,14 @@ int cg_take(struct cg *cg, const char *dir);
  * here has the controller. */
 int cg_set_memory(struct cg *cg, uint64_t bytes);
 int cg_set_pids(struct cg *cg, uint64_t n);
-/* Fork a child born in the v2 cgroup (clone3 CLONE_INTO_CGROUP; *in_v2 = 1
- * in both), else a plain fork (*in_v2 = 0: cg_enter joins it). As fork(). */
-pid_t cg_fork(const struct cg *cg, int *in_v2);
+/* Start a child running fn(arg), born in the v2 cgroup (clone3
+ * CLONE_INTO_CGROUP; *in_v2 = 1, set before fn runs), else in this one
+ * (*in_v2 = 0: cg_enter joins it). The child shares this process's memory
+ * (CLONE_VM | CLONE_VFORK, on a stack of its own; the sanitizer build
+ * forks) and starts with every signal blocked: fn must exec or _exit, and
+ * this process is suspended until it has. The child's pid, or -1 with
+ * errno. */
+pid_t cg_spawn(const struct cg *cg, int *in_v2, int (*fn)(void *), void *arg);
 /* In the child, before exec: join every cgroup made but the v2 one it was
  * born in when in_v2 (async-signal-safe). */
 int cg_enter(const struct cg *cg, int in_v2);

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,21 +297,34 @@ walk(struct pctx *c, int k, const char *what, const char *const keys[], member_f
 {
 	int i, m, w;
 	char kb[64];
+	uint64_t seen = 0;	/* the keys[] met so far (each names one entry) */
 
 	if (c->t[k].type != JSMN_OBJECT)
 		return fail(c, k, "%s must be an object, not %s", what, json_type_name(&c->t[k], c->js));
 	i = k + 1;
 	for (m = 0; m < c->t[k].size; m++) {
+		const jsmntok_t *t = &c->t[i];
+		size_t rl = (size_t)(t->end - t->start);
+		/* a key without an escape is its bytes: compared as json_eq
+		 * compares it, without its look for one per entry of keys[] */
+		int plain = t->type == JSMN_STRING && memchr(c->js + t->start, '\\', rl) == NULL;
+
 		for (w = 0; keys[w]; w++)
-			if (json_eq(c->js, &c->t[i], keys[w]))
+			if (plain ? strlen(keys[w]) == rl && memcmp(c->js + t->start, keys[w], rl) == 0 :
+			    json_eq(c->js, t, keys[w]))
 				break;
 		if (keys[w] == NULL) {
 			if (json_str(c->js, &c->t[i], kb, sizeof kb) < 0)
 				snprintf(kb, sizeof kb, "(a long key)");
 			return fail(c, i, "unknown key \"%s\" in %s", kb, what);
 		}
-		if (dup_before(c, k, i, keys[w]))
+		/* an earlier key equal to keys[w] matched keys[w] (no two entries
+		 * of a table are equal): what dup_before finds by comparing
+		 * every earlier key again */
+		if (w < 64 ? (seen >> w & 1) != 0 : dup_before(c, k, i, keys[w]))
 			return fail(c, i, "duplicate key \"%s\" in %s", keys[w], what);
+		if (w < 64)
+			seen |= (uint64_t)1 << w;
 		if (fn(c, w, i + 1, arg) < 0)
 			return -1;
 		i = json_next(c->t, i + 1);

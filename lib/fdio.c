@@ -250,8 +250,14 @@ fd_close_from(int lowfd, const int *keep, size_t n)
 int
 dscan_open(struct dscan *s, int dirfd)
 {
+	return dscan_openat(s, dirfd, ".");
+}
+
+int
+dscan_openat(struct dscan *s, int dirfd, const char *path)
+{
 	s->got = s->off = 0;
-	s->fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	s->fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return s->fd < 0 ? -1 : 0;
 }
 

@@ -38,6 +38,9 @@ struct dscan {
 	char buf[2048] __attribute__((aligned(8)));
 };
 int dscan_open(struct dscan *s, int dirfd);
+/* The same of the directory path names (relative to dirfd: AT_FDCWD), as
+ * opendir(3) would open it. */
+int dscan_openat(struct dscan *s, int dirfd, const char *path);
 struct dirent *dscan_next(struct dscan *s);
 void dscan_close(struct dscan *s);
 /* Close every descriptor >= lowfd except those listed in keep (n of them). */

@@ -13,6 +13,7 @@
 
 #include "msg.h"
 #include "execenv.h"
+#include "fdio.h"
 #include "homepath.h"
 #include "installtree.h"
 #include "linkwalk.h"
@@ -142,14 +143,35 @@ cmpstr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The entries of dir that the pattern base matches, as dir/NAME into m
+ * (unsorted). The listing read through a buffer of the frame (dscan), not
+ * opendir's DIR (an open and its fcntl, a malloc that mallocng maps and
+ * unmaps); a frame of its own, gone before the grants are walked. 0, -1
+ * when dir does not open. */
+static int __attribute__((noinline))
+glob_dir(const char *dir, const char *base, struct argv *m)
+{
+	struct dscan ds;
+	struct dirent *d;
+
+	if (dscan_openat(&ds, AT_FDCWD, dir) < 0)
+		return -1;
+	while ((d = dscan_next(&ds)) != NULL) {
+		if (d->d_name[0] == '.' && base[0] != '.')
+			continue;
+		if (fnmatch(base, d->d_name, FNM_PERIOD) == 0)
+			av_pushf(m, "%s/%s", strcmp(dir, "/") ? dir : "", d->d_name);
+	}
+	dscan_close(&ds);
+	return 0;
+}
+
 /* Expand "~/" and a '*' in the last component; each match is granted. */
 static int
 expand(struct rctx *c, struct argv *to, const char *key, const char *entry)
 {
 	char path[PATH_MAX], dir[PATH_MAX], *base, *s;
 	struct argv m = { 0 };
-	struct dirent *d;
-	DIR *dp;
 	int r = 0, opt = 0;
 
 	for (size_t i = 0; i < c->pl->pol->if_present.n && !opt; i++)
@@ -167,15 +189,8 @@ expand(struct rctx *c, struct argv *to, const char *key, const char *entry)
 	s = strrchr(path, '/');
 	snprintf(dir, sizeof dir, "%.*s", s == path ? 1 : (int)(s - path), path);
 	base = s + 1;
-	if ((dp = opendir(dir)) == NULL)
+	if (glob_dir(dir, base, &m) < 0)
 		return 0;	/* a glob matching nothing grants nothing */
-	while ((d = readdir(dp)) != NULL) {
-		if (d->d_name[0] == '.' && base[0] != '.')
-			continue;
-		if (fnmatch(base, d->d_name, FNM_PERIOD) == 0)
-			av_pushf(&m, "%s/%s", strcmp(dir, "/") ? dir : "", d->d_name);
-	}
-	closedir(dp);
 	if (m.err)
 		return av_free(&m), msg_say(c->why, c->whyn, "out of memory");
 	if (m.n)

@@ -63,7 +63,7 @@ done(struct argv *a)
 static void
 step(const struct plan *pl, struct argv *a, const char *prog)
 {
-	av_pushf(a, "%s/%s", pl->stepdir, prog);
+	av_pushcat(a, pl->stepdir, "/", prog, (char *)NULL);
 }
 
 const char *
@@ -94,9 +94,9 @@ runfiles_walk(const struct plan *pl, const char *verb, const char *root, struct 
 	step(pl, a, "runfiles");
 	av_push(a, verb);
 	if (pl->home[0])
-		av_pushf(a, "--git-config=%s/.gitconfig", pl->home);
+		av_pushcat(a, "--git-config=", pl->home, "/.gitconfig", (char *)NULL);
 	if (strcmp(root, pl->workspace) != 0)
-		av_pushf(a, "--git-config=%s/.git/config", pl->workspace);
+		av_pushcat(a, "--git-config=", pl->workspace, "/.git/config", (char *)NULL);
 	av_push(a, root);
 	return done(a);
 }
@@ -159,7 +159,7 @@ step_create(const struct plan *pl, struct argv *a)
 	av_push(a, "--workspace");
 	av_push(a, pl->workspace);
 	av_push(a, "--session-store");
-	av_pushf(a, "%s/session-store", pl->stepdir);
+	av_pushcat(a, pl->stepdir, "/session-store", (char *)NULL);
 	/* it records the attempt (the id corral chose) and reaps the
 	 * leftovers of a killed corral under the store's lock, as
 	 * session-store begin --reap would, then stages: one process, no
@@ -243,7 +243,7 @@ step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confi
 	if (pl->path[0]) {
 		/* only directories the agent can reach; the policy may override */
 		av_push(a, "-s");
-		av_pushf(a, "PATH=%s", pl->path);
+		av_pushcat(a, "PATH=", pl->path, (char *)NULL);
 	}
 	for (i = 0; i < pl->tcenv.n; i++) {
 		/* a toolchain's data directory (homepath.c); the policy may override */
@@ -269,11 +269,11 @@ step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confi
 	}
 	for (i = 0; plan_pins[i].name; i++) {
 		av_push(a, "-p");
-		av_pushf(a, "%s=%s%s", plan_pins[i].name, pl->attempt_dir, plan_pins[i].sub);
+		av_pushcat(a, plan_pins[i].name, "=", pl->attempt_dir, plan_pins[i].sub, (char *)NULL);
 	}
 	if (p->nmcp > 0) {
 		av_push(a, "-p");
-		av_pushf(a, "%s=%s%s", plan_mcp_pin.name, pl->attempt_dir, plan_mcp_pin.sub);
+		av_pushcat(a, plan_mcp_pin.name, "=", pl->attempt_dir, plan_mcp_pin.sub, (char *)NULL);
 	}
 	plan_net_env(pl, a);	/* the egress proxy's variables: netplan.c */
 	gitstep_pins(pl, a);
@@ -307,7 +307,7 @@ step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confi
 		av_push(a, "--unix-bind");
 		av_push(a, pl->agent_sock);
 		av_push(a, "-w");
-		av_pushf(a, "%s%s", pl->agent_sock, AGENTSOCK_LOCK);
+		av_pushcat(a, pl->agent_sock, AGENTSOCK_LOCK, (char *)NULL);
 	}
 	/* and so is a POSIX shm object or semaphore it creates */
 	av_push(a, "--own-shm");
@@ -319,7 +319,7 @@ step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confi
 		if (pl->gate_fd > 2)
 			av_push(a, "--on-go");
 		av_push(a, "-W");
-		av_pushf(a, "%s/%s", pl->attempt_dir, i == 0 ? "home" : i == 1 ? "config" : "tmp");
+		av_pushcat(a, pl->attempt_dir, i == 0 ? "/home" : i == 1 ? "/config" : "/tmp", (char *)NULL);
 	}
 	grants(a, "-W", &pl->fullsetup);
 	plan_net_confine(pl, a);	/* network rules: netplan.c */
@@ -376,7 +376,7 @@ step_finish(const struct plan *pl, const char *status, const char *platform, con
 		av_push(a, pl->store);
 	}
 	av_push(a, "--session-store");
-	av_pushf(a, "%s/session-store", pl->stepdir);
+	av_pushcat(a, pl->stepdir, "/session-store", (char *)NULL);
 	if (pl->profiles[0]) {
 		av_push(a, "--profiles");
 		av_push(a, pl->profiles);

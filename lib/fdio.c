@@ -257,8 +257,20 @@ int
 dscan_openat(struct dscan *s, int dirfd, const char *path)
 {
 	s->got = s->off = 0;
+	s->own = 1;
 	s->fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return s->fd < 0 ? -1 : 0;
+}
+
+int
+dscan_at(struct dscan *s, int dirfd)
+{
+	if (lseek(dirfd, 0, SEEK_SET) != 0)
+		return dscan_open(s, dirfd);
+	s->got = s->off = 0;
+	s->own = 0;
+	s->fd = dirfd;
+	return 0;
 }
 
 struct dirent *
@@ -282,7 +294,7 @@ dscan_next(struct dscan *s)
 void
 dscan_close(struct dscan *s)
 {
-	if (s->fd >= 0)
+	if (s->fd >= 0 && s->own)
 		close(s->fd);
 	s->fd = -1;
 }

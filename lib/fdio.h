@@ -34,6 +34,7 @@ DIR *dir_fresh(int dirfd);
  * an error, as readdir); dscan_close always. */
 struct dscan {
 	int fd;
+	int own;		/* fd is the scan's own (dscan_open) */
 	long got, off;
 	char buf[2048] __attribute__((aligned(8)));
 };
@@ -41,6 +42,11 @@ int dscan_open(struct dscan *s, int dirfd);
 /* The same of the directory path names (relative to dirfd: AT_FDCWD), as
  * opendir(3) would open it. */
 int dscan_openat(struct dscan *s, int dirfd, const char *path);
+/* dscan_open on dirfd itself, rewound (an lseek, not an open of "." and a
+ * close): dirfd a directory open for reading that nothing else reads
+ * meanwhile, left open (at its end) by dscan_close. One that cannot be
+ * rewound (O_PATH) is opened afresh, as dscan_open. */
+int dscan_at(struct dscan *s, int dirfd);
 struct dirent *dscan_next(struct dscan *s);
 void dscan_close(struct dscan *s);
 /* Close every descriptor >= lowfd except those listed in keep (n of them). */

@@ -260,7 +260,7 @@ reap_markers(struct dead *dd, int rfd)
 	struct dirent *de;
 	struct dscan d;
 
-	if (dscan_open(&d, rfd) < 0) {
+	if (dscan_at(&d, rfd) < 0) {
 		dd->unread = 1;
 		return;
 	}
@@ -283,7 +283,7 @@ reap_trees(int sfd, const struct treedirs *t, int afd, struct dead *dd, int64_t 
 	int bad = 0;
 
 	for (size_t i = 0; i < t->n; i++) {
-		if (dscan_open(&d, t->fd[i]) < 0) {
+		if (dscan_at(&d, t->fd[i]) < 0) {
 			dd->unread = 1;
 			continue;
 		}
@@ -356,7 +356,7 @@ reap(int sfd, const char *store, const char *trees, uint64_t bound, int print, i
 	if ((cfd = open_sub(sfd, store, "creds")) < 0)
 		return t.n > 1 ? close(t.fd[1]) : 0, close(rfd), cfd;
 	/* Records whose process is gone and which are older than the bound. */
-	if (dscan_open(&d, afd) < 0) {
+	if (dscan_at(&d, afd) < 0) {
 		msg_fatal_sys("unable to read attempts");
 		close(rfd), close(cfd);
 		if (t.n > 1)
@@ -402,7 +402,7 @@ reap(int sfd, const char *store, const char *trees, uint64_t bound, int print, i
 	if (dd.id != dd.own)
 		free(dd.id);
 	/* Temp files of killed writes. */
-	if (dscan_open(&d, cfd) == 0) {
+	if (dscan_at(&d, cfd) == 0) {
 		while ((de = dscan_next(&d)) != NULL)
 			if (de->d_name[0] == '.' && strstr(de->d_name, ".tmp-") && older(cfd, de->d_name, now, bound))
 				unlinkat(cfd, de->d_name, 0);

@@ -13,6 +13,7 @@
 #include "fdio.h"
 #include "msg.h"
 #include "num.h"
+#include "path.h"
 #include "rules.h"
 #include "sandbox.h"
 #include "version.h"
@@ -25,7 +26,7 @@ static const char usage_text[] =
 "               [--listeners FD] [--loopback-from FILE]\n"
 "               [--unix PATH] [--unix-bind PATH] [--keep-fd N] [--refusals FD]\n"
 "               [--mount[-ro] SRC:DST] [--userns] [--no-symlinks] [--gate FD]\n"
-"               [--on-go]\n"
+"               [--on-go] [--chdir DIR]\n"
 "               [--] PROG [ARG...]\n"
 "       confine -h | --help | --version\n"
 "\n"
@@ -71,6 +72,8 @@ static const char usage_text[] =
 "                        any other byte exit 125 and run nothing\n"
 "      --on-go           the next path rule is opened only once the go byte\n"
 "                        came (--gate): its path may be made meanwhile\n"
+"      --chdir DIR       PROG starts in DIR (no symbolic link on the way),\n"
+"                        entered once the boundary is in force (after --gate)\n"
 "  -h, --help            this text\n"
 "      --version         print the version\n"
 "\n"
@@ -79,7 +82,7 @@ static const char usage_text[] =
 
 enum { O_DEV = 256, O_TTY, O_CTTY, O_CONNECT, O_BIND, O_NONET, O_NOSCOPE, O_UNIX, O_UNIXBIND, O_KEEPFD, O_VERSION,
 	O_FILTERIP, O_LOOPBACK, O_DENYPRIV, O_NOREMOTE, O_USERNS, O_MOUNT, O_MOUNTRO, O_REFUSALS,
-	O_OWNPTY, O_OWNUNIX, O_OWNSHM, O_NOLINKS, O_LISTENERS, O_LOOPFROM, O_GATE, O_ONGO };
+	O_OWNPTY, O_OWNUNIX, O_OWNSHM, O_NOLINKS, O_LISTENERS, O_LOOPFROM, O_GATE, O_ONGO, O_CHDIR };
 
 static int
 load_file(struct sb_policy *p, const char *path)
@@ -200,6 +203,7 @@ main(int argc, char *argv[], char *envp[])
 		{ "mount-ro", required_argument, NULL, O_MOUNTRO },
 		{ "gate", required_argument, NULL, O_GATE },
 		{ "on-go", no_argument, NULL, O_ONGO },
+		{ "chdir", required_argument, NULL, O_CHDIR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -207,7 +211,7 @@ main(int argc, char *argv[], char *envp[])
 	static struct sb_policy pol;
 	struct sb_error e;
 	struct sb_held held;
-	const char *why, *word = NULL, *arg;
+	const char *why, *word = NULL, *arg, *dir = NULL;
 	int c, optional = 0, ongo = 0, nongo = 0, gate = -1;
 	size_t npath;
 
@@ -255,6 +259,13 @@ main(int argc, char *argv[], char *envp[])
 		case O_NOLINKS: word = "no-symlinks"; break;
 		case O_MOUNT: word = "mount"; arg = optarg; break;
 		case O_MOUNTRO: word = "mount-ro"; arg = optarg; break;
+		case O_CHDIR:
+			if (optarg[0] != '/') {
+				msg_usage("--chdir %s: not an absolute path", optarg);
+				return EXIT_CHAIN_FAIL;
+			}
+			dir = optarg;
+			continue;
 		case O_GATE:
 			if (num_parse_fd(optarg, &gate) != 0 || gate < 3) {
 				msg_usage("--gate %s: descriptor must be a number from 3 to 1048576", optarg);
@@ -329,6 +340,14 @@ main(int argc, char *argv[], char *envp[])
 		msg_fatal("%s", e.msg);
 		if (e.hint[0])
 			msg_hint("%s", e.hint);
+		_exit(EXIT_CHAIN_FAIL);
+	}
+	/* where PROG starts: entered now, not before the gate, so that it
+	 * may be made meanwhile (corral's attempt checkout); with no
+	 * capability, as the program itself could (Landlock has no right
+	 * for entering a directory) */
+	if (dir && path_enter(dir) < 0) {
+		msg_fatal_sys("unable to enter %s", dir);
 		_exit(EXIT_CHAIN_FAIL);
 	}
 	/* The environment passes through unchanged (env-filter built it). */

@@ -9,11 +9,9 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/openat2.h>
 
 #include "cgroup.h"
 #include "clock.h"
@@ -22,6 +20,7 @@
 #include "jobwait.h"
 #include "keeper.h"
 #include "msg.h"
+#include "path.h"
 #include "pty.h"
 #include "proctree.h"
 
@@ -38,21 +37,6 @@ k_on_signal(int sig)
 
 	(void)write(k_pipe[1], &c, 1);
 	errno = e;
-}
-
-/* DIR, entered without following a link (confine refuses the same) */
-static int
-enter(const char *dir)
-{
-	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS };
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof how), r;
-
-	if (fd < 0)
-		return -1;
-	r = fchdir(fd);
-	close(fd);
-	return r;
 }
 
 /* --gate FD: the read end of a pipe (as confine --gate asks), the
@@ -143,7 +127,7 @@ chain_main(const struct chain *ch)
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (getppid() != ch->keeper)
 		_exit(EXIT_CHAIN_FAIL);
-	if (ch->o->dir && enter(ch->o->dir) < 0) {
+	if (ch->o->dir && path_enter(ch->o->dir) < 0) {
 		msg_fatal_sys("unable to enter %s", ch->o->dir);
 		_exit(EXIT_CHAIN_FAIL);
 	}

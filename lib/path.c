@@ -1,7 +1,10 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
 #include "path.h"
 
@@ -46,4 +49,19 @@ path_self_dir(char *out, size_t n)
 		return errno = ENAMETOOLONG, -1;
 	memcpy(out, exe, (size_t)(s - exe) + 1);
 	return 0;
+}
+
+int
+path_enter(const char *dir)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS };
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof how), r, e;
+
+	if (fd < 0)
+		return -1;
+	r = fchdir(fd);
+	e = errno;
+	close(fd);
+	return errno = e, r;
 }

@@ -13,5 +13,9 @@ int path_cat(char *out, size_t n, const char *dir, const char *name);
 /* The directory of the running executable (/proc/self/exe) into out.
  * 0, or -1 with errno (ENAMETOOLONG when it does not fit). */
 int path_self_dir(char *out, size_t n);
+/* chdir to dir, opened without following a symbolic link anywhere on it
+ * (openat2 RESOLVE_NO_SYMLINKS, then fchdir): keeper's and confine's
+ * --chdir. 0, or -1 with errno. */
+int path_enter(const char *dir);
 
 #endif

@@ -207,7 +207,36 @@ for who in root nobody; do
 	ln -s "$G/late" "$G/lnk"
 	run sh -c "printf g | $AS '$C' $SYS --no-symlinks --on-go -w '$G/lnk' --gate 3 -- touch '$G/lnk/ran2' 3<&0 </dev/null"
 	is "$rc:$(ls "$G/late" | grep -c '^ran2$')" "125:0" "$who: --on-go --no-symlinks: a link there after the go byte: 125, nothing ran"
+	# --chdir: the program starts there, entered after the go byte: a
+	# directory made while confine waits at its gate (corral's checkout)
+	rm -rf "$G"/*
+	mkfifo "$G/fifo"
+	chmod 0666 "$G/fifo"
+	$AS "$C" $SYS --filter-ip --on-go -w "$G/cwd" --chdir "$G/cwd" --gate 3 -- sh -c "touch $G/cwd/ran; pwd > out" 3<"$G/fifo" </dev/null &
+	cpid=$!
+	exec 7>"$G/fifo"
+	i=0; while ! held && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+	status_ok "$(held; echo $?)" "$who: --chdir: confine holds the program at its gate before the directory exists"
+	mkdir "$G/cwd"
+	chmod 0777 "$G/cwd"
+	printf g >&7
+	exec 7>&-
+	wait $cpid
+	is "$?:$(cat "$G/cwd/out" 2>&1)" "0:$G/cwd" "$who: ... made meanwhile, the program starts in it"
+	run sh -c "cd / && $AS '$C' $SYS -w '$G' --chdir '$G/cwd' -- pwd"
+	is "$rc:$out" "0:$G/cwd" "$who: --chdir without a gate: the program starts there"
+	run sh -c "cd / && $AS '$C' $SYS -w '$G' -- pwd"
+	is "$rc:$out" "0:/" "$who: control: without --chdir it starts where confine was started"
+	ln -s "$G/cwd" "$G/lnk"
+	run sh -c "$AS '$C' $SYS -w '$G' --chdir '$G/lnk' -- touch ran3"
+	is "$rc:$(ls "$G/cwd" | grep -c '^ran3$')" "125:0" "$who: --chdir through a symbolic link: 125, nothing ran"
+	like "$err" "^confine: fatal: unable to enter $G/lnk: " "$who: ... says why"
+	run sh -c "printf g | $AS '$C' $SYS -w '$G' --gate 3 --chdir '$G/absent' -- touch '$G/ran' 3<&0 </dev/null"
+	is "$rc:$(ls "$G" | grep -c '^ran$')" "125:0" "$who: --chdir: a directory still missing after the go byte: 125, nothing ran"
+	like "$err" "^confine: fatal: unable to enter $G/absent: No such file or directory" "$who: ... says why"
 done
+run "$C" $SYS --chdir rel -- true
+is "$rc:$err" "125:confine: usage: --chdir rel: not an absolute path" "--chdir with a relative path: 125"
 run "$C" $SYS --on-go -w "$TMP" -- true
 is "$rc:$err" "125:confine: usage: --on-go needs --gate: a rule is opened once the go byte came" "--on-go without --gate: 125"
 run sh -c "printf g | '$C' $SYS --on-go --dev --gate 3 -- true 3<&0"

@@ -167,13 +167,14 @@ open_slave(const char *slave)
 
 /* the program stopped (^Z on its terminal): stop as a job would, with the
  * user's terminal as it was, so that the caller (corral) follows; on
- * SIGCONT go on */
+ * SIGCONT go on, the terminal raw again (its output only once the program
+ * is past its gate: gate_pass) */
 static void
-job_stop(struct pty *t, pid_t c)
+job_stop(struct pty *t, pid_t c, int held)
 {
 	pty_restore(t);
 	kill(getpid(), SIGSTOP);
-	pty_raw(t);
+	pty_raw(t, !held);
 	pty_winsize(t);
 	if (c > 0)
 		kill(-c, SIGCONT);
@@ -197,7 +198,7 @@ reap(struct state *st, struct pty *t)
 		if (p != st->c)
 			continue;	/* an orphan of the attempt, reaped */
 		if (WIFSTOPPED(ws)) {
-			job_stop(t, st->c);
+			job_stop(t, st->c, st->gate >= 0);
 			continue;
 		}
 		st->ws = ws;
@@ -248,10 +249,12 @@ next_tmo(int64_t deadline, int64_t hangup)
 }
 
 /* The caller's gate said something: the go byte (or another, which
- * confine refuses) is passed on, EOF as EOF; the program's time starts.
- * 1: done, 0: nothing yet. */
+ * confine refuses) is passed on, EOF as EOF; the program's time starts,
+ * and the user's terminal's output goes raw only now: what the caller or
+ * its steps say while the program is held reads as usual there (a newline
+ * starts a line). 1: done, 0: nothing yet. */
 static int
-gate_pass(struct state *st)
+gate_pass(struct state *st, struct pty *t)
 {
 	char c;
 	ssize_t n = read(st->gate, &c, 1);
@@ -260,8 +263,10 @@ gate_pass(struct state *st)
 		return 0;
 	/* an empty pipe: no wait; none to a program already ended, whose
 	 * end came with the byte (a pipe nobody reads: SIGPIPE) */
-	if (n == 1 && st->c > 0)
+	if (n == 1 && st->c > 0) {
+		pty_raw(t, 1);
 		(void)write(st->gate_wr, &c, 1);
+	}
 	close(st->gate_wr);
 	close(st->gate);
 	st->gate = st->gate_wr = -1;
@@ -322,7 +327,7 @@ wait_loop(struct state *st, struct pty *t, uint64_t wall_ms)
 					pf[0].revents = 0;
 				}
 				int64_t now = wall_ms ? clock_ms(CLOCK_MONOTONIC) : 0;
-				if (gate_pass(st) && wall_ms)
+				if (gate_pass(st, t) && wall_ms)
 					deadline = now + (int64_t)wall_ms;
 			} else if (pf[i].fd == t->master) {
 				if (pf[i].revents & (POLLIN | POLLHUP | POLLERR))
@@ -334,7 +339,7 @@ wait_loop(struct state *st, struct pty *t, uint64_t wall_ms)
 			} else {
 				/* read from the terminal while the job is in the
 				 * background: stop, as a read would (SIGTTIN) */
-				job_stop(t, 0);
+				job_stop(t, 0, st->gate >= 0);
 			}
 		}
 		if (pf[0].revents & POLLIN)
@@ -432,7 +437,8 @@ keeper_run(const struct keeper_opts *o, char **envp)
 		msg_fatal_sys("unable to make a pipe");
 		goto fail;
 	}
-	pty_raw(&t);
+	/* its output too: with a gate, once the go byte came (gate_pass) */
+	pty_raw(&t, o->gate < 0);
 	ch = (struct chain){ o, envp, have_cg ? &cg : NULL, 0, &rl, tty, &t, getpid(), gp[0] };
 	/* the program is born in the attempt's v2 cgroup where it can be;
 	 * keeper waits while the child shares its memory, until its exec */

@@ -98,20 +98,25 @@ pty_fg(struct pty *t)
 }
 
 void
-pty_raw(struct pty *t)
+pty_raw(struct pty *t, int out)
 {
 	struct termios r;
+	int to = out ? 2 : 1;
 
-	if (t->master < 0 || t->raw || t->in < 0 || !pty_fg(t))
+	if (t->master < 0 || t->raw >= to || t->in < 0 || !pty_fg(t))
 		return;
-	if (tcgetattr(t->term, &t->saved) < 0)
+	if (!t->raw && tcgetattr(t->term, &t->saved) < 0)
 		return;
 	r = t->saved;
 	cfmakeraw(&r);
 	r.c_cc[VMIN] = 1;
 	r.c_cc[VTIME] = 0;
+	/* held (out 0): what is written to it still processed as before
+	 * (a newline its carriage return too) */
+	if (!out)
+		r.c_oflag = t->saved.c_oflag;
 	if (tcsetattr(t->term, TCSADRAIN, &r) == 0)
-		t->raw = 1;
+		t->raw = to;
 }
 
 void

@@ -25,7 +25,8 @@ struct pty {
 	int ctty;		/* /dev/tty when no standard fd is the terminal
 				   (term then; nothing relayed), else -1 */
 	int in, out;		/* relay from in, to out (-1: none) */
-	int raw;		/* the user's terminal is raw now */
+	int raw;		/* the user's terminal is raw now: 1 its input
+				   (pty_raw out 0), 2 its output too */
 	pid_t fg;		/* keeper's process group when it started (its
 				   caller's job): the terminal is ours to read
 				   and make raw while that group is in front */
@@ -42,8 +43,11 @@ struct pty {
 int pty_open(struct pty *t);
 /* Is the job keeper started in the user's terminal's foreground? */
 int pty_fg(struct pty *t);
-/* Raw mode on the user's terminal when keeper's job is in its foreground. */
-void pty_raw(struct pty *t);
+/* Raw mode on the user's terminal when keeper's job is in its foreground:
+ * its input (keys reach the agent as they are); out 0 leaves its output
+ * processing as it was (keeper --gate while the program is held: what
+ * others say meanwhile reads as usual), out 1 makes that raw too. */
+void pty_raw(struct pty *t, int out);
 /* The user's modes back. */
 void pty_restore(struct pty *t);
 /* The user's window size onto the agent's terminal. */

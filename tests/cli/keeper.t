@@ -210,6 +210,49 @@ print("forked=%d" % n)'
 suite root 1
 suite nobody 2
 
+# --pty --gate: while the program is held the user's terminal takes keys
+# raw but still processes what is written to it (a line said meanwhile, by
+# corral or git-stage create, starts at the margin), its output goes raw as
+# the go byte is passed on, and all is restored at the end; control:
+# without --gate it is raw from the start. In a terminal of script(1)'s.
+cat > "$TMP/tty.sh" <<'EOF'
+K=$1 D=$2
+mode() { stty -a | tr ' ' '\n' | grep -Ex -- '-?(icanon|opost)' | tr '\n' ','; }
+rm -f "$D/tf" "$D/ran"
+mkfifo "$D/tf"
+opt=
+[ "$3" = gate ] && opt="--gate 3"
+"$K" --pty $opt -- sh -c "head -c1 <&3 >/dev/null; : > '$D/ran'; exec sleep 30" 3<"$D/tf" </dev/tty &
+kp=$!
+exec 7>"$D/tf"
+i=0
+while [ -z "$(pgrep -P $kp)" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+echo "held=$(mode)"
+printf g >&7
+exec 7>&-
+i=0
+while [ ! -e "$D/ran" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+echo "ran=$(mode)"
+kill -TERM $kp
+wait $kp
+echo "after=$(mode)"
+EOF
+if command -v script >/dev/null; then
+	for m in gate nogate; do
+		# (what script's input, at its end, may echo first is cut off)
+		out=$(timeout 60 script -qec "sh '$TMP/tty.sh' '$K' '$TMP' $m" /dev/null </dev/null | tr -d '\r' | tr '\n' ' ' |
+		    sed 's/^.*held=/held=/')
+		if [ $m = gate ]; then
+			is "$out" "held=opost,-icanon, ran=-opost,-icanon, after=opost,icanon, " "--pty --gate: held, the terminal's keys raw, its output processed; raw once the program runs; restored"
+		else
+			is "$out" "held=-opost,-icanon, ran=-opost,-icanon, after=opost,icanon, " "control: --pty without --gate: raw from the start; restored"
+		fi
+	done
+else
+	skip "no script(1) here for a terminal"
+	skip "no script(1) here for a terminal"
+fi
+
 # refusals: one fatal line, 125, nothing run
 for a in "--memory 0" "--memory 12Q" "--processes 0" "--processes 4194305" "--wall-seconds 0" \
     "--wall-seconds 1.2345" "--wall-seconds -1" "--open-files x" "--allow-osc 70000" "--pid-fd 1" \

@@ -299,6 +299,11 @@ gitstep_grants(const struct plan *pl, struct argv *a)
 		return;
 	}
 	if (pl->pol->git == GIT_WORKTREE) {
+		/* the checkout and the base (below), opened after the go
+		 * byte: the chain may start before create has made them
+		 * (run.c) */
+		if (pl->gate_fd > 2)
+			av_push(a, "--on-go");
 		av_push(a, "-W");
 		av_push(a, g->work);
 		/* the user's dependency directories linked in: read and execute */
@@ -323,6 +328,8 @@ gitstep_grants(const struct plan *pl, struct argv *a)
 	}
 	/* the base's objects and the real ones, read-only: the attempt
 	 * repository's alternates */
+	if (pl->pol->git == GIT_WORKTREE && pl->gate_fd > 2)
+		av_push(a, "--on-go");
 	av_push(a, "-r");
 	av_pushf(a, "%s/git/%s/base", pl->store, pl->attempt);
 	for (; i < g->objects.n; i++) {

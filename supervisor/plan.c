@@ -217,8 +217,9 @@ step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confi
 		av_push(a, "--allow-osc");
 		av_pushf(a, "%d", pl->allow_osc[i]);
 	}
-	if (pl->agent_ws[0]) {
-		/* the agent's own checkout (gitstep.c) */
+	if (pl->agent_ws[0] && pl->gate_fd <= 2) {
+		/* the agent's own checkout (gitstep.c); with a gate, confine
+		 * enters it after the go byte (below) */
 		av_push(a, "--chdir");
 		av_push(a, pl->agent_ws);
 	}
@@ -226,10 +227,12 @@ step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confi
 		av_push(a, "--pid-fd");
 		av_pushf(a, "%d", pl->pid_fd);
 	}
-	if (pl->gate_fd > 2 && p->limits.v[LIM_WALL]) {
+	if (pl->gate_fd > 2 && (p->limits.v[LIM_WALL] || pl->tty_in)) {
 		/* keeper holds confine's gate: the agent's wall clock
 		 * starts when keeper passes the go byte on, not while the
-		 * chain is held there for the proof */
+		 * chain is held there for the proof, and the user's terminal's
+		 * output goes raw only then (what is said meanwhile reads as
+		 * usual) */
 		av_push(a, "--gate");
 		av_pushf(a, "%d", pl->gate_fd);
 	}
@@ -340,6 +343,12 @@ step_chain(const struct plan *pl, struct argv *a, size_t *envf_at, size_t *confi
 		 * the go byte corral writes once the proof is in (run.c) */
 		av_push(a, "--gate");
 		av_pushf(a, "%d", pl->gate_fd);
+		/* where it starts, entered after it: the checkout may be
+		 * made while the chain is held (run.c) */
+		if (pl->agent_ws[0]) {
+			av_push(a, "--chdir");
+			av_push(a, pl->agent_ws);
+		}
 	}
 	av_push(a, "--");
 	*cmd_at = a->n;

@@ -47,6 +47,9 @@ struct plan {
 	int pid_fd;			/* corral run: keeper --pid-fd (denials.c), 0: none */
 	int gate_fd;			/* confine --gate: the go byte after the proof
 					   (run.c; explain: 4), 0: none */
+	int tty_in;			/* corral run: its standard input is a terminal,
+					   which keeper makes raw: keeper holds the
+					   gate then (it goes raw at the go byte) */
 	const char *attempt;		/* attempt id (SHVAR in explain) */
 	const char *attempt_dir;	/* its directory (SHVAR in explain) */
 	const char *tree_nonce;		/* corral run: its name's nonce, chosen by

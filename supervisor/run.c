@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -120,6 +121,10 @@ struct runstate {
 	char tree_nonce[STORE_TREE_NONCE_LEN + 1];	/* its tree's (home-stage create --nonce) */
 	char attempt_dir[PATH_MAX];
 	char agent_sock[108];		/* agentsock.c, "" none */
+	char git_work[PATH_MAX];	/* the checkout the chain was started with */
+	char git_cwd[PATH_MAX];		/* ... and where the agent starts in it,
+					   both before create (git_predict), "" none */
+	struct argv git_deps;		/* ... and the dependency links foreseen */
 	int have_attempt, have_dir;
 	struct spawned create;		/* home-stage create --begin (run_open) */
 	struct spawned probe;		/* probe, beside create (prove_start) */
@@ -721,6 +726,7 @@ chain_start(struct runstate *s, char *const envp[])
 	}
 	s->pl.pid_fd = pp[1];
 	s->pl.gate_fd = gp[0];
+	s->pl.tty_in = isatty(0);
 	if (step_chain(&s->pl, &s->chain, &s->ei, &s->ci, &s->xi) < 0 || pending_sig) {
 		close(pp[0]);
 		close(pp[1]);
@@ -811,6 +817,57 @@ run_chain_early(const struct plan *pl)
 	return p->net != NET_ALLOW && p->nmcp == 0 && !p->browser.on && !pl->env_project;
 }
 
+/* The checkout git-stage create will make (worktree): the first free
+ * slot of this repository's stable checkouts (gitws_slot_path; a slot is
+ * taken while its lock is held, for as long as its run lives), and where
+ * the agent starts in it, as create names them. A forecast: run_attempt
+ * compares it with what create prints and starts the chain again on a
+ * difference (another run took the slot meanwhile). With it the links
+ * create makes to the policy's dependency directories (git_deps): each
+ * that is a directory in the workspace (create links it unless the
+ * checkout has it: tracked). 1, or 0: none. */
+static int
+git_predict(struct runstate *s)
+{
+	struct gitws *g = &s->pl.gw;
+	char lock[PATH_MAX], rel[PATH_MAX], real[PATH_MAX * 2];
+	struct stat st;
+	int fd, n, r;
+
+	if (s->pol.git != GIT_WORKTREE)
+		return 0;
+	av_free(&s->git_deps);
+	for (size_t i = 0; i < g->ndeps; i++) {
+		snprintf(rel, sizeof rel, "%s", g->deps[i]);
+		while (strlen(rel) > 1 && rel[strlen(rel) - 1] == '/')
+			rel[strlen(rel) - 1] = '\0';
+		if ((size_t)snprintf(real, sizeof real, "%s/%s", g->ws, rel) < PATH_MAX && lstat(real, &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			av_push(&s->git_deps, rel);
+	}
+	if (s->git_deps.err)
+		return 0;
+	for (n = 0; n < 64; n++) {
+		gitws_slot_path(s->pl.store, g->ws, n, s->git_work, lock);
+		/* never taken (no lock yet), or free: its lock not held (a
+		 * shared lock for a moment: a create beside then takes the
+		 * next, and its own run starts its chain again) */
+		if ((fd = open(lock, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+			if (errno == ENOENT)
+				break;
+			return s->git_work[0] = '\0', 0;
+		}
+		r = flock(fd, LOCK_SH | LOCK_NB);
+		close(fd);
+		if (r == 0)
+			break;
+	}
+	if (n == 64 || (size_t)snprintf(s->git_cwd, sizeof s->git_cwd, "%s%s%s", s->git_work, g->sub[0] ? "/" : "",
+	    g->sub) >= sizeof s->git_cwd)
+		return s->git_work[0] = s->git_cwd[0] = '\0', 0;
+	return 1;
+}
+
 /* The chain from the plan, beside the proof and create: started right
  * after probe, before create (which it no longer waits for). Its rules
  * under the attempt's directory confine opens after the go byte
@@ -818,12 +875,14 @@ run_chain_early(const struct plan *pl)
  * in; the directory's path is known now, since corral names the tree
  * (home-stage create --nonce) and its parent is made here as create makes
  * it (store_open), named as create names it (its descriptor's path, which
- * run_stage compares with what create prints). Not when the chain names
- * more that only a step makes: the agent's checkout (git-stage create),
- * the full-setup folders of an agent's own profile, codex's socket
- * (agentsock.c). Sets the attempt's directory to the path to be, and
- * where the agent works (the workspace, as gitstep_start will); 1 yes, 0
- * no. */
+ * run_stage compares with what create prints). In a git workspace
+ * (worktree) the checkout too, opened and entered after the go byte, its
+ * path foreseen (git_predict) and compared with what git-stage create
+ * prints. Not when the chain names more that only a step makes: an
+ * in-place repository's mounts, the full-setup folders of an agent's own
+ * profile, codex's socket (agentsock.c). Sets the attempt's directory to
+ * the path to be; 1 yes, 0 no (chain_where then sets where the agent
+ * works). */
 static int
 chain_plan(struct runstate *s)
 {
@@ -831,8 +890,8 @@ chain_plan(struct runstate *s)
 	ssize_t n = -1;
 	int fd;
 
-	if (!run_chain_early(&s->pl) || (s->pl.git && s->pol.git != GIT_OFF) ||
-	    (s->pol.full_setup && !s->pl.nosignin[0]) ||
+	s->git_work[0] = s->git_cwd[0] = '\0';
+	if (!run_chain_early(&s->pl) || (s->pol.full_setup && !s->pl.nosignin[0]) ||
 	    agentsock_path(s->pl.agent, "", 0, sock, sizeof sock) != 0)
 		return 0;
 	/* a store it refuses, create refuses too, and says why */
@@ -844,13 +903,46 @@ chain_plan(struct runstate *s)
 	if (n <= 0 || (size_t)n >= sizeof trees - 1 || trees[0] != '/')
 		return 0;
 	trees[n] = '\0';
+	/* before git-stage create starts, which takes the slot */
+	if (s->pl.git && s->pol.git != GIT_OFF && !git_predict(s))
+		return 0;
 	if (snprintf(s->attempt_dir, sizeof s->attempt_dir, "%s/a%s", trees, s->tree_nonce) >=
 	    (int)sizeof s->attempt_dir) {
-		s->attempt_dir[0] = '\0';
+		s->attempt_dir[0] = s->git_work[0] = s->git_cwd[0] = '\0';
 		return 0;
 	}
 	s->pl.attempt_dir = s->attempt_dir;
-	snprintf(s->pl.agent_ws, sizeof s->pl.agent_ws, "%s", s->pl.workspace);
+	return 1;
+}
+
+/* Where the chain planned works: the workspace (as gitstep_start sets
+ * it), or the checkout foreseen. */
+static void
+chain_where(struct runstate *s)
+{
+	snprintf(s->pl.agent_ws, sizeof s->pl.agent_ws, "%s", s->git_cwd[0] ? s->git_cwd : s->pl.workspace);
+	if (s->git_work[0]) {
+		snprintf(s->pl.gw.work, sizeof s->pl.gw.work, "%s", s->git_work);
+		av_free(&s->pl.gw.deplinks);
+		for (size_t i = 0; i < s->git_deps.n; i++)
+			av_push(&s->pl.gw.deplinks, s->git_deps.v[i]);
+	}
+}
+
+/* The chain started before git-stage create named the checkout it made
+ * (git_predict): 1 when that is the one it was started with, with the
+ * same dependency links. */
+static int
+git_as_planned(const struct runstate *s)
+{
+	const struct argv *d = &s->pl.gw.deplinks;
+
+	if (strcmp(s->pl.gw.work, s->git_work) != 0 || strcmp(s->pl.agent_ws, s->git_cwd) != 0 ||
+	    d->n != s->git_deps.n || d->err)
+		return 0;
+	for (size_t i = 0; i < d->n; i++)
+		if (strcmp(d->v[i], s->git_deps.v[i]) != 0)
+			return 0;
 	return 1;
 }
 
@@ -872,6 +964,7 @@ static void
 run_free(struct runstate *s)
 {
 	audit_close(&s->au);
+	av_free(&s->git_deps);
 	plan_free(&s->pl);
 	policy_free(&s->pol);
 	av_free(&s->senv_store);
@@ -939,12 +1032,20 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	/* the chain from the plan, beside the proof and create, held at its
 	 * gate (chain_plan); its failure said, and acted on once create is
 	 * in */
-	if (chain_plan(&s))
+	if ((planned = chain_plan(&s)) && !s.git_work[0]) {
+		chain_where(&s);
 		planned = chain_start(&s, envp);
+	}
 	if (run_open(&s) < 0) {
 		drop_started(&s);
 		gitstep_discard(&s.pl, s.senv);
 		return EXIT_CHAIN_FAIL;
+	}
+	/* in a git workspace, once create runs: the longest step before
+	 * the chain, not delayed by the chain's start */
+	if (planned && s.git_work[0]) {
+		chain_where(&s);
+		planned = chain_start(&s, envp);
 	}
 	/* the audit log too, not after create (on the path to the chain):
 	 * its store exists but on a first run (then run_stage opens it) */
@@ -955,6 +1056,13 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 		r = -1;
 	if (r == 0)
 		r = gitstep_collect(&s.pl, s.attempt, s.senv, &s.gitc);
+	if (r == 0 && s.keeper > 0 && s.git_work[0] && !git_as_planned(&s)) {
+		/* another checkout than the chain was started with (a run
+		 * beside took the slot): that chain is ended, never run, and
+		 * one for this checkout started below */
+		chain_abort(&s);
+		(void)denials_open(&s.den);
+	}
 	/* the chain beside the proof, held at its gate (chain_start) */
 	early = r == 0 && run_chain_early(&s.pl);
 	if (early && s.keeper < 0 && (r = chain_start(&s, envp)) > 0)

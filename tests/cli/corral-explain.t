@@ -52,7 +52,9 @@ is "$rc:$out" "0:it's|a b|\$HOME||x\"y|" "the chain, run by hand, passes every a
 # a repository's top: the agent's own checkout, the real objects read-only
 git -C "$TMP/ws" init -q
 run $E "$C" explain -w "$TMP/ws" -- true
-like "$out" " -W \"\\\$GIT_WORK\" \"\\\$@\" -r '$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/base' -r $TMP/ws/.git/objects " "worktree: the attempt's checkout (what git-stage create printed), its dependency links (\"\$@\", from create's dep lines), the base's objects and the real objects"
+like "$out" " --on-go -W \"\\\$GIT_WORK\" \"\\\$@\" --on-go -r '$TMP/state/corral/git/'\"\\\$ATTEMPT\"'/base' -r $TMP/ws/.git/objects " "worktree: the attempt's checkout (what git-stage create printed), its dependency links (\"\$@\", from create's dep lines), the base's objects and the real objects; the checkout and the base opened after the go byte (--on-go)"
+like "$out" " --gate 4 --chdir \"\\\$GIT_CWD\" " "worktree: confine enters where the agent starts (what create printed) after the go byte"
+unlike "$out" "keeper --pty.*--chdir" "... keeper does not (it would enter the checkout before create made it)"
 unlike "$out" " -W $TMP/ws " "worktree: the real workspace is not granted"
 like "$out" "^GIT_STAGE=\\\$\\($CORRAL_BIN/git-stage create --name corral --state $TMP/state/corral --attempt \"\\\$ATTEMPT\" .*--caller \"\\\$\\\$\" $TMP/ws\\) \\|\\| exit 125\$" "worktree: git-stage create makes the checkout"
 like "$out" "^cd \"\\\$GIT_CWD\" \\|\\| exit 125\$" "worktree: the chain runs in the checkout (the path quoted)"

@@ -9,7 +9,11 @@
 # same stand-in passing: the program runs. The same for home-stage create:
 # the chain is started before create has made the attempt's directory
 # (confine opens it after the go byte, --on-go), and a create that fails
-# once the chain is held ends it the same way. As root and as nobody.
+# once the chain is held ends it the same way. So does git-stage create in
+# a git workspace (the checkout opened and entered after the go byte, its
+# slot foreseen); a checkout other than the one foreseen (another run took
+# the slot) ends the held chain unrun and starts one for it. As root and as
+# nobody.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 
 for who in root nobody; do
@@ -18,11 +22,11 @@ for who in root nobody; do
 	mkdir -p "$B/home" "$B/ws" "$B/seen"
 	# the steps: corral itself copied (it finds its steps beside its real
 	# path), the others linked, probe a stand-in
-	for mode in pass fail create-pass create-fail; do
+	for mode in pass fail create-pass create-fail git-pass git-fail git-slot; do
 		D=$B/bin-$mode
 		mkdir -p "$D"
 		cp "$CORRAL_BIN/corral" "$D/corral"
-		case $mode in create-*) step=home-stage ;; *) step=probe ;; esac
+		case $mode in create-*) step=home-stage ;; git-*) step=git-stage ;; *) step=probe ;; esac
 		for f in "$CORRAL_BIN"/*; do
 			n=${f##*/}
 			[ "$n" = corral ] || [ "$n" = $step ] || ln -s "$f" "$D/$n"
@@ -32,11 +36,17 @@ for who in root nobody; do
 		fail) answer='echo "probe: fatal: stand-in: unproven" >&2; exit 1' ;;
 		create-pass) answer="exec '$CORRAL_BIN/home-stage' \"\$@\"" ;;
 		create-fail) answer='echo "home-stage: fatal: stand-in: no home" >&2; exit 2' ;;
+		git-pass) answer="exec '$CORRAL_BIN/git-stage' \"\$@\"" ;;
+		git-fail) answer='echo "corral: fatal: git: stand-in: no checkout" >&2; exit 1' ;;
+		# another run takes the slot corral foresaw (the first, free
+		# when corral looked): the real create makes the next one
+		git-slot) answer="exec 9>>\"\$(ls -d '$B/home/.local/state/corral/git/co/'*.0.lock)\" && flock -n 9 && exec '$CORRAL_BIN/git-stage' \"\$@\"; exit 3" ;;
 		esac
 		cat > "$D/$step" <<EOF
 #!/bin/sh
 # home-stage's finish, and create until the chain is started: the real one
 [ $step = home-stage ] && [ "\$1" != create ] && exec "$CORRAL_BIN/home-stage" "\$@"
+[ $step = git-stage ] && [ "\$1" != create ] && exec "$CORRAL_BIN/git-stage" "\$@"
 # under corral (\$PPID): is pid \$1 one of its descendants?
 under() {
 	q=\$1
@@ -67,6 +77,12 @@ exit 1
 EOF
 		chmod 755 "$D/$step"
 	done
+	# a git workspace (its checkout made by git-stage create, after the
+	# chain started: confine opens and enters it after the go byte)
+	G=$B/gws
+	mkdir -p "$G/sub"
+	(cd "$G" && echo a > a && echo b > sub/b && git init -q && git add -A &&
+		git -c user.name=t -c user.email=t@x commit -qm init)
 	[ "$who" = nobody ] && chown -R nobody:nogroup "$B"
 	E="env -i PATH=/usr/bin:/bin HOME=$B/home"
 	ST=$B/home/.local/state/corral
@@ -114,5 +130,38 @@ EOF
 	run sh -c "cd '$B' && $AS $E timeout 120 '$CORRAL_BIN/corral' run --workspace '$B/ws' -- sh -c 'pwd > $M'"
 	is "$rc:$(cat "$M" 2>&1)" "0:$B/ws" "$who: --workspace from elsewhere: the program runs in the workspace"
 	rm -f "$M"
+
+	# git-stage create, once the chain is held at its gate: failing, then
+	# passing, then making another checkout than the chain was started with
+	rm -rf "$ST"
+	P="echo agent-ran-$who; pwd"
+	run sh -c "cd '$G' && $AS $E timeout 120 '$B/bin-git-fail/corral' run -- sh -c '$P'"
+	is "$rc" 125 "$who: a git-stage create that fails once the chain is held at its gate: 125"
+	like "$err" "corral: fatal: git: stand-in: no checkout" "$who: ... says why"
+	held=$(cat "$B/seen/git-fail" 2>/dev/null)
+	like "$held" "^[0-9]+\$" "$who: ... the chain was started before create ended: confine held the program at its gate"
+	unlike "$out" "agent-ran" "$who: ... and the program never ran"
+	status_ok "$(! kill -0 "${held:-0}" 2>/dev/null; echo $?)" "$who: ... the held confine is gone"
+	is "$(pgrep -f -- "agent-ran-$who" | wc -l)" 0 "$who: ... no process of the attempt left"
+	a=$(ls "$ST/attempts" 2>/dev/null | head -1)
+	like "$($AS $E "$CORRAL_BIN/session-store" --store "$ST" show "$a" 2>&1)" "status 125" "$who: ... the attempt closed as refused"
+	is "$(ls "$ST" | grep -c '^a[0-9a-f]\{10\}$')" 0 "$who: ... its directory gone"
+	unlike "$(cat "$ST/audit/"* 2>/dev/null)" '"(env-filter|confine|exec|wait)"' "$who: ... its audit log names no step of the agent"
+
+	# control: create passing once the chain is held, corral started in a
+	# subdirectory: the program runs there in the checkout
+	run sh -c "cd '$G/sub' && $AS $E timeout 120 '$B/bin-git-pass/corral' run -- sh -c '$P'"
+	is "$rc:$(printf '%s\n' "$out" | head -1)" "0:agent-ran-$who" "$who: control: git-stage create passes once the chain is held: the program runs"
+	like "$(printf '%s\n' "$out" | tail -1)" "^$ST/git/co/[0-9a-f]{16}\.0/gws/sub\$" "$who: ... in the checkout's subdirectory where corral was started"
+	like "$(cat "$B/seen/git-pass" 2>/dev/null)" "^[0-9]+\$" "$who: ... after being held at the gate"
+
+	# the slot foreseen taken meanwhile (create makes the next): the chain
+	# started with the first is ended unrun, one for this checkout runs
+	run sh -c "cd '$G' && $AS $E timeout 120 '$B/bin-git-slot/corral' run -- sh -c '$P'"
+	held=$(cat "$B/seen/git-slot" 2>/dev/null)
+	is "$rc:$(printf '%s\n' "$out" | grep -c agent-ran)" "0:1" "$who: another checkout than the one foreseen: the program runs once"
+	like "$(printf '%s\n' "$out" | tail -1)" "^$ST/git/co/[0-9a-f]{16}\.1/gws\$" "$who: ... in the checkout create made (the next slot)"
+	like "$held" "^[0-9]+\$" "$who: ... a chain was held at its gate before create ended"
+	status_ok "$(! kill -0 "${held:-0}" 2>/dev/null; echo $?)" "$who: ... that held confine is gone"
 done
 done_testing

@@ -17,6 +17,16 @@ run timeout 120 python3 "$P" stop "$CORRAL_BIN/corral" "$TMP/home" "$TMP/ws"
 like "$out" "corral stopped: True" "^Z stops the agent, and corral with it"
 like "$out" "resumed-go" "SIGCONT resumes the agent, which reads the terminal again"
 like "$out" "status 4$" "its status comes back"
+# in a git workspace the chain is held at its gate while git-stage create
+# says where the agent works: that line ends at the margin (the terminal's
+# output is made raw only at the go byte, keeper --gate), and the agent runs
+G=$TMP/gws
+mkdir -p "$G"
+(cd "$G" && echo a > a && git init -q && git add -A && git -c user.name=t -c user.email=t@x commit -qm init)
+run sh -c "cd '$G' && timeout 120 script -qec \"env -i HOME='$TMP/home' PATH=/usr/bin:/bin '$CORRAL_BIN/corral' run -- sh -c 'echo agent-line'\" /dev/null </dev/null"
+CR=$(printf '\r')
+like "$out" "corral: git: worktree: [^$CR]*$CR\$" "git workspace on a terminal: git-stage create's line, said while the chain is held, ends with a carriage return (not a raw newline)"
+like "$out" "^agent-line$CR\$" "... and the agent runs after it"
 Q=$CORRAL_TOP/tests/helpers/tty-prompt.py
 for who in root nobody; do
 	if [ "$who" = root ]; then AS=""; else AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"; fi

@@ -22,8 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-static char *self;
+static char *self, **env;
 
 static pid_t
 step(const char *role, int in)
@@ -35,7 +34,7 @@ step(const char *role, int in)
 	posix_spawn_file_actions_init(&fa);
 	if (in >= 0)
 		posix_spawn_file_actions_adddup2(&fa, in, 0);
-	if (posix_spawn(&p, self, &fa, NULL, av, environ) != 0)
+	if (posix_spawn(&p, self, &fa, NULL, av, env) != 0)
 		_exit(111);
 	posix_spawn_file_actions_destroy(&fa);
 	return p;
@@ -59,12 +58,13 @@ go(int fd)
 }
 
 int
-main(int argc, char **argv)
+main(int argc, char **argv, char **envp)
 {
 	const char *role = argc > 1 ? argv[1] : "corral";
 	char c;
 
 	self = argv[0];
+	env = envp;
 	if (strcmp(role, "corral") == 0) {
 		int gate[2], rf[2], fin[2];
 		pid_t pr, ke, cr, wa, fi;
@@ -108,7 +108,7 @@ main(int argc, char **argv)
 	}
 	if (strcmp(role, "env-filter") == 0) {
 		char *av[] = { self, "confine", NULL };
-		execv(self, av);
+		execve(self, av, env);
 		return 114;
 	}
 	if (strcmp(role, "confine") == 0) {
@@ -117,7 +117,7 @@ main(int argc, char **argv)
 			char *av[] = { "/bin/true", NULL };
 			if (read(0, &c, 1) != 1)
 				_exit(115);
-			execv(av[0], av);
+			execve(av[0], av, env);
 			_exit(116);
 		}
 		close(0);

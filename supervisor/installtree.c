@@ -400,8 +400,18 @@ grant_path(struct gctx *g, const char *p, char *real, size_t realn)
 		strcpy(w->spell[w->n++], w->real);
 	for (int i = 0; i < w->n; i++) {
 		char root[PATH_MAX], cfg[PATH_MAX + 16], *s;
-		size_t l = tree_root(w->spell[i]);
+		size_t l;
 		struct stat st;
+		int seen = 0;
+
+		/* a spelling met before grants what it granted then (the
+		 * final one is often the last link's: /bin/true's /usr/bin/true
+		 * twice): its venv probe and walk are not asked again */
+		for (int j = 0; j < i && !seen; j++)
+			seen = strcmp(w->spell[j], w->spell[i]) == 0;
+		if (seen)
+			continue;
+		l = tree_root(w->spell[i]);
 
 		if (l == 0) {
 			/* a venv: VENV/bin/PROG beside VENV/pyvenv.cfg */
@@ -501,7 +511,8 @@ installtree_grant(struct plan *pl, const char *path, const char *user_path, cons
 		return -1;
 interp:
 	/* its interpreter: "#!/usr/bin/env node" looked up in the agent's PATH */
-	if (!real[0] || (fd = open(real, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
+	/* openat: musl's open adds an fcntl for O_CLOEXEC */
+	if (!real[0] || (fd = openat(AT_FDCWD, real, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
 		return notes->err ? -1 : 0;
 	n = read(fd, buf, sizeof buf);
 	close(fd);

@@ -195,9 +195,19 @@ walk(const struct plan *pl, const char *path, struct walk *w)
 			p += cl;
 			continue;
 		}
-		if ((size_t)snprintf(next, sizeof next, "%s%s%.*s", w->real,
-		    strcmp(w->real, "/") ? "/" : "", (int)cl, p) >= sizeof next)
-			return errno = ENAMETOOLONG, -1;
+		/* next: real, '/' (but after the root), the component (as
+		 * link_walk joins it: no format parsed per component) */
+		{
+			size_t rl = strlen(w->real);
+			if (rl == 1)
+				rl = 0;
+			if (rl + 1 + cl >= sizeof next)
+				return errno = ENAMETOOLONG, -1;
+			memcpy(next, w->real, rl);
+			next[rl] = '/';
+			memcpy(next + rl + 1, p, cl);
+			next[rl + 1 + cl] = '\0';
+		}
 		if (memo_lstat(next, &st) < 0)
 			return -1;
 		p += cl;

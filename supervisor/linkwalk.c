@@ -179,6 +179,18 @@ one(const struct plan *pl, const char *what, const char *path, char *why, size_t
 	return link_resolve(pl, what, path, real, why, whyn, hint, hintn) == -1 ? -1 : 0;
 }
 
+void
+link_what(char *what, size_t n, const char *key, size_t kl)
+{
+	if (kl + sizeof "policy \"\" grants" > n) {
+		snprintf(what, n, "policy \"%.*s\" grants", (int)kl, key);
+		return;
+	}
+	memcpy(what, "policy \"", 8);
+	memcpy(what + 8, key, kl);
+	memcpy(what + 8 + kl, "\" grants", sizeof "\" grants");
+}
+
 int
 links_check(const struct plan *pl, const struct argv *seen, char *why, size_t whyn,
     char *hint, size_t hintn)
@@ -193,7 +205,7 @@ links_check(const struct plan *pl, const struct argv *seen, char *why, size_t wh
 		const char *t = strchr(seen->v[i], '\t');
 		if (t == NULL)
 			continue;
-		snprintf(what, sizeof what, "policy \"%.*s\" grants", (int)(t - seen->v[i]), seen->v[i]);
+		link_what(what, sizeof what, seen->v[i], (size_t)(t - seen->v[i]));
 		if (one(pl, what, t + 1, why, whyn, hint, hintn) < 0)
 			return -1;
 	}

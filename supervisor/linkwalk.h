@@ -30,6 +30,11 @@ int link_realpath(const char *path, char *real);
 int link_resolve(const struct plan *pl, const char *what, const char *path, char *real,
     char *why, size_t whyn, char *hint, size_t hintn);
 
+/* "policy \"KEY\" grants" (the first kl bytes of key) into what (n
+ * bytes), as snprintf would write it, without a format to parse: a plan
+ * names one per grant, twice, for a refusal it seldom makes. */
+void link_what(char *what, size_t n, const char *key, size_t kl);
+
 /* Every path corral resolves for the plan: the workspace, the grants named
  * in seen ("KEY\tPATH" lines, as resolve.c met them), env files, MCP
  * credential files. 0, or -1 with the reason in why and a hint. */

@@ -65,7 +65,7 @@ grant(struct rctx *c, struct argv *to, const char *key, const char *path, int if
 	av_pushcat(&c->seen, key, "\t", path, (char *)NULL);	/* trust: linkwalk.c */
 	/* one walk resolves and checks: what is granted is what was checked
 	 * (confine --no-symlinks then opens it without following a link) */
-	snprintf(what, sizeof what, "policy \"%s\" grants", key);
+	link_what(what, sizeof what, key, strlen(key));
 	if ((r = link_resolve(c->pl, what, path, real, c->why, c->whyn, c->hint, c->hintn)) == -1)
 		return -1;
 	if (r < 0) {

@@ -262,10 +262,21 @@ gate_pass(struct state *st, struct pty *t)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	/* an empty pipe: no wait; none to a program already ended, whose
-	 * end came with the byte (a pipe nobody reads: SIGPIPE) */
+	 * end came with the byte. One that ended or closed its gate since
+	 * (a pipe nobody reads): the write's SIGPIPE is taken here, never
+	 * keeper's end (the terminal left raw, the program killed with
+	 * it); the program's status says */
 	if (n == 1 && st->c > 0) {
+		sigset_t pipe, old;
+		struct timespec zero = { 0, 0 };
+
 		pty_raw(t, 1);
-		(void)write(st->gate_wr, &c, 1);
+		sigemptyset(&pipe);
+		sigaddset(&pipe, SIGPIPE);
+		sigprocmask(SIG_BLOCK, &pipe, &old);
+		if (write(st->gate_wr, &c, 1) < 0 && errno == EPIPE)
+			(void)sigtimedwait(&pipe, NULL, &zero);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	close(st->gate_wr);
 	close(st->gate);

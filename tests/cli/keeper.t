@@ -202,6 +202,33 @@ print("forked=%d" % n)'
 	is "$rc:$out" "0:g another pipe" "$who: --gate: the program gets the go byte on its FD, keeper's pipe, not the caller's (its stdin here)"
 	run sh -c ": | $AS \"$K\" --gate 3 -- sh -c 'echo \$(head -c1 <&3 | wc -c)' 3<&0"
 	is "$rc:$out" "0:0" "$who: --gate: the caller closes it without a byte: the program reads EOF"
+	# a program that no longer reads its gate (it closed it, or ended
+	# with the byte on the way): keeper's go byte goes nowhere, and
+	# keeper goes on to the program's status, not killed by SIGPIPE
+	# (141: its terminal left raw, the program killed with it). An order
+	# of events: the byte is written once the program has closed its
+	# gate, the program ends once keeper has closed its own (it passed
+	# the byte on); control: a program that reads it.
+	for mode in closed read; do
+		rm -f "$B/gate" "$B/wg.out" "$B/after"
+		mkfifo "$B/gate"
+		shut="exec 3<&-"
+		[ $mode = read ] && shut="head -c1 <&3 >/dev/null"
+		(exec $AS "$K" --gate 3 -- sh -c "echo held; $shut; echo shut; while [ ! -e '$B/after' ]; do sleep 0.05; done; echo ran; exit 7" 3<"$B/gate" > "$B/wg.out") &
+		kp=$!
+		exec 7>"$B/gate"
+		wait_line "$B/wg.out" held
+		[ $mode = closed ] && wait_line "$B/wg.out" shut
+		printf g >&7
+		i=0
+		while ls -l /proc/$kp/fd 2>/dev/null | grep -q " -> $B/gate\$" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+		: > "$B/after"
+		exec 7>&-
+		wait $kp
+		wrc=$?
+		is "$wrc:$(cat "$B/wg.out" | tr '\n' ' ')" "7:held shut ran " "$who: --gate, a program that ${mode} its gate: the go byte passed on or dropped, the program's status, keeper not ended by SIGPIPE"
+	done
+	rm -f "$B/gate" "$B/after"
 	run sh -c "$AS \"$K\" --wall-seconds 1 --gate 3 -- echo ran 3<\"$B/d\""
 	is "$rc:$out" "125:" "$who: --gate on a directory, not a pipe's read end: refused (125), nothing run"
 	like "$err" "keeper: fatal: --gate 3: not the read end of a pipe" "$who: ... said so"

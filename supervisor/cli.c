@@ -211,7 +211,11 @@ int
 plan_load_early(const struct runopts *o, char *const envp[], struct policy *pol, struct plan *pl,
     int quiet_warnings, int (*early)(struct plan *, void *), void *arg)
 {
-	char why[PATH_MAX * 3 + 256], hint[256], warn[4096], *l, *e;
+	/* static (a process loads one plan): written from their first
+	 * bytes, where -fstack-clash-protection touched their 4 pages on
+	 * entry, under every walk of the plan */
+	static char hint[256], warn[4096], why[PATH_MAX * 3 + 256];
+	char *l, *e;
 	struct polsrc src;
 
 	/* pl is zero already (plan_load's memset, corral run's static state):

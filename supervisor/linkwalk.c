@@ -157,7 +157,10 @@ int
 link_resolve(const struct plan *pl, const char *what, const char *path, char *real,
     char *why, size_t whyn, char *hint, size_t hintn)
 {
-	char link[PATH_MAX], where[PATH_MAX + 64];
+	/* static: written only for a refusal, where a frame of them was
+	 * touched page by page on every call (-fstack-clash-protection);
+	 * link_resolve is never reentered */
+	static char link[PATH_MAX], where[PATH_MAX + 64];
 	int r = link_walk(pl, path, real, link, sizeof link, where, sizeof where);
 
 	if (r != 1)
@@ -174,7 +177,7 @@ static int
 one(const struct plan *pl, const char *what, const char *path, char *why, size_t whyn,
     char *hint, size_t hintn)
 {
-	char real[PATH_MAX];
+	static char real[PATH_MAX];	/* not kept: static, as link_resolve's */
 
 	return link_resolve(pl, what, path, real, why, whyn, hint, hintn) == -1 ? -1 : 0;
 }

@@ -5,17 +5,17 @@
  * corral's side takes beyond it is the steps' work; what it takes itself
  * is the least that this many processes cost on the machine.
  *
- *   corral:     spawns probe, the chain (keeper), home-stage create and
- *               runfiles watch; writes the chain's go byte once create
- *               and probe have ended; spawns home-stage finish as the
- *               agent starts; after keeper, the go bytes of finish and
- *               runfiles, and waits for both
+ *   corral:     spawns probe, the chain (keeper), home-stage create
+ *               --finish and runfiles watch; writes the chain's go byte
+ *               once create has said it is done (its empty line) and
+ *               probe has ended; after keeper, the go bytes of create's
+ *               finish and runfiles, and waits for both
  *   probe:      two forked children, the first with a child of its own
  *   keeper:     forks env-filter and waits
  *   env-filter: execs confine
  *   confine:    forks a child that reads its gate, then execs /bin/true
- *   create:     nothing
- *   wait:       runfiles watch and home-stage finish: reads its go byte */
+ *   create:     writes a byte (its empty line), then reads its go byte
+ *   wait:       runfiles watch: reads its go byte */
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +25,7 @@
 static char *self, **env;
 
 static pid_t
-step(const char *role, int in)
+step_io(const char *role, int in, int out)
 {
 	posix_spawn_file_actions_t fa;
 	char *av[] = { self, (char *)role, NULL };
@@ -34,10 +34,18 @@ step(const char *role, int in)
 	posix_spawn_file_actions_init(&fa);
 	if (in >= 0)
 		posix_spawn_file_actions_adddup2(&fa, in, 0);
+	if (out >= 0)
+		posix_spawn_file_actions_adddup2(&fa, out, 1);
 	if (posix_spawn(&p, self, &fa, NULL, av, env) != 0)
 		_exit(111);
 	posix_spawn_file_actions_destroy(&fa);
 	return p;
+}
+
+static pid_t
+step(const char *role, int in)
+{
+	return step_io(role, in, -1);
 }
 
 static void
@@ -66,26 +74,27 @@ main(int argc, char **argv, char **envp)
 	self = argv[0];
 	env = envp;
 	if (strcmp(role, "corral") == 0) {
-		int gate[2], rf[2], fin[2];
-		pid_t pr, ke, cr, wa, fi;
-		if (pipe(gate) < 0 || pipe(rf) < 0 || pipe(fin) < 0)
+		int gate[2], rf[2], fin[2], out[2];
+		pid_t pr, ke, cr, wa;
+		if (pipe(gate) < 0 || pipe(rf) < 0 || pipe(fin) < 0 || pipe(out) < 0)
 			return 110;
 		pr = step("probe", -1);
 		ke = step("keeper", gate[0]);
-		cr = step("create", -1);
+		cr = step_io("create", fin[0], out[1]);
 		wa = step("wait", rf[0]);
 		close(gate[0]);
 		close(rf[0]);
-		reap(cr);
+		close(fin[0]);
+		close(out[1]);
+		if (read(out[0], &c, 1) != 1)
+			return 119;
 		reap(pr);
 		go(gate[1]);
-		fi = step("wait", fin[0]);
-		close(fin[0]);
 		reap(ke);
 		go(fin[1]);
 		go(rf[1]);
 		reap(wa);
-		reap(fi);
+		reap(cr);
 		return 0;
 	}
 	if (strcmp(role, "probe") == 0) {
@@ -126,5 +135,7 @@ main(int argc, char **argv, char **envp)
 	}
 	if (strcmp(role, "wait") == 0)
 		return read(0, &c, 1) == 1 ? 0 : 117;
-	return strcmp(role, "create") == 0 ? 0 : 118;
+	if (strcmp(role, "create") == 0)
+		return write(1, "\n", 1) == 1 && read(0, &c, 1) == 1 ? 0 : 117;
+	return 118;
 }

@@ -2,6 +2,7 @@
 #ifndef HS_H
 #define HS_H
 #include "profile.h"
+#include "store.h"
 
 struct hs_opts {
 	const char *state, *attempt, *agent, *signin, *workspace;
@@ -21,6 +22,11 @@ struct hs_opts {
 	int status_input;		/* ... --status -: after the go byte */
 	int wait_input;			/* finish --wait-input: the go byte first */
 	const char *platform, *tier;	/* ... and --platform, --tier (or NULL) */
+	int finish;			/* create --finish: then finish its tree, as
+					   finish --wait-input --end ID --status - */
+	int labels_input;		/* ... the platform and the tier may follow
+					   the status on its input (into labels) */
+	char labels[2][STORE_LABEL_MAX + 1];
 	int prof_loaded;		/* prof holds the profiles: 1 all (finish loads
 					   them only when it takes a sign-in back), 2
 					   those that give create its agent's

@@ -21,7 +21,7 @@ usage(int fd)
 	    "usage: home-stage create --state DIR --attempt ID --agent NAME [--signin NAME]\n"
 	    "                         [--full-setup] [--workspace DIR] [--profiles FILE]\n"
 	    "                         [--session-store PATH] [--wait-record SECONDS | --begin [--pid N]]\n"
-	    "                         [--trees DIR] [--nonce HEX]\n"
+	    "                         [--trees DIR] [--nonce HEX] [--finish [--test-cacert FILE]]\n"
 	    "       home-stage finish [--state DIR] [--profiles FILE] [--session-store PATH]\n"
 	    "                         [--test-cacert FILE] [--wait-input] [--end ID --status N\n"
 	    "                         [--platform P --tier T]] TREE\n"
@@ -30,7 +30,10 @@ usage(int fd)
 	    "to grant read-write); finish prints the names it took back. With\n"
 	    "--wait-input finish first reads its standard input to its end, and takes\n"
 	    "back, removes and records only when it began with the byte g (--status -:\n"
-	    "then the status, as in printf g0).\n"
+	    "then the status, as in printf g0). create --finish prints an empty line\n"
+	    "after its output and then does what finish --wait-input --end ID --status -\n"
+	    "does with its tree (its input: the go byte, the status, and optionally\n"
+	    "the platform and the tier, as in printf 'g0 linux full').\n"
 	    "Exit: 0 done, 1 refused, 2 usage or system error.\n");
 }
 
@@ -57,6 +60,7 @@ main(int argc, char **argv, char **envp)
 		{ "platform", required_argument, NULL, 'L' },
 		{ "tier", required_argument, NULL, 'R' },
 		{ "wait-input", no_argument, NULL, 'I' },
+		{ "finish", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -91,6 +95,7 @@ main(int argc, char **argv, char **envp)
 		case 'L': o.platform = optarg; break;
 		case 'R': o.tier = optarg; break;
 		case 'I': o.wait_input = 1; break;
+		case 'D': o.finish = 1; break;
 		case 'X':
 			o.status_input = strcmp(optarg, "-") == 0;
 			if (o.status_input)
@@ -127,7 +132,7 @@ main(int argc, char **argv, char **envp)
 	}
 	if (strcmp(cmd, "finish") == 0) {
 		if (optind + 1 != argc || o.attempt || o.agent || o.signin || o.full_setup || o.workspace ||
-		    o.wait_record || o.trees || o.nonce || o.begin || o.pid || !o.end != (o.status < 0 && !o.status_input) ||
+		    o.wait_record || o.trees || o.nonce || o.begin || o.pid || o.finish || !o.end != (o.status < 0 && !o.status_input) ||
 		    !o.platform != !o.tier || (o.platform && !o.end) || (o.status_input && !o.wait_input)) {
 			msg_usage("finish [--state DIR] [--profiles FILE] [--session-store PATH] [--test-cacert FILE]"
 			    " [--wait-input] [--end ID --status N|- [--platform P --tier T]] TREE");
@@ -142,12 +147,17 @@ main(int argc, char **argv, char **envp)
 			return EXIT_USAGE;
 		}
 		dir = argv[optind];
-	} else if (optind != argc || !o.state || !o.attempt || !o.agent || o.test_cacert ||
+	} else if (optind != argc || !o.state || !o.attempt || !o.agent || (o.test_cacert && !o.finish) ||
 	    (o.begin && o.wait_record) || (o.pid && !o.begin) || o.end || o.status >= 0 || o.status_input ||
 	    o.platform || o.tier || o.wait_input) {
 		msg_usage("create --state DIR --attempt ID --agent NAME [--signin NAME] [--full-setup]"
-		    " [--wait-record SECONDS | --begin [--pid N]]");
+		    " [--wait-record SECONDS | --begin [--pid N]] [--finish [--test-cacert FILE]]");
 		return EXIT_USAGE;
+	} else if (o.finish) {
+		/* then what finish --wait-input --end ID --status - does, with
+		 * the platform and the tier on its input too (hs_create) */
+		o.wait_input = o.status_input = o.labels_input = 1;
+		o.end = o.attempt;
 	}
 	if (o.nonce != NULL && (strspn(o.nonce, "0123456789abcdef") != STORE_TREE_NONCE_LEN ||
 	    o.nonce[STORE_TREE_NONCE_LEN] != '\0')) {

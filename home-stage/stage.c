@@ -288,9 +288,14 @@ stage_signin(const struct hs_opts *o, const struct profile *p, int sfd, int hfd,
 	return 0;
 }
 
+struct fin;
+static int create_finish(struct hs_opts *o, int sfd, int tfd, int afd, const char *name, const char *tdir,
+    const char *state, const struct meta *m);
+
 int
 hs_create(struct hs_opts *o)
 {
+	static const int quiet[] = { SIGINT, SIGQUIT, SIGHUP };
 	const struct profile *p;
 	char err[256], state[PATH_MAX], ws[PATH_MAX], name[NAME_MAX + 1], nonce[STORE_TREE_NONCE_LEN + 1];
 	char metabuf[512], tdir[PATH_MAX], key[48];
@@ -444,25 +449,41 @@ hs_create(struct hs_opts *o)
 	rc = EXIT_USAGE;
 	write_gitconfig(o, hfd);
 	/* The attempt's own notes, beside home/ (the agent is granted home,
-	 * config and tmp, not this). Ephemeral: no fsync. */
-	r = meta_format(&m, metabuf, sizeof metabuf);
-	fd = r < 0 ? -1 : openat(afd, "stage", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || fd_write_all(fd, metabuf, (size_t)r) < 0) {
-		msg_fatal_sys("unable to write %s/%s/stage", tdir, name);
-		if (fd >= 0)
-			close(fd);
-		goto out;
+	 * config and tmp, not this), for finish. Ephemeral: no fsync.
+	 * --finish: they stay in this process's memory (create_finish). */
+	if (!o->finish) {
+		r = meta_format(&m, metabuf, sizeof metabuf);
+		fd = r < 0 ? -1 : openat(afd, "stage", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 || fd_write_all(fd, metabuf, (size_t)r) < 0) {
+			msg_fatal_sys("unable to write %s/%s/stage", tdir, name);
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+		close(fd);
 	}
-	close(fd);
 	printf("%s/%s\n", tdir, name);
 	if (o->full_setup)
 		print_full_setup(o, p);
+	if (o->finish) {
+		/* the empty line ends create's part: its caller reads up to
+		 * it, not to the end. From before it, what its caller's
+		 * terminal or group is sent leaves it (finish_go). */
+		for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++)
+			signal(quiet[i], SIG_IGN);
+		putchar('\n');
+	}
 	if (fflush(stdout) != 0) {
 		msg_fatal_sys("unable to write to standard output");
 		goto out;
 	}
 	made = 0;
 	rc = 0;
+	if (o->finish) {
+		close(hfd);
+		/* its descriptors are finish's now */
+		return create_finish(o, sfd, tfd, afd, name, tdir, state, &m);
+	}
 out:
 	if (made && rmtree_at(tfd, name) < 0)
 		msg_warn_sys("unable to remove %s/%s", tdir, name);
@@ -513,7 +534,9 @@ take_back(struct hs_opts *o, const char *state, int afd, const struct meta *m)
 	struct stat st;
 	int hfd, fd, r;
 
-	if (hs_profiles(o, NULL) < 0)
+	/* loaded already: all by finish (finish_open), the agent's by
+	 * create --finish (the same profile: hs_profiles) */
+	if (hs_profiles(o, m->agent) < 0)
 		return EXIT_USAGE;
 	if ((p = profiles_find(&o->prof, m->agent)) == NULL) {
 		msg_fatal("no profile for agent %s", m->agent);
@@ -564,8 +587,11 @@ struct fin {
 	char state[PATH_MAX];		/* the trees directory's real path */
 	struct meta m;
 	int rc;				/* the stage file: 0 read, else the exit */
-	int store;			/* --end: the store (-1: none, -2 failed, said) */
+	int store;			/* --end: the store (-1: none, -2 failed, said;
+					   may be sfd: create --finish) */
 	char storepath[PATH_MAX];
+	const char *renew;		/* the store session-store renew is given
+					   (create --finish), or NULL: as above */
 };
 
 /* 0, or the exit status said */
@@ -579,6 +605,7 @@ finish_open(struct hs_opts *o, const char *dir, struct fin *f)
 
 	f->sfd = f->afd = f->store = -1;
 	f->rc = 0;
+	f->renew = NULL;
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
 	if (n >= sizeof parent) {
@@ -642,7 +669,7 @@ finish_close(struct fin *f)
 		close(f->afd);
 	if (f->sfd >= 0)
 		close(f->sfd);
-	if (f->store >= 0)
+	if (f->store >= 0 && f->store != f->sfd)
 		close(f->store);
 	f->afd = f->sfd = f->store = -1;
 }
@@ -652,9 +679,10 @@ finish_tree(struct hs_opts *o, const char *dir, struct fin *f)
 {
 	int rc = f->rc;
 
-	/* the store: --state, else the tree's own directory */
+	/* the store: --state, else the tree's own directory (create
+	 * --finish: its store, by its real path) */
 	if (rc == 0 && f->m.signin[0] != '\0')
-		rc = take_back(o, o->state ? o->state : f->state, f->afd, &f->m);
+		rc = take_back(o, f->renew ? f->renew : o->state ? o->state : f->state, f->afd, &f->m);
 	close(f->afd);
 	f->afd = -1;
 	if (rmtree_at(f->sfd, f->base) < 0) {
@@ -703,16 +731,17 @@ finish_store(const struct hs_opts *o, const char *dir, struct fin *f)
 	return 0;
 }
 
-/* --wait-input: standard input read to its end (at most 64 bytes). 1 go:
+/* --wait-input: standard input read to its end (at most 127 bytes). 1 go:
  * it began with the byte g (with --status -, then the status, 0 to 255 in
- * decimal, and at most a newline after); 0: it ended without one (a
- * caller that died meanwhile: corral starts finish while the agent runs);
- * -1: g and something else, said. By hand: printf g0. */
+ * decimal; with create --finish, then optionally a space, the platform, a
+ * space and the tier; and at most a newline after); 0: it ended without
+ * one (a caller that died meanwhile: corral starts finish while the agent
+ * runs); -1: g and something else, said. By hand: printf g0. */
 static int
 wait_input(struct hs_opts *o)
 {
-	char buf[64];
-	size_t got = 0;
+	char buf[128], *sp;
+	size_t got = 0, i, e;
 	ssize_t n;
 	int st = 0, nd = 0;
 
@@ -723,9 +752,10 @@ wait_input(struct hs_opts *o)
 		return 0;
 	if (got == sizeof buf)
 		return msg_fatal("its input holds more than the go byte and a status"), -1;
-	for (size_t i = 1; i < got; i++) {
-		if (buf[i] == '\n' && i == got - 1)
-			break;
+	e = got > 1 && buf[got - 1] == '\n' ? got - 1 : got;	/* the newline after */
+	for (i = 1; i < e; i++) {
+		if (o->labels_input && buf[i] == ' ' && nd > 0)
+			break;		/* the platform and the tier follow */
 		if (!o->status_input || buf[i] < '0' || buf[i] > '9' || nd == 3)
 			return msg_fatal("its input holds more than the go byte%s", o->status_input ? " and a status" : ""), -1;
 		st = st * 10 + (buf[i] - '0');
@@ -736,7 +766,90 @@ wait_input(struct hs_opts *o)
 			return msg_fatal("its input holds the go byte without a status (0 to 255) after it"), -1;
 		o->status = st;
 	}
+	if (i < e) {
+		/* " PLATFORM TIER": each as --platform and --tier take them */
+		buf[e] = '\0';
+		sp = strchr(buf + i + 1, ' ');
+		if (sp == NULL || sp - (buf + i + 1) > STORE_LABEL_MAX || strlen(sp + 1) > STORE_LABEL_MAX)
+			return msg_fatal("its input holds the go byte and a status, then not a platform and a tier"), -1;
+		*sp = '\0';
+		strcpy(o->labels[0], buf + i + 1);
+		strcpy(o->labels[1], sp + 1);
+		if (!store_label_ok(o->labels[0]) || !store_label_ok(o->labels[1]))
+			return msg_fatal("bad platform or tier on its input (want [A-Za-z0-9._:+-], at most 32)"), -1;
+		o->platform = o->labels[0];
+		o->tier = o->labels[1];
+	}
 	return 1;
+}
+
+/* After what finish opens and reads (finish_open, or create --finish's
+ * own): with --wait-input its input waited for; then the take-back, the
+ * removal and with --end the record, whatever finish did (rc: 0, or the
+ * exit status finish_open said). */
+static int
+finish_go(struct hs_opts *o, const char *dir, struct fin *f, int rc)
+{
+	static const int quiet[] = { SIGINT, SIGQUIT, SIGHUP };
+	int r, go;
+
+	if (o->wait_input) {
+		/* its caller ends it by closing its input: a signal meant for
+		 * the caller's terminal or group leaves it waiting (create
+		 * --finish has ignored them since before its empty line) */
+		for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++)
+			signal(quiet[i], SIG_IGN);
+		go = wait_input(o);
+		/* back to their defaults before session-store may start (a
+		 * take-back), not otherwise: it ends soon */
+		for (size_t i = 0; rc == 0 && f->rc == 0 && f->m.signin[0] && i < sizeof quiet / sizeof quiet[0]; i++)
+			signal(quiet[i], SIG_DFL);
+		if (go <= 0) {
+			if (go == 0)
+				msg_warn("its input ended without the go byte (its caller gone): nothing taken back, "
+				    "removed or recorded; %s stays until the next run reaps it", dir);
+			finish_close(f);
+			return go == 0 ? EXIT_NO : EXIT_USAGE;
+		}
+	}
+	if (rc == 0)
+		rc = finish_tree(o, dir, f);
+	if (o->end == NULL || f->store < 0) {
+		finish_close(f);
+		return o->end == NULL ? rc : EXIT_USAGE;
+	}
+	r = store_attempt_end(f->store, f->storepath, o->end, o->status, o->platform, o->tier);
+	finish_close(f);
+	/* the end not recorded: an error, whatever finish said */
+	return r < 0 ? EXIT_USAGE : rc;
+}
+
+/* create --finish, its tree made and named (the empty line printed): what
+ * finish --wait-input --end ID --status - does, from what create opened
+ * and noted itself, before the agent ran: the trees directory, the
+ * attempt's directory (made and opened here, without following), its store
+ * (opened and checked here) and the sign-in's identity (m, never read back
+ * from a file); nothing opened again by name. What the agent can write is
+ * read only after the go byte, as by finish (take_back). */
+static int
+create_finish(struct hs_opts *o, int sfd, int tfd, int afd, const char *name, const char *tdir,
+    const char *state, const struct meta *m)
+{
+	struct fin f;
+	char dir[PATH_MAX + NAME_MAX + 2];
+
+	memset(&f, 0, sizeof f);
+	f.sfd = tfd;
+	f.afd = afd;
+	f.store = sfd;
+	f.rc = 0;
+	f.m = *m;
+	snprintf(f.base, sizeof f.base, "%s", name);
+	snprintf(f.state, sizeof f.state, "%s", tdir);
+	snprintf(f.storepath, sizeof f.storepath, "%s", state);
+	f.renew = f.storepath;
+	snprintf(dir, sizeof dir, "%s/%s", tdir, name);	/* as printed */
+	return finish_go(o, dir, &f, 0);
 }
 
 /* finish, then with --end the attempt's record closed (lib/storeattempt.c,
@@ -748,43 +861,15 @@ wait_input(struct hs_opts *o)
 int
 hs_finish(struct hs_opts *o, const char *dir)
 {
-	static const int quiet[] = { SIGINT, SIGQUIT, SIGHUP };
 	struct fin f;
-	int rc, r, go;
+	int rc;
 
 	rc = finish_open(o, dir, &f);
 	/* the store, whatever finish_open found (the record is ended
 	 * whatever finish did) */
 	if (o->end != NULL && finish_store(o, dir, &f) < 0)
 		f.store = -2;
-	if (o->wait_input) {
-		/* its caller ends it by closing its input: a signal meant for
-		 * the caller's terminal or group leaves it waiting */
-		for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++)
-			signal(quiet[i], SIG_IGN);
-		go = wait_input(o);
-		/* back to their defaults before session-store may start (a
-		 * take-back), not otherwise: it ends soon */
-		for (size_t i = 0; rc == 0 && f.rc == 0 && f.m.signin[0] && i < sizeof quiet / sizeof quiet[0]; i++)
-			signal(quiet[i], SIG_DFL);
-		if (go <= 0) {
-			if (go == 0)
-				msg_warn("its input ended without the go byte (its caller gone): nothing taken back, "
-				    "removed or recorded; %s stays until the next run reaps it", dir);
-			finish_close(&f);
-			return go == 0 ? EXIT_NO : EXIT_USAGE;
-		}
-	}
-	if (rc == 0)
-		rc = finish_tree(o, dir, &f);
-	if (o->end == NULL || f.store < 0) {
-		finish_close(&f);
-		return o->end == NULL ? rc : EXIT_USAGE;
-	}
-	r = store_attempt_end(f.store, f.storepath, o->end, o->status, o->platform, o->tier);
-	finish_close(&f);
-	/* the end not recorded: an error, whatever finish said */
-	return r < 0 ? EXIT_USAGE : rc;
+	return finish_go(o, dir, &f, rc);
 }
 
 /* The profiles, loaded once: every one (agent NULL) or the agent's

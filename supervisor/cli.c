@@ -253,7 +253,7 @@ plan_load_early(const struct runopts *o, char *const envp[], struct policy *pol,
 	/* trust (trustpol.c): a policy the agent could have written is refused */
 	if (trustpol_check(&src, pl) < 0)
 		return -1;
-	/* the profiles and the test CA go to home-stage finish, by real path */
+	/* the profiles and the test CA go to home-stage (create and finish), by real path */
 	if (trustpol_extra(o->profiles_file, "profiles", pl, pl->profiles) < 0 ||
 	    trustpol_extra(o->test_cacert, "test CA", pl, pl->test_cacert) < 0)
 		return -1;

@@ -247,10 +247,10 @@ explain_print(FILE *f, const struct plan *pl0)
 	av_free(&a);
 	/* the take-back, the removal and the attempt's end: one process */
 	if (r == 0)
-		fputs("# the take-back, the removal and the attempt's end: corral run starts this as the\n"
-		    "# program starts (it opens the attempt's directory and reads what create wrote), and\n"
-		    "# it waits for the go byte and the status on its input, which corral writes once\n"
-		    "# every process of the attempt has ended\n", f);
+		fputs("# the take-back, the removal and the attempt's end: corral run has create do this\n"
+		    "# (home-stage create --finish: one process, which keeps what it made and waits on\n"
+		    "# its input); apart, as here, it waits for the go byte and the status on its input,\n"
+		    "# which corral writes once every process of the attempt has ended\n", f);
 	if (r == 0 && (step_finish(&pl, "-", SHVAR("platform"), SHVAR("tier"), &a) < 0 ||
 	    line(f, "printf 'g%s' \"$STATUS\" | ", &a, "\nexit \"$STATUS\"\n") < 0))
 		r = -1;

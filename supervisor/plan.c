@@ -184,11 +184,28 @@ step_create(const struct plan *pl, struct argv *a)
 		av_push(a, "--full-setup");
 		av_push(a, "--profiles");
 		av_push(a, pl->nosignin);
-	} else if (pl->pol->full_setup) {
-		av_push(a, "--full-setup");
 	} else {
-		av_push(a, "--signin");
-		av_push(a, pl->agent);
+		if (pl->profiles[0]) {
+			/* the profile it stages by is the one the take-back
+			 * reads by (step_finish's) */
+			av_push(a, "--profiles");
+			av_push(a, pl->profiles);
+		}
+		if (pl->pol->full_setup) {
+			av_push(a, "--full-setup");
+		} else {
+			av_push(a, "--signin");
+			av_push(a, pl->agent);
+		}
+	}
+	if (pl->create_finish) {
+		/* corral run: then it waits on its input and finishes the
+		 * tree as home-stage finish --wait-input --end would (run.c) */
+		if (pl->test_cacert[0]) {
+			av_push(a, "--test-cacert");
+			av_push(a, pl->test_cacert);
+		}
+		av_push(a, "--finish");
 	}
 	return done(a);
 }

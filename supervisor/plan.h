@@ -55,6 +55,8 @@ struct plan {
 	const char *tree_nonce;		/* corral run: its name's nonce, chosen by
 					   corral (home-stage create --nonce), or
 					   NULL */
+	int create_finish;		/* corral run: home-stage create --finish,
+					   which then finishes its tree (run.c) */
 	const char *agent_sock;		/* the socket confine's broker binds for it
 					   (agentsock.c), or NULL (SHVAR in explain) */
 	const char *dep_grants;		/* explain: confine's -x grants of the dependency
@@ -86,7 +88,8 @@ int plan_tilde(const struct plan *pl, const char *path, char *out, size_t n);
 /* Step argv builders. Each returns 0, or -1 (ENOMEM, ENAMETOOLONG). */
 int step_probe(const struct plan *pl, struct argv *a);
 /* home-stage create --begin: records pl->attempt (reaping the leftovers),
- * then stages its home */
+ * then stages its home; with pl->create_finish (--finish) then waits on
+ * its input to finish it, as step_finish(pl, "-", ...) would */
 int step_create(const struct plan *pl, struct argv *a);
 /* session-store env-release: pl->env_project's values, once, on stdout */
 int step_envrel(const struct plan *pl, struct argv *a);

@@ -127,12 +127,16 @@ struct runstate {
 	struct argv git_deps;		/* ... and the dependency links foreseen */
 	int have_attempt, have_dir;
 	struct spawned create;		/* home-stage create --begin (run_open) */
+	int create_go;			/* ... --finish: its input's write end, -1: none
+					   (it becomes hfin once create is in: run_stage) */
 	struct spawned probe;		/* probe, beside create (prove_start) */
 	struct spawned gitc;		/* git-stage create, beside them (run_open) */
 	struct spawned fin;		/* git-stage finish, from the agent's start (worktree) */
 	int fin_go;			/* ... its input's write end (gitstep_finish_start) */
-	struct spawned hfin;		/* home-stage finish --wait-input, from the agent's start */
+	struct spawned hfin;		/* home-stage finish --wait-input, from the agent's start,
+					   or create --finish from create's end */
 	int hfin_go;			/* ... its input's write end (home_finish_start) */
+	int hfin_labels;		/* ... the platform and the tier go with the status */
 	struct runfiles rf;		/* files that run code: the step runfiles (runfiles.c) */
 	int rf_taken;
 	/* the chain, started beside the proof and held at confine --gate
@@ -152,13 +156,17 @@ struct runstate {
  * corral killed meanwhile closes its input without them: it touches
  * nothing, and the attempt stays for the next run's reap, as it would
  * have. A killed keeper's leftovers and a browser's are swept without
- * it (proc_sweep_keep). Not started: started after, as before. */
+ * it (proc_sweep_keep). Not started: started after, as before. Not
+ * needed when create does it (create --finish, run_stage): the same,
+ * without a process of its own. */
 static void
 home_finish_start(struct runstate *s)
 {
 	struct argv a = { 0 };
 	int p[2], r;
 
+	if (s->hfin.pid > 0)
+		return;		/* create --finish */
 	s->hfin.pid = -1;
 	if (!s->have_dir || !s->have_attempt || pipe2(p, O_CLOEXEC) < 0)
 		return;
@@ -181,8 +189,11 @@ home_finish_go(struct runstate *s, int status)
 {
 	sigset_t pipe, old;
 	struct timespec zero = { 0, 0 };
-	char go[8];
-	int n = snprintf(go, sizeof go, "g%d", status);
+	char go[96];
+	/* create --finish was started before the proof: the platform and
+	 * the tier come with the status (finish gets them as options) */
+	int n = s->hfin_labels && s->platform[0] && s->tier[0] ?
+	    snprintf(go, sizeof go, "g%d %s %s\n", status, s->platform, s->tier) : snprintf(go, sizeof go, "g%d", status);
 	ssize_t w;
 
 	if (s->hfin_go < 0)
@@ -311,6 +322,11 @@ drop_started(struct runstate *s)
 	chain_abort(s);
 	denials_close(&s->den);
 	spawned_drop(&s->probe);
+	/* create --finish not yet in: its input closed first (it then
+	 * touches nothing) */
+	if (s->create_go >= 0)
+		close(s->create_go);
+	s->create_go = -1;
 	spawned_drop(&s->create);
 	/* collected, so that what it set up is discarded (fail_run) */
 	(void)gitstep_collect(&s->pl, s->attempt, s->senv, &s->gitc);
@@ -541,6 +557,9 @@ run_name(struct runstate *s)
 static int
 run_open(struct runstate *s)
 {
+	struct argv a = { 0 };
+	int p[2], r, e;
+
 	if (s->pl.nosignin[0] && write_nosignin(&s->pl) < 0)
 		return msg_fatal_sys("unable to write %s", s->pl.nosignin), -1;
 	/* the attempt's checkout first, the longest step before the chain:
@@ -548,9 +567,23 @@ run_open(struct runstate *s)
 	 * of the agent's; discarded when the run ends before the chain */
 	if (gitstep_start(&s->pl, s->senv, &s->gitc) < 0)
 		return -1;
-	/* collected by run_stage */
-	if (start_step(s, step_create, &s->create, "home-stage create") < 0)
+	/* collected by run_stage; with --finish it stays, to finish the
+	 * tree on its go byte (run_stage), or as before without a pipe */
+	if (pipe2(p, O_CLOEXEC) == 0) {
+		s->pl.create_finish = 1;
+		r = step_create(&s->pl, &a) < 0 ? -1 : spawn_start_in(a.v, s->senv, p[0], SPAWN_CAPTURE, &s->create);
+		e = errno;
+		av_free(&a);
+		close(p[0]);
+		if (r < 0) {
+			close(p[1]);
+			errno = e;
+			return msg_fatal_sys("unable to run home-stage create"), -1;
+		}
+		s->create_go = p[1];
+	} else if (start_step(s, step_create, &s->create, "home-stage create") < 0) {
 		return -1;
+	}
 	/* a workspace the agent works in as it is (no attempt checkout to
 	 * make first) is looked at for files that run code beside the proof
 	 * from the start, once create (which the chain waits for) has its
@@ -560,13 +593,71 @@ run_open(struct runstate *s)
 	return 0;
 }
 
+/* create --finish's part of its output: up to the empty line that ends it
+ * (into out, at most n-1 bytes, NUL-terminated, without the empty line):
+ * 1; it ended without one (create failed, or was killed): 0, out what it
+ * printed; more after the empty line (nothing comes before its go byte)
+ * or an error: -1. */
+static int
+created_read(int fd, char *out, size_t n)
+{
+	char junk[512], *dst, prev = '\n';	/* an empty first line ends it too */
+	size_t got = 0, room;
+	ssize_t r;
+
+	for (;;) {
+		dst = got + 1 < n ? out + got : junk;
+		room = got + 1 < n ? n - 1 - got : sizeof junk;
+		if ((r = read(fd, dst, room)) < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			out[got] = '\0';
+			return r < 0 ? -1 : 0;
+		}
+		for (ssize_t i = 0; i < r; i++) {
+			if (dst[i] == '\n' && prev == '\n') {
+				if (dst != junk)
+					got += (size_t)i;
+				out[got] = '\0';
+				return i + 1 == r ? 1 : -1;
+			}
+			prev = dst[i];
+		}
+		if (dst != junk)
+			got += (size_t)r;
+	}
+}
+
 static int
 run_stage(struct runstate *s)
 {
 	char out[PATH_MAX * 2], *nl;
-	int ws;
+	int ws, k;
 
-	ws = spawn_collect(&s->create, out, sizeof out);
+	if (s->create_go >= 0) {
+		/* create --finish: create's part read, without waiting for
+		 * its end; in, it is finish (hfin), kept from a sweep of
+		 * corral's children as home_finish_start keeps it (at worst
+		 * swept: its tree stays for the next run's reap) */
+		k = created_read(s->create.out, out, sizeof out);
+		if (k > 0) {
+			ws = 0;
+			s->hfin = s->create;
+			s->hfin_go = s->create_go;
+			s->hfin_labels = 1;
+			(void)proc_sweep_keep(s->hfin.pid);
+		} else {
+			/* create failed and ends (said why), or broke the
+			 * form: its input closed, it touches nothing */
+			close(s->create_go);
+			ws = spawn_collect(&s->create, NULL, 0);
+			if (ws >= 0 && k < 0 && wait_code(ws) == 0)
+				ws = EXIT_USAGE << 8;
+		}
+		s->create_go = -1;
+	} else {
+		ws = spawn_collect(&s->create, out, sizeof out);
+	}
 	s->create.pid = -1;
 	if (ws < 0)
 		return msg_fatal_sys("unable to run home-stage create"), -1;
@@ -1006,7 +1097,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	s.den.fd = s.den.ask = -1;
 	s.ref.rd = s.ref.wr = -1;
 	s.probe.pid = s.create.pid = s.gitc.pid = s.fin.pid = s.hfin.pid = -1;
-	s.fin_go = s.hfin_go = -1;
+	s.fin_go = s.hfin_go = s.create_go = -1;
 	signals_install();
 	policy_init(&s.pol);
 	if ((s.senv = step_env(envp, &s.senv_store)) == NULL)

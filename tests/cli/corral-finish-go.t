@@ -1,13 +1,15 @@
 #!/bin/sh
-# corral run starts home-stage finish and runfiles watch (the snapshot and
-# the report in one process) before the agent's end: finish as the agent
-# starts, the watch beside the proof. Neither reads anything the agent
-# wrote before corral writes its go byte, once every process of the attempt
-# has ended. Attack: corral killed (SIGKILL) while the agent runs closes
-# their inputs without it: nothing taken back, removed or recorded, no
-# report, the attempt kept for the next run's reap, and both say so.
-# Controls: the same run not killed: the report, the tree removed, the end
-# recorded; keeper killed (its leftovers swept, not these two): the same.
+# corral run starts home-stage's finish and runfiles watch (the snapshot
+# and the report in one process) before the agent's end: finish is create,
+# which stays (create --finish), the watch starts beside the proof. Neither
+# reads anything the agent wrote before corral writes its go byte, once
+# every process of the attempt has ended. Attack: corral killed (SIGKILL)
+# while the agent runs closes their inputs without it: nothing taken back,
+# removed or recorded, no report, the attempt kept for the next run's reap,
+# and both say so. Controls: the same run not killed: the report, the tree
+# removed, the end recorded; keeper killed (its leftovers swept, not these
+# two): the same. (With a sign-in, as nobody, and when finish is started
+# after: corral-finish-create.t.)
 . "$CORRAL_TOP/tests/lib/tap.sh"
 C=$CORRAL_BIN/corral
 W=$TMP/ws
@@ -34,10 +36,10 @@ sleep 0.2
 $E "$C" run -- sh -c 'echo y > .envrc; : > started; exec sleep 60' >/dev/null 2>"$TMP/err" &
 cp=$!
 wait_for started
-wait_for step_of $cp "home-stage finish " >/dev/null
-fp=$(step_of $cp "home-stage finish ")
+wait_for step_of $cp "home-stage create " >/dev/null
+fp=$(step_of $cp "home-stage create ")
 wp=$(step_of $cp "runfiles watch ")
-like "$fp:$wp" "^[0-9]+:[0-9]+\$" "home-stage finish and runfiles watch run while the agent does"
+like "$fp:$wp" "^[0-9]+:[0-9]+\$" "home-stage create --finish and runfiles watch run while the agent does"
 id=$(newest)
 kill -9 $cp
 wait $cp 2>/dev/null
@@ -56,7 +58,7 @@ sleep 0.2
 $E "$C" run -- sh -c 'echo z > .envrc; : > started; exec sleep 60' >/dev/null 2>"$TMP/err" &
 cp=$!
 wait_for started
-wait_for step_of $cp "home-stage finish " >/dev/null
+wait_for step_of $cp "home-stage create " >/dev/null
 kp=$(child_named $cp keeper)
 like "$kp" "^[0-9]+\$" "control: keeper runs"
 kill -9 "$kp"

@@ -156,8 +156,7 @@ enum sb_net {
 #define SB_MAX_MOUNT 8
 
 struct sb_policy {
-	struct sb_path path[SB_MAX_PATHS];
-	size_t npath;
+	size_t npath;			/* entries of path[], the last member */
 	enum sb_net net;
 	uint16_t connect[SB_MAX_PORTS];	/* SB_NET_PORTS: TCP connect allowed to these */
 	size_t nconnect;
@@ -243,6 +242,10 @@ struct sb_policy {
 					   an audit record (AUDIT_USER, root only),
 					   which only corral's denials reader reads,
 					   for confine as the chain's pid */
+	/* Last: sb_policy_init zeroes what comes before it (12 KB, three
+	 * pages a process would fault in for nothing); each entry is written
+	 * whole by sb_policy_add_path, and only those below npath are read. */
+	struct sb_path path[SB_MAX_PATHS];
 };
 
 /* sb_policy.own */
@@ -314,9 +317,9 @@ uint64_t sb_fs_access(unsigned rights, int dir, int abi);
 /* Defaults: no paths, SB_NET_OPEN, scope on, no unix sockets, no kept fds. */
 void sb_policy_init(struct sb_policy *p);
 /* The same defaults on a policy that is all zero already (static storage,
- * never used before): sb_policy_init without its memset, which wrote the
- * zeros of all 13 KB, a page fault for each of its four pages, where a
- * program's rules use the first. */
+ * never used before): sb_policy_init without its memset (of all but the
+ * path table, which comes last: entries below npath are the only ones
+ * read). */
 void sb_policy_defaults(struct sb_policy *p);
 /* Append a path rule. -1 with errno E2BIG when full, EINVAL on bad rights. */
 int sb_policy_add_path(struct sb_policy *p, const char *path, unsigned rights, unsigned flags);

@@ -57,9 +57,9 @@ _Noreturn void probe_child(int child, const struct probe_ctx *ctx, int wfd);
  * to show that every check fails there. ob has probe_nchecks entries, by
  * check; a check the sandbox refuses on its own gets its apply_err in
  * probe_prepare and no attempts. A child applies its boundary in up to two
- * stages: stage 0 (probe_prepare resets ob), its attempts, then, when
- * probe_stacked(child), stage 1's boundary on top (the PROBE_STACKED
- * checks) and their attempts. */
+ * stages: stage 0 (probe_prepare resets the child's entries of ob, and
+ * only those), its attempts, then, when probe_stacked(child), stage 1's
+ * boundary on top (the PROBE_STACKED checks) and their attempts. */
 struct probe_policy;
 int probe_stacked(int child);
 void probe_prepare(int child, int stage, const struct probe_ctx *ctx, int wfd,

@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
 #include "above.h"
 #include "fdio.h"
+#include "probe.h"
 
 /* the number after "NAME:" at the start of a line, or -1 */
 static int
@@ -94,7 +94,7 @@ probe_above(const struct probe_ctx *ctx, struct probe_outcome *oc, int timeout_m
 	static struct probe_obs ob[PROBE_MAX_CHECKS];
 	int need[PROBE_MAX_CHECKS], any = 0, mode, filters, p[2], st;
 	size_t i, got = 0, want = probe_nchecks * sizeof ob[0];
-	long deadline = clock_ms(CLOCK_MONOTONIC) + timeout_ms;
+	long deadline = probe_now_ms() + timeout_ms;
 	ssize_t n;
 	pid_t pid, self;
 
@@ -120,7 +120,7 @@ probe_above(const struct probe_ctx *ctx, struct probe_outcome *oc, int timeout_m
 	}
 	for (;;) {
 		struct pollfd pf = { p[0], POLLIN, 0 };
-		long wait = deadline - clock_ms(CLOCK_MONOTONIC);
+		long wait = deadline - probe_now_ms();
 
 		if (wait <= 0 || (poll(&pf, 1, (int)wait) < 0 && errno != EINTR))
 			break;

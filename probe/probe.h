@@ -36,6 +36,8 @@ struct probe_ctx {
 int probe_setup(struct probe_ctx *ctx, const char **what);
 int probe_setup_first(struct probe_ctx *ctx, const char **what);
 int probe_setup_rest(struct probe_ctx *ctx, const char **what);
+/* CLOCK_MONOTONIC in ms, by the system call (0 if it fails). */
+long probe_now_ms(void);
 /* Make n bytes at p present and writable in one call (best effort): on a
  * virtual machine a page fault apiece costs some 10 us, this a fraction. */
 void probe_prefault(void *p, size_t n);

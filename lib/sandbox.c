@@ -262,6 +262,9 @@ sb_close_flush(void)
 {
 	size_t i = 0, j;
 
+	if (later.n == 0)
+		return;	/* nothing to close: nor a write of the count, a page
+			   fault after a fork (the broker, its child) */
 	while (i < later.n) {
 		/* a run of consecutive numbers, all ours: one close_range */
 		for (j = i + 1; j < later.n && later.fd[j] == later.fd[j - 1] + 1; j++)

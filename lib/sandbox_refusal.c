@@ -44,7 +44,8 @@ sb_refusal_init(int fd)
 {
 	int fl;
 
-	rfd = fd;
+	if (rfd != fd)	/* unchanged (none): no write, no page fault */
+		rfd = fd;
 	if (fd >= 0 && (fl = fcntl(fd, F_GETFL)) >= 0)
 		(void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }

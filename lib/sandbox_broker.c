@@ -458,6 +458,20 @@ serve_lf(void *arg)
 	}
 }
 
+/* The serving state as a fresh process has it: this memory may be another
+ * broker's after it ended (probe's egress child shares probe's memory, one
+ * proof after another in a test), a lock perhaps left held by a kill. No
+ * thread of this broker exists yet. */
+static void
+serving_afresh(void)
+{
+	pthread_mutex_init(&lf.mu, NULL);
+	pthread_cond_init(&lf.cv, NULL);
+	lf.leading = lf.idle = lf.done = 0;
+	lf_turn = NULL;
+	last_pid = last_pidfd = -1;
+}
+
 /* Keep only CAP_SYS_PTRACE (to read the callers and take their sockets):
  * what the broker does on a caller's socket it does with no more network
  * privilege than the caller (no privileged port, no raw, no netlink admin). */
@@ -625,6 +639,7 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 		keep[b.n + b.nb + 1] = p->refusals_fd;	/* lib/sandbox_refusal.c */
 		sb_refusal_init(p->refusals_fd >= 3 ? p->refusals_fd : -1);
 		keep[b.n + b.nb + 2] = p->listeners_fd;	/* lib/sandbox_ip.c */
+		serving_afresh();
 		sb_parent_run(pid, (p->unnamed ? 0 : SB_PARENT_NAMED) |
 		    (p->serial ? SB_PARENT_INLINE : 0), keep, b.n + b.nb + 3, broker_serve, &b);
 	}

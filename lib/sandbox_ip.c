@@ -90,6 +90,8 @@ sb_ipb_init(struct sb_ipb *b, const struct sb_policy *p)
 	memset(b, 0, offsetof(struct sb_ipb, own));
 	memset(&b->nown, 0, sizeof *b - offsetof(struct sb_ipb, nown));
 	b->p = p;
+	/* afresh: another broker may have used this memory (serving_afresh) */
+	pthread_mutex_init(&own_lock, NULL);
 	b->lock = &own_lock;
 	b->listeners_fd = p->listeners_fd >= 3 ? p->listeners_fd : -1;
 	if (!p->ipfilter || p->no_remote)

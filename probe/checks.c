@@ -180,7 +180,7 @@ OUTSIDE(CK_IOPRIO, "ioprio", "ioprio_set", ", its I/O priority"),
 	{ "connect to 169.254.169.254:80 on a socket bound to lo", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "sendto(MSG_FASTOPEN) to the parent's listener", ATT_DENY, { EACCES, 0 }, 0 },
 	{ "connect to its own listener on 127.0.0.1", ATT_ALLOW, { 0, 0 }, 0 } },
-	PROBE_OWN_MM | PROBE_EARLY, 1 },
+	PROBE_EARLY, 1 },
 [CK_PROCOTHERS] = { "proc-others", TIER_FS,
 	"with /proc granted read-only, the parent's memory, maps and open files (fd/N) are unreadable; its cmdline and status are not hidden",
 	"with capabilities dropped Landlock must deny ptrace-class access", 5, {
@@ -207,9 +207,11 @@ _Static_assert((int)CK_COUNT <= (int)PROBE_MAX_CHECKS, "too many checks");
  * own, as a unit test shows. It is a fork: the /proc checks need an
  * address space of their own. Child 1: egress (its broker would answer
  * child 0's connects itself, and a kernel or a caller that refuses the
- * broker must leave the others proven). One child, not three: each costs
- * a process made and ended (some 60-80 us of CPU with its boundary's fixed
- * part), and on two CPUs the proof is bound by its CPU time. */
+ * broker must leave the others proven); it shares probe's memory (run.c),
+ * and its sandbox forks the broker's child, a copy. One child, not three:
+ * each costs a process made and ended (some 60-80 us of CPU with its
+ * boundary's fixed part), and on two CPUs the proof is bound by its CPU
+ * time. */
 const int probe_nchildren = 2;
 
 /* errno of a -1 result, 0 for success */

@@ -121,8 +121,10 @@ main(int argc, char **argv)
 		probe_teardown(&ctx);
 		return EXIT_USAGE;
 	}
-	/* The egress child starts before the rest of the fixtures are made,
-	 * and they go while it still runs: it is the longest. */
+	/* A forked child whose checks need only the outside listener
+	 * (PROBE_EARLY) starts before the rest of the fixtures are made (the
+	 * egress child, in the sanitizer build, which forks every child),
+	 * and they go as soon as no running child uses them. */
 	ctx.setup_rest = 1;
 	ctx.drop_rest = 1;
 	rc = probe_run(&ctx, oc, TIMEOUT_MS, probe_child);

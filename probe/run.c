@@ -234,21 +234,27 @@ probe_teardown(struct probe_ctx *ctx)
  * a process made and ended (a fork of probe costs some 40-50 us here, and
  * every page it then writes a fault of 1-2 us), so there are as few as the
  * policies allow: two today (checks.c). A child holding a check that needs
- * an address space of its own (PROBE_OWN_MM: the /proc checks, and egress,
- * whose sandbox forks its broker) is a fork, made first; a child without
- * one would share this process's memory (clone(CLONE_VM), cheaper still)
- * and run while this process only waits in poll(2): its credentials,
- * seccomp filter, Landlock domain, descriptor table and limits are its own,
- * which is all the sandbox touches, but errno and memory are shared, hence
- * one such child at a time. Both children hold such a check today. They
- * all run at once, on as many CPUs as there are. Each dies with this
- * process (PR_SET_PDEATHSIG); one still silent at the deadline is killed.
+ * an address space of its own (PROBE_OWN_MM: the /proc checks) is a fork,
+ * made first; a child without one shares this process's memory
+ * (clone(CLONE_VM), cheaper still: no copy of this process to make, fault
+ * in and tear down) and runs while this process only waits for the
+ * reports and removes the fixtures: its credentials, seccomp filter,
+ * Landlock domain, descriptor table, signal handlers and limits are its
+ * own, which is all the sandbox touches, but errno and memory are shared,
+ * hence one such child at a time. The egress child is the one: its
+ * sandbox forks the broker's child with libc's fork, a copy of this memory
+ * whose libc state (its thread id) is its own, and the broker (the
+ * sharing child itself, which makes no thread and calls no raise()) keeps
+ * the sandbox's static state (lib/sandbox_broker.c), which nothing else
+ * here reads. They all run at once, on as many CPUs as there are. Each
+ * dies with this process (PR_SET_PDEATHSIG); one still silent at the
+ * deadline is killed.
  */
 /* STACK_USED: what the sharing child's stack is populated with before it
- * starts; one used some 25 KB (25,048 bytes measured, when the first child
- * of checks.c shared memory), and a page beyond is faulted in as any
- * other. */
-enum { MAXCHILDREN = 4, EXIT_ORPHAN = 122, STACK = 256 * 1024, STACK_USED = 32 * 1024 };
+ * starts; the egress child and its broker used 6,548 bytes (measured: the
+ * deepest byte written in the stack), and a page beyond is faulted in as
+ * any other. */
+enum { MAXCHILDREN = 4, EXIT_ORPHAN = 122, STACK = 256 * 1024, STACK_USED = 8 * 1024 };
 /* The sharing child's stack, which this process never touches: a fork's
  * copy of a used page costs a copy-on-write fault, a fresh one less. */
 static char stack[STACK] __attribute__((aligned(4096)));
@@ -463,11 +469,10 @@ probe_run(struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
 		used += k[c].want / sizeof report[0];
 	}
 	vm = sharing_child();
-	/* The forks first: they copy this process. The last child first:
-	 * egress's (checks.c) is the long pole, its sandbox forks a broker,
-	 * hands it the listener and asks it at each connect, so it is
-	 * started before the others rather than a fork later; with
-	 * ctx->setup_rest, before the rest of the fixtures are made too
+	/* The forks first: they copy this process; the sharing child last
+	 * (below). The last child first: where egress's (checks.c) is a
+	 * fork (the sanitizer build), it is started before the others, and
+	 * with ctx->setup_rest before the rest of the fixtures are made too
 	 * (PROBE_EARLY: it needs only the outside listener). */
 	for (c = n - 1; c >= 0; c--) {
 		k[c].fn = child;

@@ -280,6 +280,42 @@ else
 	skip "no script(1) here for a terminal"
 fi
 
+# --pty --gate, a program that closed its gate before the go byte came:
+# keeper passes it nowhere and goes on (not ended by SIGPIPE, which left
+# the user's terminal raw and keeper's status 141); the terminal restored,
+# the program's status. Control: a program that reads it.
+cat > "$TMP/ttyshut.sh" <<'EOF'
+K=$1 D=$2
+mode() { stty -a | tr ' ' '\n' | grep -Ex -- '-?(icanon|opost)' | tr '\n' ','; }
+rm -f "$D/tf" "$D/shut" "$D/after"
+mkfifo "$D/tf"
+shut="exec 3<&-"
+[ "$3" = read ] && shut="head -c1 <&3 >/dev/null"
+"$K" --pty --gate 3 -- sh -c "$shut; : > '$D/shut'; while [ ! -e '$D/after' ]; do sleep 0.05; done; exit 7" 3<"$D/tf" </dev/tty &
+kp=$!
+exec 7>"$D/tf"
+i=0
+while [ -z "$(pgrep -P $kp)" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+i=0
+while [ "$3" != read ] && [ ! -e "$D/shut" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+printf g >&7
+i=0
+while ls -l /proc/$kp/fd 2>/dev/null | grep -q " -> $D/tf\$" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+: > "$D/after"
+exec 7>&-
+wait $kp
+echo "rc=$? after=$(mode)"
+EOF
+if command -v script >/dev/null; then
+	for m in closed read; do
+		out=$(timeout 60 script -qec "sh '$TMP/ttyshut.sh' '$K' '$TMP' $m" /dev/null </dev/null | tr -d '\r' | grep -o 'rc=.*')
+		is "$out" "rc=7 after=opost,icanon," "--pty --gate, a program that ${m} its gate: its status, the terminal restored (not left raw by a SIGPIPE)"
+	done
+else
+	skip "no script(1) here for a terminal"
+	skip "no script(1) here for a terminal"
+fi
+
 # refusals: one fatal line, 125, nothing run
 for a in "--memory 0" "--memory 12Q" "--processes 0" "--processes 4194305" "--wall-seconds 0" \
     "--wall-seconds 1.2345" "--wall-seconds -1" "--open-files x" "--allow-osc 70000" "--pid-fd 1" \

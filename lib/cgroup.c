@@ -694,9 +694,12 @@ cg_remove(struct cg *cg)
 /* corral-PID-START-PIDNS of a maker that no longer runs (or corral-PID-START,
  * made before the pid namespace was named)? Only the lock (cg_reap_stale)
  * tells for a maker in another pid namespace: the pid there is no one's, or
- * another process's, here. */
+ * another process's, here. A maker the caller knows runs (live, its child
+ * not yet waited for, so its pid is no one else's) is not looked up in
+ * /proc: its cgroups are not stale, and one of an earlier process of the
+ * same pid waits for the next call. */
 static int
-stale(const char *name)
+stale(const char *name, pid_t live)
 {
 	char *e;
 	long pid;
@@ -717,26 +720,30 @@ stale(const char *name)
 	} else if (*e != '\0') {
 		return 0;
 	}
+	if (live > 0 && pid == (long)live)
+		return 0;
 	return start_time(pid) != st;	/* gone, or its pid reused */
 }
 
 int
-cg_reap_stale(void)
+cg_reap_stale(pid_t live)
 {
-	char base[PATH_MAX], path[PATH_MAX + 300];
+	struct dscan d;
+	struct dirent *de;
+	const char *base;
 	int n = 0;
 
 	for (int k = 0; k < CG_NKIND; k++) {
-		DIR *d;
-		struct dirent *de;
-		if (base_of(k, base, sizeof base) < 0 || (d = opendir(base)) == NULL)
+		/* listed through a buffer of the frame, each stale one opened
+		 * and removed by its name under the base's descriptor: no
+		 * DIR (a malloc'd mapping, an fcntl) nor path per entry */
+		if ((base = base_at(k)) == NULL || dscan_openat(&d, AT_FDCWD, base) < 0)
 			continue;
-		while ((de = readdir(d)) != NULL) {
+		while ((de = dscan_next(&d)) != NULL) {
 			int fd;
-			if (de->d_type != DT_DIR || !stale(de->d_name))
+			if (de->d_type != DT_DIR || !stale(de->d_name, live))
 				continue;
-			snprintf(path, sizeof path, "%s/%s", base, de->d_name);
-			fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			fd = openat(d.fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd < 0)
 				continue;
 			/* its maker holds the lock while it runs: the name's pid
@@ -750,11 +757,11 @@ cg_reap_stale(void)
 			/* corral runs this beside the agent: no waiting for
 			 * the killed to leave; a cgroup still busy with them
 			 * goes at the next run */
-			if (rmdir(path) == 0)
+			if (unlinkat(d.fd, de->d_name, AT_REMOVEDIR) == 0)
 				n++;
 			close(fd);
 		}
-		closedir(d);
+		dscan_close(&d);
 	}
 	return n;
 }

@@ -79,7 +79,9 @@ void cg_kill(const struct cg *cg);
 void cg_remove(struct cg *cg);
 /* The cgroups a maker that is no longer running left behind: end what is
  * in them and remove them, without waiting (one whose processes have not
- * left yet stays for the next call). Returns how many were removed. */
-int cg_reap_stale(void);
+ * left yet stays for the next call). live: a maker's pid the caller knows
+ * runs (its child not yet waited for: keeper), whose cgroups are passed
+ * over without a look at /proc; 0: none. Returns how many were removed. */
+int cg_reap_stale(pid_t live);
 
 #endif

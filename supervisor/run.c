@@ -1187,7 +1187,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	 * runs, not beside probe, create and the snapshot, which keep both
 	 * CPUs busy (a keeper's cgroup is locked, its pid alive, from its
 	 * making on) */
-	(void)cg_reap_stale();
+	(void)cg_reap_stale(s.keeper);
 	/* worktree: git-stage finish execs, loads its state, forks and
 	 * narrows while the agent runs (nothing it lists is the agent's); it
 	 * reads nothing the agent wrote before its go byte (below). In-place

@@ -98,22 +98,46 @@ main(int argc, char **argv)
 	close(q[0]);
 	ok(read(p[0], &b, 1) == 1 && b == 'x', "a process in it");
 
-	(void)cg_reap_stale();
+	(void)cg_reap_stale(0);
 	ok(write(q[1], "?", 1) == 1 && read(p[0], &b, 1) == 1 && b == 'y',
 	    "cg_reap_stale leaves a held cgroup's process running");
 	ok(stat(path, &st) == 0, "... and the cgroup");
 
 	/* control: the maker gone (its lock with it), the same cgroup is stale */
 	close(fd);
-	(void)cg_reap_stale();
+	(void)cg_reap_stale(0);
 	(void)write(q[1], "?", 1);	/* EPIPE when it is dead */
 	ok(read(p[0], &b, 1) == 0,
 	    "control: once its maker is gone, cg_reap_stale kills what is in it");
 	kill(in, SIGKILL);	/* (when it did not) */
 	ok(waitpid(in, &ws, 0) == in && WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL, "... by SIGKILL");
-	(void)cg_reap_stale();	/* it went when its process had left */
+	(void)cg_reap_stale(0);	/* it went when its process had left */
 	ok(stat(path, &st) < 0 && errno == ENOENT, "... and removes it");
 	rmdir(path);
+
+	/* a maker the caller names as running (corral's keeper, its child
+	 * not yet waited for) is not judged by /proc: its cgroup stays,
+	 * though the start time in the name is not its own and no lock is
+	 * held (what a dead maker's would be) */
+	if (pipe(q) < 0)
+		return 1;
+	if ((in = fork()) == 0) {
+		close(q[1]);
+		(void)read(q[0], &b, 1);
+		_exit(0);
+	}
+	close(q[0]);
+	if (stat("/proc/self/ns/pid", &st) < 0)
+		return 1;
+	snprintf(path, sizeof path, "%s/corral-%d-1-%llu", c.base[CG_V2], (int)in, (unsigned long long)st.st_ino);
+	ok(mkdir(path, 0755) == 0, "a cgroup named for a running child, a start time not its own, no lock held");
+	(void)cg_reap_stale(in);
+	ok(stat(path, &st) == 0, "cg_reap_stale(child) leaves it");
+	(void)cg_reap_stale(0);
+	ok(stat(path, &st) < 0 && errno == ENOENT, "control: cg_reap_stale(0) removes it (stale by its start time)");
+	rmdir(path);
+	close(q[1]);
+	waitpid(in, NULL, 0);
 	/* back where the test started, its own cgroup removed */
 	if ((fd = open(back, O_WRONLY | O_CLOEXEC)) < 0 || write(fd, "0", 1) != 1 || rmdir(own) < 0)
 		diag("unable to remove %s: %s", own, strerror(errno));

@@ -309,15 +309,19 @@ add_opened(int rfd, int fd, const struct stat *known, const char *path, unsigned
 	struct stat st;
 	uint64_t access;
 
-	/* known: fd's fstat, made by the caller once it was open */
-	if (known)
-		st = *known;
-	else if (fstat(fd, &st) != 0)
-		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to stat %s: %s", path, strerror(errno));
 	if (raw)
 		access = raw & sb_fs_handled(abi);
 	else
 		access = sb_fs_access(rights, 1, abi);
+	/* file rights only (--dev's devices): the same rule whatever fd is,
+	 * no fstat needed to find out (7 a confine with --dev). known: fd's
+	 * fstat, made by the caller once it was open. */
+	if ((access & ~FS_FILE) == 0)
+		return sb_add_rule_fd(rfd, fd, access, path, e);
+	if (known)
+		st = *known;
+	else if (fstat(fd, &st) != 0)
+		return sb_fail(e, SB_E_SYS, errno, NULL, "unable to stat %s: %s", path, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		access &= FS_FILE;
 	return sb_add_rule_fd(rfd, fd, access, path, e);

@@ -78,6 +78,8 @@ struct broker {
 	pid_t child;			/* the process that installs the filter */
 	int sock;			/* to it: the listener's number comes here */
 	int nfd;			/* the seccomp listener */
+	int first_pidfd;		/* the child's first thread's, taken
+					   with it, for the first serving thread */
 	int sync;			/* SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP set
 					   (Linux 6.6): the leader waits in
 					   SECCOMP_IOCTL_NOTIF_RECV itself */
@@ -494,43 +496,55 @@ sb_broker_caps(void)
 /* The listener fd number arrives by write(); take the file from confine
  * and acknowledge. */
 static int
-take_listener(pid_t confine, int sock, int *sync)
+take_listener(struct broker *b)
 {
 	int n, pidfd, fd = -1, thread;
 	ssize_t r;
 
-	while ((r = read(sock, &n, sizeof n)) < 0 && errno == EINTR)
+	while ((r = read(b->sock, &n, sizeof n)) < 0 && errno == EINTR)
 		;
 	if (r != (ssize_t)sizeof n)
 		return -1;
 	/* a pidfd of the child's first thread (PIDFD_THREAD, Linux 6.9), the
-	 * caller of what it asks before it makes another: kept as this
-	 * thread's last caller (sb_caller_fd), the first request's pidfd_open
-	 * and this one's close fewer */
-	pidfd = (int)syscall(SYS_pidfd_open, confine, O_EXCL);
+	 * caller of what it asks before it makes another: kept for the first
+	 * serving thread as its last caller (sb_caller_fd), the first
+	 * request's pidfd_open and this one's close fewer */
+	pidfd = (int)syscall(SYS_pidfd_open, b->child, O_EXCL);
 	thread = pidfd >= 0;
 	if (pidfd < 0 && errno == EINVAL)
-		pidfd = (int)syscall(SYS_pidfd_open, confine, 0);
+		pidfd = (int)syscall(SYS_pidfd_open, b->child, 0);
 	if (pidfd >= 0) {
 		fd = (int)syscall(SYS_pidfd_getfd, pidfd, n, 0);
-		if (thread && fd >= 0 && last_pidfd < 0) {
-			last_pid = (int)confine;
-			last_pidfd = pidfd;
-		} else {
+		if (thread && fd >= 0)
+			b->first_pidfd = pidfd;
+		else
 			close(pidfd);
-		}
 	}
 	/* The caller waits for each answer: the kernel then switches to
 	 * the broker on the caller's CPU and back, rather than waking one on
 	 * another CPU that spins on the listener's lock (Linux 6.6; older
 	 * kernels refuse the flag and wake as before). */
-	*sync = fd >= 0 &&
+	b->sync = fd >= 0 &&
 	    ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) == 0;
-	if (fd >= 0 && write(sock, "k", 1) != 1) {
+	if (fd >= 0 && write(b->sock, "k", 1) != 1) {
 		close(fd);
 		fd = -1;
 	}
 	return fd;
+}
+
+/* Take the listener (the parent's thread, lib/sandbox_parent.c): its
+ * descriptor, or -1 when the child failed before its filter (and says
+ * why). */
+static int
+broker_take(void *arg)
+{
+	struct broker *b = arg;
+
+	b->nfd = take_listener(b);
+	close(b->sock);
+	b->sock = -1;
+	return b->nfd;
 }
 
 /* The serving thread of the parent (lib/sandbox_parent.c): take the
@@ -540,10 +554,13 @@ broker_serve(void *arg)
 {
 	struct broker *b = arg;
 
-	b->nfd = take_listener(b->child, b->sock, &b->sync);
-	close(b->sock);
-	if (b->nfd < 0)
+	if (b->nfd < 0 && broker_take(b) < 0)
 		return NULL;	/* the child failed before its filter and says why */
+	if (b->first_pidfd >= 0) {
+		last_pid = (int)b->child;
+		last_pidfd = b->first_pidfd;
+		b->first_pidfd = -1;
+	}
 	pthread_attr_init(&lf.at);
 	pthread_attr_setdetachstate(&lf.at, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&lf.at, 256 * 1024);
@@ -570,6 +587,7 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 	memset(&b.child, 0, sizeof b - offsetof(struct broker, child));
 	b.p = p;
 	b.abi = e->abi;
+	b.nfd = b.first_pidfd = -1;
 	b.scope = p->scope;
 	b.net = p->net;
 	sb_ipb_init(&b.ip, p);
@@ -641,7 +659,8 @@ sb_broker_start(const struct sb_policy *p, struct sb_error *e)
 		keep[b.n + b.nb + 2] = p->listeners_fd;	/* lib/sandbox_ip.c */
 		serving_afresh();
 		sb_parent_run(pid, (p->unnamed ? 0 : SB_PARENT_NAMED) |
-		    (p->serial ? SB_PARENT_INLINE : 0), keep, b.n + b.nb + 3, broker_serve, &b);
+		    (p->serial ? SB_PARENT_INLINE : 0), keep, b.n + b.nb + 3, broker_take,
+		    broker_serve, &b);
 	}
 	close(sv[0]);
 	for (i = 0; i < b.n; i++)

@@ -61,11 +61,13 @@ int sb_broker_caps(void);
 pid_t sb_split(sigset_t *saved, struct sb_error *e);
 /* The parent: name the child to audit (SB_PARENT_NAMED: root's record for
  * corral's denials reader), keep only keep[0..nkeep) of its descriptors,
- * run serve(arg) in a thread (SB_PARENT_INLINE: in its own, before it
- * waits), pass signals on, and end as the child does. */
+ * take the listener (take(arg): its descriptor, or -1), run serve(arg) in
+ * a thread once a request waits on it (SB_PARENT_INLINE: serve(arg), which
+ * takes it, in its own thread, before it waits), pass signals on, and end
+ * as the child does. */
 enum { SB_PARENT_NAMED = 1, SB_PARENT_INLINE = 2 };
 void sb_parent_run(pid_t child, int flags, const int *keep, size_t nkeep,
-    void *(*serve)(void *), void *arg) __attribute__((noreturn));
+    int (*take)(void *), void *(*serve)(void *), void *arg) __attribute__((noreturn));
 
 /* The IP side of the broker (lib/sandbox_ip.c). */
 #define SB_MAX_OWN 512

@@ -22,11 +22,15 @@
  *     sees a stopped job, and on SIGCONT it continues the child;
  *   - when the child ends the parent ends as it did: its exit status, or
  *     its terminating signal raised again (default action, no core), so
- *     whoever waits for this pid sees the same wait status.
+ *     whoever waits for this pid sees the same wait status;
+ *   - it takes the listener itself and starts the serving thread only
+ *     once a request waits on it: a program that makes none (/bin/true,
+ *     most commands of a session) ends with no thread made and ended.
  * It keeps no descriptor but the broker's (stdin, stdout and stderr are
  * /dev/null), no_new_privs, and only CAP_SYS_PTRACE. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -139,8 +143,25 @@ sp_end_as(int ws)
 	_exit(128 + sig);
 }
 
-/* Wait for the child (reaping orphans meanwhile) and end as it did. */
-static void __attribute__((noreturn))
+/* A wait status of a child: an orphan of the program was reaped, or the
+ * program stopped (so do we, until continued): 0; it ended: 1. */
+static int
+sp_status(pid_t child, pid_t w, int ws)
+{
+	if (w != child)
+		return 0;	/* an orphan of the program, reaped */
+	if (WIFSTOPPED(ws)) {
+		/* a job stopped: so are we, until continued */
+		kill(getpid(), SIGSTOP);
+		kill(child, SIGCONT);
+		return 0;
+	}
+	sp_child = 0;	/* reaped: its pid may be reused */
+	return 1;
+}
+
+/* Wait for the child (reaping orphans meanwhile): how it ended. */
+static int
 sp_wait(pid_t child)
 {
 	int ws;
@@ -152,30 +173,59 @@ sp_wait(pid_t child)
 			continue;
 		if (w < 0)
 			_exit(EXIT_CHAIN_FAIL);
-		if (w != child)
-			continue;	/* an orphan of the program, reaped */
-		if (!WIFSTOPPED(ws))
-			sp_child = 0;	/* reaped: its pid may be reused */
-		if (WIFSTOPPED(ws)) {
-			/* a job stopped: so are we, until continued */
-			kill(getpid(), SIGSTOP);
-			kill(child, SIGCONT);
-			continue;
+		if (sp_status(child, w, ws))
+			return ws;
+	}
+}
+
+static void
+sp_chld(int sig)
+{
+	(void)sig;	/* only to end ppoll's wait (SIG_DFL would not) */
+}
+
+/* Until the first request: 1 when one waits on the listener, 0 when no
+ * caller is left, -1 when the child ended (how: *ws). Meanwhile as
+ * sp_wait: signals are handled (unblocked in ppoll only, every one
+ * blocked between), a child's change of state is dealt with. The program
+ * may end before any request (most commands of a session make none,
+ * /bin/true): then no serving thread is made and ended (some 40 us). */
+static int
+sp_until_request(pid_t child, int nfd, int *ws)
+{
+	struct pollfd pfd = { .fd = nfd, .events = POLLIN };
+	sigset_t none;
+	pid_t w;
+
+	sigemptyset(&none);
+	for (;;) {
+		while ((w = waitpid(-1, ws, WNOHANG | WUNTRACED)) > 0)
+			if (sp_status(child, w, *ws))
+				return -1;
+		if (w < 0 && errno != ECHILD && errno != EINTR)
+			_exit(EXIT_CHAIN_FAIL);
+		if (ppoll(&pfd, 1, NULL, &none) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(EXIT_CHAIN_FAIL);
 		}
-		sp_end_as(ws);
+		if (pfd.revents & POLLIN)
+			return 1;
+		if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
+			return 0;
 	}
 }
 
 void
 sb_parent_run(pid_t child, int flags, const int *keep, size_t nkeep,
-    void *(*serve)(void *), void *arg)
+    int (*take)(void *), void *(*serve)(void *), void *arg)
 {
 	struct sigaction sa;
 	pthread_attr_t at;
 	pthread_t th;
 	sigset_t none;
 	size_t i;
-	int null;
+	int null, nfd, ws, r = 0;
 
 	sp_child = child;
 	memset(&sa, 0, sizeof sa);
@@ -190,7 +240,7 @@ sb_parent_run(pid_t child, int flags, const int *keep, size_t nkeep,
 	sigaction(SIGTTIN, &sa, NULL);
 	sigaction(SIGTTOU, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
-	sa.sa_handler = SIG_DFL;
+	sa.sa_handler = sp_chld;
 	sigaction(SIGCHLD, &sa, NULL);
 	if (flags & SB_PARENT_NAMED)
 		sp_audit_child(child);
@@ -206,18 +256,22 @@ sb_parent_run(pid_t child, int flags, const int *keep, size_t nkeep,
 		 * left, every signal blocked as in a serving thread, then
 		 * waited for; no thread made and ended (some 40 us) */
 		(void)serve(arg);
-	} else {
-		/* the serving threads keep every signal blocked: handled here */
+	} else if ((nfd = take(arg)) >= 0 && (r = sp_until_request(child, nfd, &ws)) > 0) {
+		/* the serving threads keep every signal blocked (made with all
+		 * of them blocked here): handled in this one */
 		pthread_attr_init(&at);
 		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 		if (pthread_create(&th, &at, serve, arg) != 0)
 			goto fail;
 	}
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	sp_wait(child);
+	if (r >= 0) {
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		ws = sp_wait(child);
+	}
+	sp_end_as(ws);
 fail:
-	/* the child waits for its listener to be taken: it must not run */
+	/* the child must not run on without its broker */
 	kill(child, SIGKILL);
 	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
 		;

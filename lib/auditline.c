@@ -93,8 +93,8 @@ al_strs(struct auditline *a, const char *k, char *const *v, unsigned long n)
 	raw(a, "]", 1);
 }
 
-int
-al_write(struct auditline *a, int fd)
+size_t
+al_end(struct auditline *a)
 {
 	if (a->bad) {
 		/* never a torn line: say it did not fit, at the time it began */
@@ -107,5 +107,12 @@ al_write(struct auditline *a, int fd)
 	/* raw() keeps two bytes free for the end */
 	a->line[a->len++] = '}';
 	a->line[a->len++] = '\n';
+	return a->len;
+}
+
+int
+al_write(struct auditline *a, int fd)
+{
+	al_end(a);
 	return fd_write_all(fd, a->line, a->len);
 }

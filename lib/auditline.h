@@ -22,6 +22,9 @@ void al_str(struct auditline *a, const char *key, const char *val);
 void al_strn(struct auditline *a, const char *key, const char *val, size_t n);
 void al_int(struct auditline *a, const char *key, long long v);
 void al_strs(struct auditline *a, const char *key, char *const *v, unsigned long n);
+/* End the record in line (its length, the "}\n" included), not written:
+ * a record that did not fit as al_write says it. */
+size_t al_end(struct auditline *a);
 /* End the record and write it to fd in one write: 0, or -1 with errno. A
  * record that did not fit is never torn: {"time":T,"step":"audit",
  * "error":"line too long"} is written in its place. */

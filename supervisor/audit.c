@@ -3,9 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "audit.h"
+#include "fdio.h"
 
 int
 audit_open(struct audit *a, const char *store, const char *id)
@@ -61,6 +63,65 @@ audit_end(struct audit *a)
 {
 	if (a->fd >= 0)
 		(void)al_write(&a->l, a->fd);
+}
+
+void
+audit_hold(struct audit *a)
+{
+	size_t n = al_end(&a->l);
+	/* al_start's time ends at the first field's comma */
+	const char *body = memchr(a->l.line, ',', n);
+	size_t bl = body ? (size_t)(a->l.line + n - body) : 0;
+
+	if (body == NULL || a->nheld == AUDIT_HELD || bl > sizeof a->held - a->heldlen)
+		return;		/* cannot be: AUDIT_HELD lines fit */
+	memcpy(a->held + a->heldlen, body, bl);
+	a->heldat[a->nheld++] = a->heldlen;
+	a->heldlen += bl;
+	a->heldat[a->nheld] = a->heldlen;
+}
+
+void
+audit_flush(struct audit *a)
+{
+	struct iovec iov[2 * AUDIT_HELD];
+	size_t total = 0, k = 0;
+	ssize_t w;
+
+	if (a->nheld == 0)
+		return;
+	if (a->fd >= 0) {
+		/* the time, as audit_start would write it now, before each */
+		al_start(&a->l);
+		for (size_t i = 0; i < a->nheld; i++) {
+			iov[k].iov_base = a->l.line;
+			iov[k++].iov_len = a->l.len;
+			iov[k].iov_base = a->held + a->heldat[i];
+			iov[k++].iov_len = a->heldat[i + 1] - a->heldat[i];
+			total += a->l.len + iov[k - 1].iov_len;
+		}
+		while ((w = writev(a->fd, iov, (int)k)) < 0 && errno == EINTR)
+			;
+		/* a short write (a full disk): the rest, as fd_write_all would */
+		for (size_t i = 0; w >= 0 && (size_t)w < total && i < k; i++) {
+			if ((size_t)w >= iov[i].iov_len) {
+				w -= (ssize_t)iov[i].iov_len;
+				total -= iov[i].iov_len;
+				continue;
+			}
+			if (fd_write_all(a->fd, (char *)iov[i].iov_base + w, iov[i].iov_len - (size_t)w) < 0)
+				break;
+			total -= iov[i].iov_len;
+			w = 0;
+		}
+	}
+	audit_drop(a);
+}
+
+void
+audit_drop(struct audit *a)
+{
+	a->nheld = a->heldlen = 0;
 }
 
 void

@@ -6,9 +6,15 @@
 
 #include "auditline.h"
 
+enum { AUDIT_HELD = 4 };
+
 struct audit {
 	int fd;			/* -1: not open (lines are dropped) */
 	struct auditline l;
+	/* records built ahead (audit_hold), written by audit_flush: each
+	 * from its first field on, the time left to the write */
+	size_t nheld, heldlen, heldat[AUDIT_HELD + 1];
+	char held[AUDIT_HELD * sizeof ((struct auditline *)0)->line];
 };
 
 int audit_open(struct audit *a, const char *store, const char *id);
@@ -18,6 +24,13 @@ void audit_str(struct audit *a, const char *key, const char *val);
 void audit_int(struct audit *a, const char *key, long long v);
 void audit_strs(struct audit *a, const char *key, char *const *v, unsigned long n);
 void audit_end(struct audit *a);
+/* ... or keep the record built (up to AUDIT_HELD), unwritten; audit_flush
+ * writes the records kept, in the order kept, each with the time of the
+ * flush (what audit_end would have written then), in one write(2); audit_drop
+ * forgets them. */
+void audit_hold(struct audit *a);
+void audit_flush(struct audit *a);
+void audit_drop(struct audit *a);
 void audit_close(struct audit *a);
 
 #endif

@@ -145,6 +145,7 @@ struct runstate {
 	int gate;			/* the gate's write end, -1: none */
 	int pid_rd;			/* keeper --pid-fd's read end */
 	struct argv chain;		/* its command line, audited at the go byte */
+	int chain_held;			/* ... whose records are built (audit_chain) */
 	size_t ei, ci, xi;		/* where env-filter, confine, the program start */
 };
 
@@ -303,6 +304,8 @@ chain_abort(struct runstate *s)
 	}
 	s->keeper = -1;
 	av_free(&s->chain);
+	audit_drop(&s->au);
+	s->chain_held = 0;
 }
 
 /* A step started beside others and not needed any more (a run that ends
@@ -734,15 +737,25 @@ run_stage(struct runstate *s)
 	return 0;
 }
 
-/* What the chain will be given: names, never values. */
+/* What the chain will be given: names, never values. Built while corral
+ * waits for create or the proof, off the way from the proof to the go byte,
+ * and kept (audit_hold) till chain_go writes it, with the go's time, after
+ * the records that come before it (create's, the proof's); a chain ended
+ * unrun drops it (chain_abort). */
 static void
-audit_chain(struct runstate *s, const struct argv *a, size_t ei, size_t ci, size_t xi)
+audit_chain(struct runstate *s)
 {
+	const struct argv *a = &s->chain;
+	size_t ei = s->ei, ci = s->ci, xi = s->xi;
 	struct argv names = { 0 };
+
+	if (s->keeper <= 0 || s->chain_held)
+		return;
+	s->chain_held = 1;
 
 	audit_start(&s->au, "keeper");
 	audit_strs(&s->au, "options", a->v + 1, ei - 2);
-	audit_end(&s->au);
+	audit_hold(&s->au);
 	audit_start(&s->au, "env-filter");
 	audit_str(&s->au, "layers", "baseline");
 	audit_strs(&s->au, "keep", s->pol.env_keep.v, s->pol.env_keep.n);
@@ -757,14 +770,14 @@ audit_chain(struct runstate *s, const struct argv *a, size_t ei, size_t ci, size
 		av_push(&names, plan_pins[i].name);
 	audit_strs(&s->au, "pin", names.v, names.n);
 	av_free(&names);
-	audit_end(&s->au);
+	audit_hold(&s->au);
 	audit_start(&s->au, "confine");
 	audit_strs(&s->au, "rules", a->v + ci + 1, xi - ci - 2);
-	audit_end(&s->au);
+	audit_hold(&s->au);
 	audit_start(&s->au, "exec");
 	audit_str(&s->au, "command", a->v[xi]);
 	audit_int(&s->au, "args", (long long)(a->n - xi - 1));
-	audit_end(&s->au);
+	audit_hold(&s->au);
 }
 
 /* "processes" a root without a pids cgroup cannot have: refused before
@@ -856,8 +869,9 @@ chain_go(struct runstate *s)
 	struct timespec zero = { 0, 0 };
 	ssize_t n;
 
-	audit_chain(s, &s->chain, s->ei, s->ci, s->xi);
-	av_free(&s->chain);
+	audit_chain(s);		/* unless built already */
+	audit_flush(&s->au);
+	s->chain_held = 0;
 	sigemptyset(&pipe);
 	sigaddset(&pipe, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &pipe, &old);
@@ -868,6 +882,7 @@ chain_go(struct runstate *s)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(s->gate);
 	s->gate = -1;
+	av_free(&s->chain);	/* after the byte, off the way to the agent */
 }
 
 /* Wait (wait.c): every process of the attempt has ended when this
@@ -1141,6 +1156,8 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	/* the audit log too, not after create (on the path to the chain):
 	 * its store exists but on a first run (then run_stage opens it) */
 	(void)audit_open(&s.au, s.pl.store, s.attempt);
+	/* the chain's records, while create runs (audit_chain) */
+	audit_chain(&s);
 	/* a signal meanwhile: after create, so that its tree is removed */
 	r = run_stage(&s);
 	if (r == 0 && planned < 0)
@@ -1166,6 +1183,9 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	 * until the snapshot is taken: runfiles_keep) */
 	if (r == 0 && !s.rf_taken)
 		snapshot(&s, s.pl.agent_ws[0] ? s.pl.agent_ws : s.pl.workspace);
+	/* ... or while the proof runs, for a chain started since */
+	if (r == 0)
+		audit_chain(&s);
 	/* the proof, before anything that is not bookkeeping starts or the
 	 * gate opens */
 	if (r < 0 || prove_collect(&s) < 0)

@@ -1158,6 +1158,10 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	(void)audit_open(&s.au, s.pl.store, s.attempt);
 	/* the chain's records, while create runs (audit_chain) */
 	audit_chain(&s);
+	/* is audit on: asked from a thread (denials.c), the kernel's answer
+	 * on its way while create, the proof and the agent run, not from the
+	 * go byte on, when a short program's end waited for it */
+	(void)denials_ask(&s.den);
 	/* a signal meanwhile: after create, so that its tree is removed */
 	r = run_stage(&s);
 	if (r == 0 && planned < 0)
@@ -1214,7 +1218,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	 * its boundary lists the workspace's top: started once it ended. */
 	if (s.pl.git && s.pol.git == GIT_WORKTREE && !s.pol.browser.on)	/* browser_end sweeps */
 		(void)gitstep_finish_start(&s.pl, s.senv, &s.fin, &s.fin_go);
-	/* is audit on: asked from a thread, beside the agent (denials.c) */
+	/* is audit on: asked (above) unless a chain started again since */
 	(void)denials_ask(&s.den);
 	chain_wait(&s, &res);
 	/* ended before its go byte: swept with a killed keeper's leftovers

@@ -42,9 +42,11 @@ if is_root; then
 	is "$rc:$err" "1:" "root: a failure without a denial (control): nothing extra"
 
 	# whether audit is on is asked (AUDIT_GET, whose send waits for a
-	# kernel thread) once the chain has its go byte, from a thread of
-	# corral's, not on the way to it; and still read: the denial above
-	# was collected. (Not in the san build: its steps, traced with -f,
+	# kernel thread) from a thread of corral's, never on the way to the
+	# chain's go byte, and started before it (as corral waits for
+	# create), so that the answer is in by the agent's end, which
+	# waited for it when the question came from the go byte on; and
+	# still read: the denial above was collected. (Not in the san build: its steps, traced with -f,
 	# cannot run their leak check, and corral gives them only its own
 	# environment, never $untraced.)
 	if [ "${CORRAL_MODE:-musl}" = san ]; then
@@ -58,9 +60,9 @@ if is_root; then
 		# (the first "g" is the chain's: runfiles watch's comes after
 		# the agent, and under load the thread's send may too)
 		first() { printf '%s\n' "$ask" | grep -nE "$1" | head -n1 | cut -d: -f1; }
-		go=$(first '^write\([0-9]+, "g", 1[) ]') get=$(first '^sendto\(.*nlmsg_type=0x3e8')
-		is "$([ -n "$go" ] && [ -n "$get" ] && [ "$go" -lt "$get" ] && echo after)" after \
-			"root: AUDIT_GET is sent after the chain's go byte"
+		go=$(first '^write\([0-9]+, "g", 1[) ]') asks=$(first '^clone\(.*CLONE_THREAD')
+		is "$([ -n "$go" ] && [ -n "$asks" ] && [ "$asks" -lt "$go" ] && echo before)" before \
+			"root: AUDIT_GET's thread starts before the chain's go byte"
 		asker=$(grep -E '^[0-9]+ +sendto\(.*nlmsg_type=0x3e8' "$TMP/ask" | head -n1 | awk '{ print $1 }')
 		# (a clone's "= TID" may come on a resumed line of its own)
 		main=$(head -n1 "$TMP/ask" | awk '{ print $1 }')

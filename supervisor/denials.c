@@ -5,11 +5,13 @@
 #include <linux/netlink.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "denials.h"
@@ -22,6 +24,7 @@ enum {
 	AUDIT_LANDLOCK_ACCESS_ = 1423,
 	AUDIT_LANDLOCK_DOMAIN_ = 1424,
 	AUDIT_NLGRP_READLOG_ = 1,
+	FUTEX_WAIT_ = 0,
 };
 
 /* field "key=" in text[0..len): its value (quoted, or hex, or bare) into out. */
@@ -300,9 +303,60 @@ denials_open(struct denials *ds)
  * ours now, started as corral waits for home-stage create (asked from the
  * go byte on, a short program's end waited for the answer: 0.05-7 ms after
  * keeper's exit in 1 of 10 runs under load): no step of corral's waits on
- * it; denials_collect joins it, then reads the answer. Whether
- * audit is on is a state, not an event of the run, and the multicast
- * socket was bound before the chain started. */
+ * it; denials_collect joins it, then reads the answer. Whether audit is
+ * on is a state, not an event of the run, and the multicast socket was
+ * bound before the chain started.
+ *
+ * The thread is a bare clone (x86_64): it only sends, on a stack of 8 KB
+ * in the bss, every signal blocked, with a system call of its own (it
+ * shares corral's thread area: no errno, no libc state of its own is
+ * touched), and ends by the kernel's exit of a thread, which clears
+ * ask_tid (CLONE_CHILD_CLEARTID) and wakes its joiner. pthread_create
+ * mapped a stack of 140 KB and a guard (mmap, mprotect, the pages it
+ * touched faulted in), blocked and restored the signals twice, and
+ * pthread_join unmapped it (with corral multi-threaded, a TLB shootdown).
+ * Elsewhere, and under ASan (its per-thread state): pthread_create. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ASK_PTHREAD 1
+#endif
+#endif
+#if !defined(ASK_PTHREAD) && (defined(__SANITIZE_ADDRESS__) || !defined(__x86_64__))
+#define ASK_PTHREAD 1
+#endif
+#ifndef ASK_PTHREAD
+#define ASK_PTHREAD 0
+#endif
+
+#if !ASK_PTHREAD
+static char ask_stack[8192] __attribute__((aligned(16)));
+static volatile pid_t ask_tid;		/* the thread's, 0 once it has ended */
+
+/* sendto(fd, buf, n, 0, NULL, 0): the result or -errno, errno untouched */
+static long
+ask_sendto(int fd, const void *buf, size_t n)
+{
+	long r;
+	register long r10 __asm__("r10") = 0;
+	register long r8 __asm__("r8") = 0;
+	register long r9 __asm__("r9") = 0;
+
+	__asm__ volatile ("syscall" : "=a"(r) : "a"((long)SYS_sendto), "D"((long)fd), "S"(buf), "d"(n), "r"(r10),
+	    "r"(r8), "r"(r9) : "rcx", "r11", "memory");
+	return r;
+}
+
+static int
+ask_main(void *arg)
+{
+	struct denials *ds = arg;
+	struct nlmsghdr req = { .nlmsg_len = sizeof req, .nlmsg_type = AUDIT_GET_, .nlmsg_flags = NLM_F_REQUEST,
+	    .nlmsg_seq = 1 };
+
+	ds->ask_sent = ask_sendto(ds->ask, &req, sizeof req) == (long)sizeof req;
+	return 0;
+}
+#else
 static void *
 ask_thread(void *arg)
 {
@@ -311,6 +365,7 @@ ask_thread(void *arg)
 	ds->ask_sent = audit_send_get(ds->ask) == 0;
 	return NULL;
 }
+#endif
 
 /* The thread's send returned (or there was none). */
 static void
@@ -318,7 +373,12 @@ ask_join(struct denials *ds)
 {
 	if (!ds->asking)
 		return;
+#if !ASK_PTHREAD
+	for (pid_t t; (t = ask_tid) != 0; )
+		(void)syscall(SYS_futex, &ask_tid, FUTEX_WAIT_, t, NULL, NULL, 0);
+#else
 	(void)pthread_join(ds->asker, NULL);
+#endif
 	ds->asking = 0;
 }
 
@@ -337,7 +397,16 @@ denials_ask(struct denials *ds)
 	/* no signal of corral's is taken on the thread */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+#if !ASK_PTHREAD
+	ask_tid = 1;	/* until CLONE_PARENT_SETTID sets it */
+	r = clone(ask_main, ask_stack + sizeof ask_stack, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+	    CLONE_THREAD | CLONE_SYSVSEM | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID, ds, &ask_tid, NULL,
+	    &ask_tid) > 0 ? 0 : -1;
+	if (r < 0)
+		ask_tid = 0;
+#else
 	r = pthread_create(&ds->asker, NULL, ask_thread, ds);
+#endif
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r == 0) {
 		ds->asking = 1;

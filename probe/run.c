@@ -500,14 +500,12 @@ probe_run(struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
 				start(&k[c], 0);
 	}
 	if (vm >= 0) {
-		/* after the forks, so that no fork copies them: the pages the
-		 * sharing child's stack, the reports and the outcomes will use,
-		 * in one call rather than a fault apiece */
+		/* after the forks, so that no fork of this process copies
+		 * them: the pages the sharing child's stack will use, in one
+		 * call rather than a fault apiece (the outcomes: below) */
 		probe_prefault(stack + STACK - STACK_USED, STACK_USED);
 		start(&k[vm], 1);
 	}
-	probe_prefault(report, sizeof report);
-	probe_prefault(out, probe_nchecks * sizeof *out);
 	collect(ctx, k, n, deadline);
 	for (c = 0; c < n; c++) {
 		if (k[c].pid < 0)
@@ -524,6 +522,12 @@ probe_run(struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
 				break;
 			}
 	}
+	/* Once every child is reaped, not before the forks: the egress
+	 * child's own fork (its broker's child) comes later, and made the
+	 * pages populated then copy-on-write, a fault and a copy apiece at
+	 * the first write here; the reports (read(2) into the table above)
+	 * fault their pages in as they come, zero-filled, no copy. */
+	probe_prefault(out, probe_nchecks * sizeof *out);
 	memset(slot, 0, sizeof slot);
 	for (i = 0; i < probe_nchecks; i++) {
 		c = probe_checks[i].child;

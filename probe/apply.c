@@ -104,6 +104,9 @@ to_sb(const struct probe_policy *pp, struct sb_policy *p, char *why, size_t n)
 	 * and no chain whose denials corral would read (lib/sandbox.h) */
 	p->serial = 1;
 	p->unnamed = 1;
+	/* the paths are real (run.c): each is opened as named, with no link
+	 * on the way, as corral runs confine (--no-symlinks) */
+	p->nolinks = 1;
 	for (i = 0; i < 2; i++)
 		if (pp->keep[i] >= 0)
 			p->keep_fd[p->nkeep++] = pp->keep[i];

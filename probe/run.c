@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <limits.h>
+#include <linux/openat2.h>
 
 #include "compat.h"
 #include "judge.h"
@@ -121,6 +123,33 @@ probe_setup_first(struct probe_ctx *ctx, const char **what)
 	return 0;
 }
 
+/* dir itself when it is a real path already (absolute, no empty, . or
+ * .. component, no symbolic link on the way: one openat2), else its
+ * realpath(3) (static: rarely needed, and 4 KB of a frame are a page
+ * touched); NULL with errno when it cannot be resolved. */
+static const char *
+real_dir(const char *dir)
+{
+	static char real[PATH_MAX];
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	const char *c = dir;
+	int fd, plain = dir[0] == '/';
+
+	while (plain && *c != '\0') {	/* lib/sandbox.c's canonical() */
+		size_t n = strcspn(++c, "/");
+
+		plain = !(n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'));
+		c += n;
+	}
+	if ((plain || strcmp(dir, "/") == 0) &&
+	    (fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof how)) >= 0) {
+		close(fd);
+		return dir;
+	}
+	return realpath(dir, real);
+}
+
 int
 probe_setup_rest(struct probe_ctx *ctx, const char **what)
 {
@@ -134,6 +163,14 @@ probe_setup_rest(struct probe_ctx *ctx, const char **what)
 		tmp = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
 		    access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
 	*what = "temporary directory";
+	/* The fixtures are named by their real path: a child's path rules
+	 * are opened as named, with no link on the way (apply.c, as corral
+	 * runs confine: --no-symlinks), where each was resolved in the
+	 * child, a readlink(2) per component (realpath(3), lib/sandbox_etc.c) */
+	if ((tmp = real_dir(tmp)) == NULL) {
+		ctx->dir[0] = '\0';
+		return -1;
+	}
 	/* mkdtemp's, with a name from getrandom: musl's mkdtemp names it
 	 * from the clock, and the vDSO's first call costs two page faults
 	 * and a symbol lookup, which nothing else of probe's needs */
@@ -144,7 +181,8 @@ probe_setup_rest(struct probe_ctx *ctx, const char **what)
 			ctx->dir[0] = '\0';
 			return -1;
 		}
-		if ((size_t)snprintf(ctx->dir, sizeof ctx->dir, "%s/corral-probe.%s", tmp, hex) >=
+		if ((size_t)snprintf(ctx->dir, sizeof ctx->dir, "%s/corral-probe.%s",
+		    strcmp(tmp, "/") == 0 ? "" : tmp, hex) >=
 		    sizeof ctx->dir) {
 			ctx->dir[0] = '\0';
 			errno = ENAMETOOLONG;

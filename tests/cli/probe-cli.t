@@ -72,4 +72,18 @@ run "$P" --quiet --require full
 is "$rc:$out:$err" "0::" "--quiet --require full: exit 0, nothing printed"
 run "$P" --require=fs+net
 is "$rc:$out" "0:platform=linux tier=full" "--require=fs+net form"
+
+# TMPDIR through a symbolic link, or with a trailing slash: the fixtures
+# are made in its real path (a child opens its path rules as named, with
+# no link on the way), the fs check is proven, nothing is left behind.
+# Control: TMPDIR as it is.
+ln -s w "$TMP/wl"
+real=$(realpath "$TMP/w")
+for d in "$TMP/w" "$TMP/wl" "$TMP/wl/" "$TMP/w/"; do
+	run strace -f -qq -e trace=mkdir -o "$TMP/st" env TMPDIR="$d" "$P" -v --require full
+	is "$rc" 0 "TMPDIR=$d: tier full"
+	like "$out" "check fs: proven" "TMPDIR=$d: fs proven"
+	like "$(sed -n 1p "$TMP/st")" "mkdir\\(\"$real/corral-probe\\.[0-9a-f]{16}\", 0700\\) = 0" "TMPDIR=$d: made in $real"
+	is "$(ls -A "$TMP/w")" "" "TMPDIR=$d: nothing left"
+done
 done_testing

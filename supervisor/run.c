@@ -900,6 +900,13 @@ chain_wait(struct runstate *s, struct keeper_result *res)
 	egress_stop(&s->eg);
 	if (s->pol.browser.on)
 		browser_end();
+}
+
+/* ... and its record: written once the steps that wait for the agent's
+ * end have their go bytes (run_attempt), before any record of theirs */
+static void
+audit_wait(struct runstate *s, const struct keeper_result *res)
+{
 	audit_start(&s->au, "wait");
 	audit_int(&s->au, "status", wait_code(res->ws));
 	if (WIFSIGNALED(res->ws))
@@ -1242,6 +1249,7 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	runfiles_report_start(&s.rf, &s.pl, s.senv, o->quiet);
 	if (!after && !(s.pl.git && s.pol.git != GIT_OFF) && s.hfin.pid > 0)
 		home_finish_go(&s, code);
+	audit_wait(&s, &res);
 	run_denials(&s, res.chain, code);
 	/* its git work, as data, git-stage finish beside the report,
 	 * changing the checkout (files moved aside) only once the report has
@@ -1256,6 +1264,12 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 	/* 7, 8. take back, close */
 	close_attempt(&s, code);
 	runfiles_report_end(&s.rf, &s.au, o->quiet);
-	run_free(&s);
+	/* corral run ends now: its plan and policy go with the process (their
+	 * frees were some 15,000 instructions and an munmap after the last
+	 * step's end); a caller that goes on (signin) gets them freed */
+	if (after)
+		run_free(&s);
+	else
+		audit_close(&s.au);
 	return code;
 }

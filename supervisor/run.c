@@ -73,12 +73,27 @@ static const char *const step_keep[] = {
 static char **
 step_env(char *const envp[], struct argv *store)
 {
-	const char *v;
+	enum { NKEEP = sizeof step_keep / sizeof step_keep[0] - 1 };
+	const char *found[NKEEP] = { 0 };
 
 	av_push(store, "PATH=/usr/bin:/bin");
-	for (size_t i = 0; step_keep[i]; i++)
-		if ((v = env_get(envp, step_keep[i])) != NULL)
-			av_pushf(store, "%s=%s", step_keep[i], v);
+	/* one pass over the environment, the first of each name kept (what
+	 * env_get finds), each entry pushed as it is ("NAME=value"): not a
+	 * pass and a format per name, before probe starts */
+	for (; envp && *envp; envp++)
+		for (size_t i = 0; i < NKEEP; i++) {
+			size_t n;
+			if (found[i] || (*envp)[0] != step_keep[i][0])
+				continue;
+			n = strlen(step_keep[i]);
+			if (strncmp(*envp, step_keep[i], n) == 0 && (*envp)[n] == '=') {
+				found[i] = *envp;
+				break;
+			}
+		}
+	for (size_t i = 0; i < NKEEP; i++)
+		if (found[i])
+			av_push(store, found[i]);
 	return store->err ? NULL : store->v;
 }
 

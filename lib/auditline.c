@@ -47,13 +47,29 @@ void
 al_start(struct auditline *a)
 {
 	struct timespec ts;
-	char t[64];
+	char t[48], *p = t + sizeof t;
+	unsigned long long sec;
+	long ms;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	a->len = 0;
 	a->bad = 0;
-	snprintf(t, sizeof t, "{\"time\":%lld.%03ld", (long long)ts.tv_sec, ts.tv_nsec / 1000000);
-	raw(a, t, strlen(t));
+	/* {"time":SECONDS.MMM, what "%lld.%03ld" wrote, without a format
+	 * parsed for every record (a tenth of corral's audit log's cost) */
+	ms = ts.tv_nsec / 1000000;
+	*--p = (char)('0' + ms % 10);
+	*--p = (char)('0' + ms / 10 % 10);
+	*--p = (char)('0' + ms / 100 % 10);
+	*--p = '.';
+	sec = ts.tv_sec < 0 ? 0 - (unsigned long long)ts.tv_sec : (unsigned long long)ts.tv_sec;
+	do
+		*--p = (char)('0' + sec % 10);
+	while ((sec /= 10) != 0);
+	if (ts.tv_sec < 0)
+		*--p = '-';
+	p -= 8;
+	memcpy(p, "{\"time\":", 8);
+	raw(a, p, (size_t)(t + sizeof t - p));
 }
 
 void

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "auditline.h"
@@ -29,10 +30,14 @@ main(void)
 	static char big[20000];
 	int p[2];
 	char *end;
+	unsigned long sec;
+	time_t t0, t1;
 
 	if (pipe(p) < 0)
 		return 1;
+	t0 = time(NULL);
 	al_start(&a);
+	t1 = time(NULL);
 	al_str(&a, "step", "egress");
 	al_strn(&a, "tool", "ab\0cd", 5);
 	al_int(&a, "port", 443);
@@ -40,8 +45,9 @@ main(void)
 	is_int(al_write(&a, p[1]), 0, "written");
 	drain(p[0]);
 	ok(strncmp(got, "{\"time\":", 8) == 0, "the time first");
-	strtoul(got + 8, &end, 10);
+	sec = strtoul(got + 8, &end, 10);
 	ok(end[0] == '.' && strspn(end + 1, "0123456789") == 3 && end[4] == ',', "seconds to the millisecond: %.24s", got);
+	ok(got[8] != '0' && (time_t)sec >= t0 && (time_t)sec <= t1, "... the seconds of the clock when it began");
 	is_str(end + 4, ",\"step\":\"egress\",\"tool\":\"ab\\u0000cd\",\"port\":443,\"names\":[\"A\",\"B\\\"\"]}\n",
 	    "the fields, quoted, one line");
 

@@ -16,14 +16,21 @@ audit_open(struct audit *a, const char *store, const char *id)
 	char name[128];
 
 	a->fd = -1;
-	sfd = open(store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* openat, not open: musl's open adds an fcntl for O_CLOEXEC */
+	sfd = openat(AT_FDCWD, store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0)
 		return -1;
-	if (mkdirat(sfd, "audit", 0700) < 0 && errno != EEXIST) {
-		close(sfd);
-		return -1;
-	}
+	/* the directory is there but on a store's first run: opened, and
+	 * made only when it is missing (a mkdir that fails with EEXIST on
+	 * every run still looked it up for a create) */
 	dfd = openat(sfd, "audit", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 && errno == ENOENT) {
+		if (mkdirat(sfd, "audit", 0700) < 0 && errno != EEXIST) {
+			close(sfd);
+			return -1;
+		}
+		dfd = openat(sfd, "audit", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
 	close(sfd);
 	if (dfd < 0)
 		return -1;

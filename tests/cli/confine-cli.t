@@ -138,6 +138,23 @@ held() {
 	done
 	return 1
 }
+# gate_hold CMD...: CMD (a confine with --gate 3) started in the
+# background on a fresh $G, its gate a FIFO whose write end is 7, until it
+# holds; gate_go: the go byte, then its status
+gate_hold() {
+	rm -rf "$G"/*
+	mkfifo "$G/fifo"
+	chmod 0666 "$G/fifo"
+	"$@" 3<"$G/fifo" </dev/null &
+	cpid=$!
+	exec 7>"$G/fifo"
+	i=0; while ! held && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+}
+gate_go() {
+	printf g >&7
+	exec 7>&-
+	wait $cpid
+}
 for who in root nobody; do
 	if [ $who = root ]; then AS=""; else AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"; fi
 	rm -rf "$G"/*
@@ -167,36 +184,20 @@ for who in root nobody; do
 	is "$rc" 125 "$who: --gate below 3: 125"
 	# held at the gate: set up (the broker's child waits in read(2) on
 	# it), and the program has not run until the byte comes
-	rm -f "$G/fifo"
-	mkfifo "$G/fifo"
-	chmod 0666 "$G/fifo"
-	$AS "$C" $SYS --filter-ip -w "$G" --gate 3 -- sh -c "touch $G/ran" 3<"$G/fifo" </dev/null &
-	cpid=$!
-	exec 7>"$G/fifo"
-	i=0; while ! held && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+	gate_hold $AS "$C" $SYS --filter-ip -w "$G" --gate 3 -- sh -c "touch $G/ran"
 	status_ok "$(held; echo $?)" "$who: --gate: confine holds the program at its gate (read on descriptor 3)"
 	status_ok "$([ ! -e "$G/ran" ]; echo $?)" "$who: ... and it has not run"
-	printf g >&7
-	exec 7>&-
-	wait $cpid
+	gate_go
 	is "$?:$(ls "$G" | grep -v fifo)" "0:ran" "$who: ... the go byte: it runs"
 	# --on-go: the next path rule is opened once the go byte came: a
 	# directory made while confine waits at its gate is granted, and the
 	# boundary is in force (the rest of $G is not); control: without
 	# --on-go the same missing path refuses before the gate
-	rm -rf "$G"/*
-	mkfifo "$G/fifo"
-	chmod 0666 "$G/fifo"
-	$AS "$C" $SYS --filter-ip --on-go -w "$G/late" --gate 3 -- sh -c "touch $G/late/ran; touch $G/out 2>/dev/null || echo refused > $G/late/out" 3<"$G/fifo" </dev/null &
-	cpid=$!
-	exec 7>"$G/fifo"
-	i=0; while ! held && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+	gate_hold $AS "$C" $SYS --filter-ip --on-go -w "$G/late" --gate 3 -- sh -c "touch $G/late/ran; touch $G/out 2>/dev/null || echo refused > $G/late/out"
 	status_ok "$(held; echo $?)" "$who: --on-go: confine holds the program at its gate before the path exists"
 	mkdir "$G/late"
 	chmod 0777 "$G/late"
-	printf g >&7
-	exec 7>&-
-	wait $cpid
+	gate_go
 	is "$?:$(ls "$G/late" | tr '\n' ' ')$(cat "$G/late/out" 2>/dev/null):$(ls "$G" | grep -c '^out$')" "0:out ran refused:0" "$who: ... made meanwhile, it is granted after the go byte; the rest is not"
 	run sh -c "printf g | $AS '$C' $SYS -w '$G/absent' --gate 3 -- touch '$G/ran' 3<&0 </dev/null"
 	is "$rc:$(ls "$G" | grep -c '^ran$')" "125:0" "$who: --on-go: control: without it a missing path refuses at once: 125, nothing ran"
@@ -209,19 +210,11 @@ for who in root nobody; do
 	is "$rc:$(ls "$G/late" | grep -c '^ran2$')" "125:0" "$who: --on-go --no-symlinks: a link there after the go byte: 125, nothing ran"
 	# --chdir: the program starts there, entered after the go byte: a
 	# directory made while confine waits at its gate (corral's checkout)
-	rm -rf "$G"/*
-	mkfifo "$G/fifo"
-	chmod 0666 "$G/fifo"
-	$AS "$C" $SYS --filter-ip --on-go -w "$G/cwd" --chdir "$G/cwd" --gate 3 -- sh -c "touch $G/cwd/ran; pwd > out" 3<"$G/fifo" </dev/null &
-	cpid=$!
-	exec 7>"$G/fifo"
-	i=0; while ! held && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+	gate_hold $AS "$C" $SYS --filter-ip --on-go -w "$G/cwd" --chdir "$G/cwd" --gate 3 -- sh -c "touch $G/cwd/ran; pwd > out"
 	status_ok "$(held; echo $?)" "$who: --chdir: confine holds the program at its gate before the directory exists"
 	mkdir "$G/cwd"
 	chmod 0777 "$G/cwd"
-	printf g >&7
-	exec 7>&-
-	wait $cpid
+	gate_go
 	is "$?:$(cat "$G/cwd/out" 2>&1)" "0:$G/cwd" "$who: ... made meanwhile, the program starts in it"
 	run sh -c "cd / && $AS '$C' $SYS -w '$G' --chdir '$G/cwd' -- pwd"
 	is "$rc:$out" "0:$G/cwd" "$who: --chdir without a gate: the program starts there"

@@ -190,7 +190,7 @@ fd_path(int fd, char *out, size_t n)
 static void
 write_gitconfig(const struct hs_opts *o, int homefd)
 {
-	char name[GITCFG_VALUE_MAX] = "", email[GITCFG_VALUE_MAX] = "", out[1024], *buf;
+	char name[GITCFG_VALUE_MAX] = "", email[GITCFG_VALUE_MAX] = "", out[1024], sbuf[4096], *buf;
 	const char *home = env_get(o->envp, "HOME"), *xdg = env_get(o->envp, "XDG_CONFIG_HOME");
 	const char *files[2] = { NULL, NULL };
 	char p0[PATH_MAX], p1[PATH_MAX];
@@ -205,11 +205,12 @@ write_gitconfig(const struct hs_opts *o, int homefd)
 	if (home && home[0] == '/' && snprintf(p1, sizeof p1, "%s/.gitconfig", home) < (int)sizeof p1)
 		files[1] = p1;
 	for (i = 0; i < 2; i++) {
-		if (files[i] == NULL || file_read_bounded(AT_FDCWD, files[i], 1 << 20, &buf, &len) < 0)
+		if (files[i] == NULL || file_read_bounded_in(AT_FDCWD, files[i], 1 << 20, sbuf, sizeof sbuf, &buf, &len) < 0)
 			continue;
 		if (gitcfg_user(buf, len, name, email) < 0)
 			msg_warn("%s: malformed, user.name/user.email not copied from it", files[i]);
-		free(buf);
+		if (buf != sbuf)
+			free(buf);
 	}
 	n = gitcfg_format(name, email, out, sizeof out);
 	if (n < 0)

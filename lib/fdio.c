@@ -65,6 +65,12 @@ fd_read_bounded(int fd, char *buf, size_t max)
 int
 file_read_bounded(int dirfd, const char *path, size_t max, char **out, size_t *len)
 {
+	return file_read_bounded_in(dirfd, path, max, NULL, 0, out, len);
+}
+
+int
+file_read_bounded_in(int dirfd, const char *path, size_t max, char *sbuf, size_t ssize, char **out, size_t *len)
+{
 	struct stat st;
 	char *buf;
 	size_t cap, got;
@@ -89,13 +95,19 @@ file_read_bounded(int dirfd, const char *path, size_t max, char **out, size_t *l
 	 * munmap of 1 MiB for each file of a few hundred bytes; a file that
 	 * outgrows it is read on into max */
 	cap = (uint64_t)st.st_size < max && max - (size_t)st.st_size > 512 ? (size_t)st.st_size + 512 : max;
-	if ((buf = malloc(cap + 1)) == NULL)
+	/* the caller's buffer when the file (and its 512 more) fits in it:
+	 * no malloc, which musl maps a page for and unmaps at its free */
+	if (sbuf != NULL && cap < ssize)
+		buf = sbuf;
+	else if ((buf = malloc(cap + 1)) == NULL)
 		goto fail;
 	for (got = 0;;) {
 		if (got == cap && cap < max) {
-			char *nb = realloc(buf, max + 1);
+			char *nb = buf == sbuf ? malloc(max + 1) : realloc(buf, max + 1);
 			if (nb == NULL)
 				goto fail_buf;
+			if (buf == sbuf)
+				memcpy(nb, sbuf, got);
 			buf = nb;
 			cap = max;
 		}
@@ -128,7 +140,8 @@ file_read_bounded(int dirfd, const char *path, size_t max, char **out, size_t *l
 	return 0;
 fail_buf:
 	e = errno;
-	free(buf);
+	if (buf != sbuf)
+		free(buf);
 	close(fd);
 	return errno = e, -1;
 fail:

@@ -15,6 +15,11 @@ ssize_t fd_read_bounded(int fd, char *buf, size_t max);
  * -1 with errno: ELOOP for a symlink, EFBIG when larger than max,
  * EINVAL when it is not a regular file. Never reads more than max+1 bytes. */
 int file_read_bounded(int dirfd, const char *path, size_t max, char **out, size_t *len);
+/* The same, into sbuf (ssize bytes) when the file and 512 bytes more fit
+ * in it, else into a malloc'd buffer as above: free *out only when it is
+ * not sbuf. The same refusals (max, not regular, a symlink). */
+int file_read_bounded_in(int dirfd, const char *path, size_t max, char *sbuf, size_t ssize, char **out,
+			 size_t *len);
 /* Replace dirfd/name atomically with len bytes of buf, mode: write a temp
  * file in the same directory, fsync it, rename over name, fsync the
  * directory. Leaves either the old file or the new one, never a torn one. */

@@ -131,9 +131,10 @@ prof_relpath_ok(const char *s)
 	}
 }
 
-/* Tokenize a document of any size up to the bounds: count, then allocate. */
+/* Tokenize a document of any size up to the bounds: count, then allocate
+ * (in st, of nst tokens, when they fit: free *out only when it is not st). */
 static int
-tokenize(const char *buf, size_t len, jsmntok_t **out)
+tokenize_in(const char *buf, size_t len, jsmntok_t *st, int nst, jsmntok_t **out)
 {
 	jsmn_parser p;
 	jsmntok_t *t;
@@ -147,17 +148,25 @@ tokenize(const char *buf, size_t len, jsmntok_t **out)
 		return errno = EINVAL, -1;
 	if (n > PROF_TOKENS_MAX)
 		return errno = E2BIG, -1;
-	t = calloc((size_t)n, sizeof *t);
-	if (t == NULL)
+	if (st != NULL && n <= nst)
+		t = memset(st, 0, (size_t)n * sizeof *t);
+	else if ((t = calloc((size_t)n, sizeof *t)) == NULL)
 		return -1;
 	n = json_parse(buf, len, t, (unsigned)n);
 	if (n < 0) {
 		int e = errno;
-		free(t);
+		if (t != st)
+			free(t);
 		return errno = e, -1;
 	}
 	*out = t;
 	return n;
+}
+
+static int
+tokenize(const char *buf, size_t len, jsmntok_t **out)
+{
+	return tokenize_in(buf, len, NULL, 0, out);
 }
 
 static int
@@ -420,10 +429,12 @@ int
 profiles_parse(const char *buf, size_t len, struct profiles *ps, char *err, size_t errn)
 {
 	struct profiles *next;
-	jsmntok_t *t = NULL;
+	/* a user's profile file (corral's for agent "none": some 20 tokens)
+	 * on the stack: no calloc, which musl maps a page for */
+	jsmntok_t st[64], *t = NULL;
 	int n, k, m, i;
 
-	n = tokenize(buf, len, &t);
+	n = tokenize_in(buf, len, st, (int)(sizeof st / sizeof st[0]), &t);
 	if (n < 0)
 		return fail(err, errn, errno == EFBIG || errno == E2BIG ? "profiles: too large" : "profiles: malformed JSON");
 	/* parsed aside (some 117 KB: an mmap, its page faults and a munmap)
@@ -433,7 +444,8 @@ profiles_parse(const char *buf, size_t len, struct profiles *ps, char *err, size
 		next = ps;
 	} else {
 		if ((next = malloc(sizeof *next)) == NULL) {
-			free(t);
+			if (t != st)
+				free(t);
 			return -1;
 		}
 		profiles_copy(next, ps);
@@ -470,14 +482,16 @@ profiles_parse(const char *buf, size_t len, struct profiles *ps, char *err, size
 		profiles_copy(ps, next);
 		free(next);
 	}
-	free(t);
+	if (t != st)
+		free(t);
 	return 0;
 bad:
 	if (next != ps)
 		free(next);
 	else
 		ps->n = 0;
-	free(t);
+	if (t != st)
+		free(t);
 	errno = EINVAL;
 	return -1;
 }

@@ -312,13 +312,13 @@ record(struct sb_ipb *b, int sock, int type)
 	pthread_mutex_unlock(&own_lock);
 }
 
+/* type: the socket's SO_TYPE, as sb_ipb_serve read it */
 static int
-do_bind(struct sb_ipb *b, const struct seccomp_notif *req, int sock)
+do_bind(struct sb_ipb *b, const struct seccomp_notif *req, int sock, int type)
 {
 	struct sockaddr_storage ss;
 	size_t len = (size_t)req->data.args[2];
 	struct ipdest d;
-	int type = sock_type(sock);
 
 	if (len > sizeof ss || len < sizeof(sa_family_t))
 		return -EINVAL;
@@ -582,7 +582,7 @@ sb_ipb_serve(struct sb_ipb *b, const struct seccomp_notif *req, int nfd, int soc
 	case __NR_bind:
 		if (dom != AF_INET && dom != AF_INET6)
 			return 1;
-		r = do_bind(b, req, sock);
+		r = do_bind(b, req, sock, type);
 		break;
 	case __NR_listen:
 		r = listen(sock, (int)req->data.args[1]) == 0 ? 0 : -errno;

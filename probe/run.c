@@ -366,7 +366,6 @@ start(struct kid *k, int vm)
 		return;
 	}
 	k->wfd = p[1];
-	k->parent = getpid();
 	/* libc's fork, not clone, for a copy: libc's own state (the
 	 * thread id raise() and pthreads use) must be the child's, as a
 	 * broker's child (sb_apply forks, the child here serves) needs */
@@ -492,6 +491,7 @@ probe_run(struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
 	struct kid k[MAXCHILDREN];
 	size_t i, slot[MAXCHILDREN], used = 0;
 	int c, n = probe_nchildren, vm;
+	pid_t self;
 	long deadline = probe_now_ms() + timeout_ms;
 
 	if (n > MAXCHILDREN || probe_nchecks > PROBE_MAX_CHECKS) {
@@ -507,6 +507,7 @@ probe_run(struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
 		used += k[c].want / sizeof report[0];
 	}
 	vm = sharing_child();
+	self = getpid();	/* once: each child checks it is still its parent's */
 	/* The forks first: they copy this process; the sharing child last
 	 * (below). The last child first: where egress's (checks.c) is a
 	 * fork (the sanitizer build), it is started before the others, and
@@ -516,6 +517,7 @@ probe_run(struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
 		k[c].fn = child;
 		k[c].child = c;
 		k[c].ctx = ctx;
+		k[c].parent = self;
 		if (c != vm && (!ctx->setup_rest || early(c)))
 			start(&k[c], 0);
 	}

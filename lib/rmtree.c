@@ -11,13 +11,25 @@
 
 #include "rmtree.h"
 
-enum { DEPTH_MAX = 1 << 20, RETRY_MAX = 64 };
+enum { DEPTH_MAX = 1 << 20, RETRY_MAX = 64, LEVELS_FRAME = 16 };
 
+/* The first LEVELS_FRAME levels and their names are on rmtree_at's frame,
+ * level 0's name is the caller's: no malloc for a shallow tree (musl's
+ * mallocng maps a page for it and unmaps it at its free); deeper levels'
+ * names are strdup'd and the levels malloc'd, as before. */
 struct level {
 	dev_t dev;
 	ino_t ino;
 	char *name;
 };
+
+static void
+level_name_free(struct level *lv, size_t i)
+{
+	if (i >= LEVELS_FRAME)
+		free(lv[i].name);
+	lv[i].name = NULL;
+}
 
 /* Open dirfd/name as the directory we saw (dev, ino), never a symlink.
  * A directory the agent made unreadable is made ours again first. */
@@ -60,17 +72,19 @@ open_dir(int dirfd, const char *name, dev_t dev, ino_t ino)
 }
 
 static void
-free_levels(struct level *lv, size_t n)
+free_levels(struct level *lv, size_t n, struct level *frame)
 {
 	while (n > 0)
-		free(lv[--n].name);
-	free(lv);
+		level_name_free(lv, --n);
+	if (lv != frame)
+		free(lv);
 }
 
 int
 rmtree_at(int dirfd, const char *name)
 {
-	struct level *lv = NULL, *nl;
+	struct level lv_frame[LEVELS_FRAME], *lv = NULL, *nl;
+	char names[LEVELS_FRAME][NAME_MAX + 1];
 	size_t depth = 0, cap = 0;
 	struct stat st;
 	struct dirent *de;
@@ -82,10 +96,9 @@ rmtree_at(int dirfd, const char *name)
 		return errno == ENOENT ? 0 : -1;
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ? -1 : 0;
-	cap = 16;
-	lv = calloc(cap, sizeof *lv);
-	if (lv == NULL || (lv[0].name = strdup(name)) == NULL)
-		goto fail;
+	cap = LEVELS_FRAME;
+	lv = memset(lv_frame, 0, sizeof lv_frame);
+	lv[0].name = (char *)name;	/* never freed (level_name_free) */
 	lv[0].dev = st.st_dev;
 	lv[0].ino = st.st_ino;
 	depth = 1;
@@ -122,20 +135,27 @@ rmtree_at(int dirfd, const char *name)
 						errno = ELOOP;
 						goto fail;
 					}
-					nl = realloc(lv, cap * 2 * sizeof *lv);
+					nl = lv == lv_frame ? malloc(cap * 2 * sizeof *lv) : realloc(lv, cap * 2 * sizeof *lv);
 					if (nl == NULL)
 						goto fail;
+					if (lv == lv_frame)
+						memcpy(nl, lv_frame, sizeof lv_frame);
 					lv = nl;
 					cap *= 2;
 				}
-				lv[depth].name = strdup(de->d_name);
-				if (lv[depth].name == NULL)
+				if (depth < LEVELS_FRAME) {
+					if (strlen(de->d_name) >= sizeof names[depth]) {
+						errno = ENAMETOOLONG;
+						goto fail;
+					}
+					lv[depth].name = strcpy(names[depth], de->d_name);
+				} else if ((lv[depth].name = strdup(de->d_name)) == NULL)
 					goto fail;
 				lv[depth].dev = st.st_dev;
 				lv[depth].ino = st.st_ino;
 				fd = open_dir(cur, de->d_name, st.st_dev, st.st_ino);
 				if (fd < 0) {
-					free(lv[depth].name);
+					level_name_free(lv, depth);
 					goto fail;
 				}
 				depth++;
@@ -184,16 +204,15 @@ rmtree_at(int dirfd, const char *name)
 			goto fail;
 		}
 		/* ENOTEMPTY: the rescan of cur finds the directory again */
-		free(lv[depth].name);
-		lv[depth].name = NULL;
+		level_name_free(lv, depth);
 	}
-	free_levels(lv, 1);
+	free_levels(lv, 1, lv_frame);
 	return 0;
 fail:
 	e = errno;
 	if (cur >= 0)
 		close(cur);
 	if (lv != NULL)
-		free_levels(lv, depth);
+		free_levels(lv, depth, lv_frame);
 	return errno = e, -1;
 }

@@ -12,30 +12,31 @@ static volatile sig_atomic_t jw_child;
 
 static const int jw_fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH };
 
-static void
-jw_on_signal(int sig)
+int
+job_forward(int sig)
 {
 	int e = errno;
 
-	if (jw_child > 0)
-		kill((pid_t)jw_child, sig);
+	if (jw_child <= 0)
+		return 0;
+	kill((pid_t)jw_child, sig);
 	errno = e;
+	return 1;
 }
 
-int
-job_wait(pid_t child)
+static void
+jw_on_signal(int sig)
 {
-	struct sigaction sa, old[sizeof jw_fwd / sizeof jw_fwd[0]];
+	(void)job_forward(sig);
+}
+
+static int
+jw_loop(pid_t child)
+{
 	int ws = 0, r = 0;
 	pid_t p;
 
 	jw_child = child;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = jw_on_signal;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof jw_fwd / sizeof jw_fwd[0]; i++)
-		spawn_sigaction(jw_fwd[i], &sa, &old[i]);
 	for (;;) {
 		p = waitpid(child, &ws, WUNTRACED);
 		if (p < 0 && errno == EINTR)
@@ -50,7 +51,31 @@ job_wait(pid_t child)
 		kill(child, SIGCONT);
 	}
 	jw_child = 0;
+	return r < 0 ? -1 : ws;
+}
+
+int
+job_wait(pid_t child)
+{
+	struct sigaction sa, old[sizeof jw_fwd / sizeof jw_fwd[0]];
+	int ws, e;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = jw_on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof jw_fwd / sizeof jw_fwd[0]; i++)
+		spawn_sigaction(jw_fwd[i], &sa, &old[i]);
+	ws = jw_loop(child);
+	e = errno;
 	for (size_t i = 0; i < sizeof jw_fwd / sizeof jw_fwd[0]; i++)
 		spawn_sigaction(jw_fwd[i], &old[i], NULL);
-	return r < 0 ? -1 : ws;
+	errno = e;
+	return ws;
+}
+
+int
+job_wait_caught(pid_t child)
+{
+	return jw_loop(child);
 }

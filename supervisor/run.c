@@ -32,6 +32,7 @@
 #include "projenv.h"
 #include "reslimit.h"
 #include "rnd.h"
+#include "jobwait.h"
 #include "procspawn.h"
 #include "proctree.h"
 #include "store.h"
@@ -46,7 +47,10 @@ on_signal(int sig)
 {
 	int e = errno;
 
-	/* before the chain starts (wait.c forwards while it runs) */
+	/* while keeper runs, keeper's (wait.c: job_wait_caught); before,
+	 * corral's */
+	if (job_forward(sig))
+		return;
 	if (sig != SIGWINCH)
 		pending_sig = sig;
 	errno = e;

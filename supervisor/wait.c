@@ -87,8 +87,10 @@ keeper_wait(pid_t k, int pid_rd, struct keeper_result *res)
 	res->chain = -1;
 	/* INT, TERM, HUP, QUIT: keeper hands them to the agent; WINCH: keeper
 	 * left corral's process group (a session of its own), so a terminal's
-	 * window change reaches it through corral; ^Z: corral stops as a job */
-	ws = job_wait(k);
+	 * window change reaches it through corral; ^Z: corral stops as a job.
+	 * corral's own handlers (run.c: on_signal) hand them on: none put in
+	 * and taken out here */
+	ws = job_wait_caught(k);
 	res->ws = ws < 0 ? 0 : ws;
 	res->chain = chain_pid(pid_rd);
 	/* keeper killed before it ended the attempt: what it left is

@@ -111,10 +111,11 @@ kid_main(void *arg)
 	spawn_child_defaults();
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* /dev/null by openat: musl's open adds an fcntl for O_CLOEXEC */
 	if (k->rfd >= 0) {
 		if (dup2(k->rfd, 0) < 0)
 			_exit(125);
-	} else if ((nul = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 || dup2(nul, 0) < 0)
+	} else if ((nul = openat(AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC)) < 0 || dup2(nul, 0) < 0)
 		_exit(125);
 	if ((k->flags & SPAWN_CAPTURE) && dup2(k->wfd, 1) < 0)
 		_exit(125);

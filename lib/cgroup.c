@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "cgroup.h"
 #include "proctree.h"
 #include "fdio.h"
@@ -517,14 +518,7 @@ struct cg_clone_args {
 
 /* ASan keeps per-thread state a CLONE_VM child would corrupt: the
  * sanitizer build forks (as lib/procspawn.c does). */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CG_SPAWN_FORK 1
-#endif
-#endif
-#ifndef CG_SPAWN_FORK
-#define CG_SPAWN_FORK 0
-#endif
+#define CG_SPAWN_FORK CORRAL_ASAN
 
 #if defined(__x86_64__) && !CG_SPAWN_FORK
 /* clone3 with a and, in the child, fn(arg) on the stack a names, then

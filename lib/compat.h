@@ -4,6 +4,22 @@
 #define CORRAL_COMPAT_H
 #include <sys/syscall.h>
 
+/* CORRAL_ASAN: 1 in the sanitizer build (make san). ASan keeps
+ * per-thread state that a CLONE_VM child would share and corrupt: where
+ * a process shares its memory with a child or a bare thread, that build
+ * forks or uses pthreads instead. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CORRAL_ASAN 1
+#endif
+#endif
+#if !defined(CORRAL_ASAN) && defined(__SANITIZE_ADDRESS__)
+#define CORRAL_ASAN 1
+#endif
+#ifndef CORRAL_ASAN
+#define CORRAL_ASAN 0
+#endif
+
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
 #endif

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "fdio.h"
 #include "procspawn.h"
 
@@ -22,14 +23,7 @@
  * exec would do), and only then unblocks. ASan keeps per-thread state a
  * CLONE_VM child would corrupt: the sanitizer build forks.
  */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SPAWN_FORK 1
-#endif
-#endif
-#ifndef SPAWN_FORK
-#define SPAWN_FORK 0
-#endif
+#define SPAWN_FORK CORRAL_ASAN
 
 /* The signals this process catches, bit sig-1 (spawn_sigaction): what a
  * child resets, so that it need not ask the kernel for every signal's

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include "compat.h"
 #include "selfnarrow.h"
 
 static int
@@ -10,11 +11,9 @@ narrow(struct sb_policy *pol, int exec_ok, char *why, size_t cap)
 {
 	struct sb_error e;
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if CORRAL_ASAN
 	/* the sanitizer build reads /proc/self/maps when it reports leaks */
 	sb_policy_add_path(pol, "/proc", SB_R, 0);
-#endif
 #endif
 	/* every descriptor it holds stays open: none listed, none closed */
 	pol->keep_all = 1;

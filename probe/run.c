@@ -299,14 +299,7 @@ static char stack[STACK] __attribute__((aligned(4096)));
 
 /* ASan keeps per-thread state that a CLONE_VM child would share and
  * corrupt: the sanitizer build (make san) forks every child. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PROBE_FORK_ALL 1
-#endif
-#endif
-#ifndef PROBE_FORK_ALL
-#define PROBE_FORK_ALL 0
-#endif
+#define PROBE_FORK_ALL CORRAL_ASAN
 
 struct kid {
 	pid_t pid;

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "denials.h"
 
 enum {
@@ -316,15 +317,9 @@ denials_open(struct denials *ds)
  * touched faulted in), blocked and restored the signals twice, and
  * pthread_join unmapped it (with corral multi-threaded, a TLB shootdown).
  * Elsewhere, and under ASan (its per-thread state): pthread_create. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if CORRAL_ASAN || !defined(__x86_64__)
 #define ASK_PTHREAD 1
-#endif
-#endif
-#if !defined(ASK_PTHREAD) && (defined(__SANITIZE_ADDRESS__) || !defined(__x86_64__))
-#define ASK_PTHREAD 1
-#endif
-#ifndef ASK_PTHREAD
+#else
 #define ASK_PTHREAD 0
 #endif
 

@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 
+#include "clock.h"
 #include "compat.h"
 #include "judge.h"
 #include "probe.h"
@@ -30,11 +31,9 @@ probe_now_ms(void)
 {
 	struct timespec ts;
 
-	/* the system call, not the vDSO: probe reads the clock a few times
-	 * only, and the vDSO's first call (its symbol looked up, its code and
-	 * data pages faulted in: two page faults) cost some 6 us more than
-	 * the calls themselves */
-	if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) != 0)
+	/* the system call, not the vDSO (clock_once): probe reads the clock
+	 * a few times only */
+	if (clock_once(CLOCK_MONOTONIC, &ts) != 0)
 		return 0;
 	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }

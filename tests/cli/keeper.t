@@ -264,21 +264,17 @@ kill -TERM $kp
 wait $kp
 echo "after=$(mode)"
 EOF
-if command -v script >/dev/null; then
-	for m in gate nogate; do
-		# (what script's input, at its end, may echo first is cut off)
-		out=$(timeout 60 script -qec "sh '$TMP/tty.sh' '$K' '$TMP' $m" /dev/null </dev/null | tr -d '\r' | tr '\n' ' ' |
-		    sed 's/^.*held=/held=/')
-		if [ $m = gate ]; then
-			is "$out" "held=opost,-icanon, ran=-opost,-icanon, after=opost,icanon, " "--pty --gate: held, the terminal's keys raw, its output processed; raw once the program runs; restored"
-		else
-			is "$out" "held=-opost,-icanon, ran=-opost,-icanon, after=opost,icanon, " "control: --pty without --gate: raw from the start; restored"
-		fi
-	done
-else
-	skip "no script(1) here for a terminal"
-	skip "no script(1) here for a terminal"
-fi
+# a terminal of script(1)'s (bsdutils, as corral-tty.t and confine-ctty.t use it)
+for m in gate nogate; do
+	# (what script's input, at its end, may echo first is cut off)
+	out=$(timeout 60 script -qec "sh '$TMP/tty.sh' '$K' '$TMP' $m" /dev/null </dev/null | tr -d '\r' | tr '\n' ' ' |
+	    sed 's/^.*held=/held=/')
+	if [ $m = gate ]; then
+		is "$out" "held=opost,-icanon, ran=-opost,-icanon, after=opost,icanon, " "--pty --gate: held, the terminal's keys raw, its output processed; raw once the program runs; restored"
+	else
+		is "$out" "held=-opost,-icanon, ran=-opost,-icanon, after=opost,icanon, " "control: --pty without --gate: raw from the start; restored"
+	fi
+done
 
 # --pty --gate, a program that closed its gate before the go byte came:
 # keeper passes it nowhere and goes on (not ended by SIGPIPE, which left
@@ -306,15 +302,10 @@ exec 7>&-
 wait $kp
 echo "rc=$? after=$(mode)"
 EOF
-if command -v script >/dev/null; then
-	for m in closed read; do
-		out=$(timeout 60 script -qec "sh '$TMP/ttyshut.sh' '$K' '$TMP' $m" /dev/null </dev/null | tr -d '\r' | grep -o 'rc=.*')
-		is "$out" "rc=7 after=opost,icanon," "--pty --gate, a program that ${m} its gate: its status, the terminal restored (not left raw by a SIGPIPE)"
-	done
-else
-	skip "no script(1) here for a terminal"
-	skip "no script(1) here for a terminal"
-fi
+for m in closed read; do
+	out=$(timeout 60 script -qec "sh '$TMP/ttyshut.sh' '$K' '$TMP' $m" /dev/null </dev/null | tr -d '\r' | grep -o 'rc=.*')
+	is "$out" "rc=7 after=opost,icanon," "--pty --gate, a program that ${m} its gate: its status, the terminal restored (not left raw by a SIGPIPE)"
+done
 
 # refusals: one fatal line, 125, nothing run
 for a in "--memory 0" "--memory 12Q" "--processes 0" "--processes 4194305" "--wall-seconds 0" \

@@ -267,16 +267,8 @@ gate_pass(struct state *st, struct pty *t)
 	 * keeper's end (the terminal left raw, the program killed with
 	 * it); the program's status says */
 	if (n == 1 && st->c > 0) {
-		sigset_t pipe, old;
-		struct timespec zero = { 0, 0 };
-
 		pty_raw(t, 1);
-		sigemptyset(&pipe);
-		sigaddset(&pipe, SIGPIPE);
-		sigprocmask(SIG_BLOCK, &pipe, &old);
-		if (write(st->gate_wr, &c, 1) < 0 && errno == EPIPE)
-			(void)sigtimedwait(&pipe, NULL, &zero);
-		sigprocmask(SIG_SETMASK, &old, NULL);
+		(void)fd_write_nopipe(st->gate_wr, &c, 1);
 	}
 	close(st->gate_wr);
 	close(st->gate);

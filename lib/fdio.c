@@ -1,5 +1,7 @@
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <time.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,6 +62,27 @@ fd_read_bounded(int fd, char *buf, size_t max)
 	if (n > 0)
 		return errno = EFBIG, -1;
 	return (ssize_t)got;
+}
+
+ssize_t
+fd_write_nopipe(int fd, const void *buf, size_t n)
+{
+	sigset_t pipe, old;
+	struct timespec zero = { 0, 0 };
+	ssize_t w;
+	int e;
+
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe, &old);
+	while ((w = write(fd, buf, n)) < 0 && errno == EINTR)
+		;
+	e = errno;
+	if (w < 0 && e == EPIPE)
+		(void)sigtimedwait(&pipe, NULL, &zero);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return w;
 }
 
 int

@@ -10,6 +10,11 @@ int fd_write_all(int fd, const void *buf, size_t len);
 /* read(2) until EOF or max bytes. Returns bytes read, or -1 with errno.
  * EFBIG when more than max bytes are available (nothing beyond max is kept). */
 ssize_t fd_read_bounded(int fd, char *buf, size_t max);
+/* write(2) of buf to fd (again on EINTR) with SIGPIPE blocked: a reader
+ * that has ended costs an EPIPE, whose signal is taken here, never this
+ * process's end (a go byte to a step that ended says nothing; its status
+ * does). The write's result. */
+ssize_t fd_write_nopipe(int fd, const void *buf, size_t n);
 /* Read a whole file (relative to dirfd, O_NOFOLLOW) into a fresh
  * NUL-terminated buffer of at most max bytes. *len gets the size.
  * -1 with errno: ELOOP for a symlink, EFBIG when larger than max,

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "gitrun.h"
 #include "procspawn.h"
 #include "gitsafe.h"
@@ -243,23 +244,13 @@ gitstep_finish_start(struct plan *pl, char **senv, struct spawned *sp, int *go)
 int
 gitstep_finish_end(struct plan *pl, struct spawned *sp, int go)
 {
-	sigset_t pipe, old;
-	struct timespec zero = { 0, 0 };
-	ssize_t n;
 	int ws;
 
 	if (go >= 0) {
 		/* the go byte, then its input ends: the checkout may change.
 		 * A finish that has ended reads nothing: its EPIPE and SIGPIPE
-		 * are taken here (blocked, then consumed), never corral's end. */
-		sigemptyset(&pipe);
-		sigaddset(&pipe, SIGPIPE);
-		sigprocmask(SIG_BLOCK, &pipe, &old);
-		while ((n = write(go, "g", 1)) < 0 && errno == EINTR)
-			;
-		if (n < 0 && errno == EPIPE)
-			(void)sigtimedwait(&pipe, NULL, &zero);
-		sigprocmask(SIG_SETMASK, &old, NULL);
+		 * are taken (fd_write_nopipe), never corral's end. */
+		(void)fd_write_nopipe(go, "g", 1);
 		close(go);
 	}
 	if (sp->pid <= 0)

@@ -207,27 +207,17 @@ home_finish_start(struct runstate *s)
 static void
 home_finish_go(struct runstate *s, int status)
 {
-	sigset_t pipe, old;
-	struct timespec zero = { 0, 0 };
 	char go[96];
 	/* create --finish was started before the proof: the platform and
 	 * the tier come with the status (finish gets them as options) */
 	int n = s->hfin_labels && s->platform[0] && s->tier[0] ?
 	    snprintf(go, sizeof go, "g%d %s %s\n", status, s->platform, s->tier) : snprintf(go, sizeof go, "g%d", status);
-	ssize_t w;
 
 	if (s->hfin_go < 0)
 		return;		/* written already (run_attempt) */
 	/* a finish that has ended (said why) reads nothing: its EPIPE and
-	 * SIGPIPE are taken here, never corral's end; its status says */
-	sigemptyset(&pipe);
-	sigaddset(&pipe, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &pipe, &old);
-	while ((w = write(s->hfin_go, go, (size_t)n)) < 0 && errno == EINTR)
-		;
-	if (w < 0 && errno == EPIPE)
-		(void)sigtimedwait(&pipe, NULL, &zero);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	 * SIGPIPE are taken, never corral's end; its status says */
+	(void)fd_write_nopipe(s->hfin_go, go, (size_t)n);
 	close(s->hfin_go);
 	s->hfin_go = -1;
 }
@@ -884,21 +874,10 @@ chain_start(struct runstate *s, char *const envp[])
 static void
 chain_go(struct runstate *s)
 {
-	sigset_t pipe, old;
-	struct timespec zero = { 0, 0 };
-	ssize_t n;
-
 	audit_chain(s);		/* unless built already */
 	audit_flush(&s->au);
 	s->chain_held = 0;
-	sigemptyset(&pipe);
-	sigaddset(&pipe, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &pipe, &old);
-	while ((n = write(s->gate, "g", 1)) < 0 && errno == EINTR)
-		;
-	if (n < 0 && errno == EPIPE)
-		(void)sigtimedwait(&pipe, NULL, &zero);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	(void)fd_write_nopipe(s->gate, "g", 1);
 	close(s->gate);
 	s->gate = -1;
 	av_free(&s->chain);	/* after the byte, off the way to the agent */

@@ -101,26 +101,15 @@ runfiles_keep(struct runfiles *rf, const struct plan *pl)
 void
 runfiles_report_start(struct runfiles *rf, const struct plan *pl, char *const senv[], int quiet)
 {
-	sigset_t pipe, old;
-	struct timespec zero = { 0, 0 };
-	ssize_t n;
-
 	(void)pl;
 	(void)senv;
 	(void)quiet;
 	if (!rf->kept || rf->go < 0)
 		return;
 	/* the go byte: every process of the attempt has ended. A watch that
-	 * has ended reads nothing: its EPIPE and SIGPIPE are taken here
-	 * (blocked, then consumed), never corral's end; its status says. */
-	sigemptyset(&pipe);
-	sigaddset(&pipe, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &pipe, &old);
-	while ((n = write(rf->go, "g", 1)) < 0 && errno == EINTR)
-		;
-	if (n < 0 && errno == EPIPE)
-		(void)sigtimedwait(&pipe, NULL, &zero);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	 * has ended reads nothing: its EPIPE and SIGPIPE are taken
+	 * (fd_write_nopipe), never corral's end; its status says. */
+	(void)fd_write_nopipe(rf->go, "g", 1);
 	close(rf->go);
 	rf->go = -1;
 }

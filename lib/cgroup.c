@@ -17,6 +17,7 @@
 
 #include "compat.h"
 #include "cgroup.h"
+#include "procspawn.h"
 #include "proctree.h"
 #include "fdio.h"
 
@@ -555,10 +556,7 @@ clone3_run(struct cg_clone_args *a, int (*fn)(void *), void *arg)
 pid_t
 cg_spawn(const struct cg *cg, int *in_v2, int (*fn)(void *), void *arg)
 {
-	/* the child's stack while it shares keeper's memory (64 KB, as
-	 * lib/procspawn's: its frames, exec_env's path, a message) */
-	static char stack[64 * 1024] __attribute__((aligned(16)));
-	sigset_t all, saved;
+	sigset_t all, saved, held;
 	pid_t pid = -1;
 	int e;
 
@@ -580,6 +578,10 @@ cg_spawn(const struct cg *cg, int *in_v2, int (*fn)(void *), void *arg)
 		 * waits for an RCU grace period (~13 ms here) */
 		*in_v2 = 1;
 #if defined(__x86_64__) && !CG_SPAWN_FORK
+		/* the child's stack while it shares keeper's memory (64 KB, as
+		 * lib/procspawn's: its frames, exec_env's path, a message) */
+		static char stack[64 * 1024] __attribute__((aligned(16)));
+
 		/* sharing keeper's memory until it execs, keeper suspended
 		 * meanwhile (what posix_spawn does): no copy of keeper's
 		 * page tables, no copy-on-write fault in either afterwards */
@@ -603,13 +605,9 @@ cg_spawn(const struct cg *cg, int *in_v2, int (*fn)(void *), void *arg)
 		 * which reports a real error */
 		*in_v2 = 0;
 	}
-	if (CG_SPAWN_FORK) {
-		pid = fork();
-		if (pid == 0)
-			_exit(fn(arg));
-	} else {
-		pid = clone(fn, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
-	}
+	/* lib/procspawn's: a vfork-like clone (the sanitizer build forks);
+	 * every signal is blocked already */
+	pid = spawn_clone(fn, arg, &held);
 out:
 	e = errno;
 	sigprocmask(SIG_SETMASK, &saved, NULL);

@@ -69,11 +69,13 @@ static const char usage_text[] =
 "                        a link: one on its path now refuses (a race)\n"
 "      --gate FD         everything set up, run PROG only after reading the go\n"
 "                        byte 'g' from FD, the read end of a pipe; on EOF or\n"
-"                        any other byte exit 125 and run nothing\n"
+"                        any other byte exit 125 and run nothing; a byte 'r'\n"
+"                        before it: what waits for 'g' is done on 'r'\n"
 "      --on-go           the next path rule is opened only once the go byte\n"
-"                        came (--gate): its path may be made meanwhile\n"
+"                        came (--gate), or 'r': its path may be made meanwhile\n"
 "      --chdir DIR       PROG starts in DIR (no symbolic link on the way),\n"
-"                        entered once the boundary is in force (after --gate)\n"
+"                        entered once the boundary is in force (after --gate's\n"
+"                        'g', or 'r')\n"
 "  -h, --help            this text\n"
 "      --version         print the version\n"
 "\n"
@@ -147,24 +149,46 @@ gate_check(struct sb_policy *p, int fd)
 	return 0;
 }
 
-/* One byte: 'g' goes on; EOF (the holder closed it: it says why) ends
- * quietly, anything else with a line. 0 or -1. */
+/* One byte: 'g' goes on; 'r' (ready, first only: ready_ok) says the
+ * paths the rules and --chdir name exist now; EOF (the holder closed it:
+ * it says why) ends quietly, anything else with a line. The byte, or -1. */
 static int
-gate_wait(int fd)
+gate_read(int fd, int ready_ok)
 {
 	char c;
 	ssize_t n;
 
 	while ((n = read(fd, &c, 1)) < 0 && errno == EINTR)
 		;
-	close(fd);
-	if (n == 1 && c == 'g')
-		return 0;
+	if (n == 1 && (c == 'g' || (c == 'r' && ready_ok)))
+		return c;
 	if (n < 0)
 		msg_fatal_sys("--gate %d: unable to read the go byte", fd);
 	else if (n == 1)
 		msg_fatal("--gate %d: not the go byte: the program was not run", fd);
 	return -1;
+}
+
+/* What waits for the paths made meanwhile: the --on-go rules (and with
+ * them Landlock), then where PROG starts, entered with no capability, as
+ * the program itself could (Landlock has no right for entering a
+ * directory). 0, or -1 said. */
+static int
+finish(const struct sb_policy *pol, struct sb_held *held, int nongo, const char *dir)
+{
+	struct sb_error e;
+
+	if (nongo > 0 && sb_apply_end(pol, held, &e) != 0) {
+		msg_fatal("%s", e.msg);
+		if (e.hint[0])
+			msg_hint("%s", e.hint);
+		return -1;
+	}
+	if (dir && path_enter(dir) < 0) {
+		msg_fatal_sys("unable to enter %s", dir);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -334,22 +358,26 @@ main(int argc, char *argv[], char *envp[])
 			msg_hint("%s", e.hint);
 		_exit(EXIT_CHAIN_FAIL);
 	}
-	if (gate >= 0 && gate_wait(gate) < 0)
-		_exit(EXIT_CHAIN_FAIL);
-	if (nongo > 0 && sb_apply_end(&pol, &held, &e) != 0) {
-		msg_fatal("%s", e.msg);
-		if (e.hint[0])
-			msg_hint("%s", e.hint);
-		_exit(EXIT_CHAIN_FAIL);
+	/* The gate: with 'r' first, what waits for the paths is done on it
+	 * (corral writes it once create has made them, while the proof
+	 * runs), and after 'g' only the exec is left; with 'g' alone, after
+	 * it. Either way the paths and the directory are opened as late as
+	 * the caller says they may be, and PROG runs only after 'g'. */
+	if (gate >= 0) {
+		c = gate_read(gate, 1);
+		if (c == 'r') {
+			if (finish(&pol, &held, nongo, dir) < 0)
+				_exit(EXIT_CHAIN_FAIL);
+			nongo = 0;
+			dir = NULL;
+			c = gate_read(gate, 0);
+		}
+		close(gate);
+		if (c < 0)
+			_exit(EXIT_CHAIN_FAIL);
 	}
-	/* where PROG starts: entered now, not before the gate, so that it
-	 * may be made meanwhile (corral's attempt checkout); with no
-	 * capability, as the program itself could (Landlock has no right
-	 * for entering a directory) */
-	if (dir && path_enter(dir) < 0) {
-		msg_fatal_sys("unable to enter %s", dir);
+	if (finish(&pol, &held, nongo, dir) < 0)
 		_exit(EXIT_CHAIN_FAIL);
-	}
 	/* The environment passes through unchanged (env-filter built it). */
 	exec_env(argv + optind, envp);
 	c = errno;

@@ -252,7 +252,9 @@ next_tmo(int64_t deadline, int64_t hangup)
  * confine refuses) is passed on, EOF as EOF; the program's time starts,
  * and the user's terminal's output goes raw only now: what the caller or
  * its steps say while the program is held reads as usual there (a newline
- * starts a line). 1: done, 0: nothing yet. */
+ * starts a line). 'r' (confine --gate: the paths it names exist now) is
+ * passed on as it comes, the program still held: nothing starts, the
+ * gate stays. 1: done, 0: nothing yet. */
 static int
 gate_pass(struct state *st, struct pty *t)
 {
@@ -261,6 +263,11 @@ gate_pass(struct state *st, struct pty *t)
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
+	if (n == 1 && c == 'r') {
+		if (st->c > 0)
+			(void)fd_write_nopipe(st->gate_wr, &c, 1);
+		return 0;
+	}
 	/* an empty pipe: no wait; none to a program already ended, whose
 	 * end came with the byte. One that ended or closed its gate since
 	 * (a pipe nobody reads): the write's SIGPIPE is taken here, never

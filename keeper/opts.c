@@ -35,6 +35,7 @@ static const char help[] =
     "  --gate FD             keeper reads the go byte from FD (a pipe's read end)\n"
     "                        and passes it on to PROG's FD, a pipe of its own\n"
     "                        (confine --gate FD); the wall clock starts then\n"
+    "                        ('r' before it is passed on, nothing started)\n"
     "  -h, --help            this help\n"
     "      --version         print the version\n"
     "\n"

@@ -883,6 +883,21 @@ chain_go(struct runstate *s)
 	av_free(&s->chain);	/* after the byte, off the way to the agent */
 }
 
+/* The chain started before create and the proof: what it names under
+ * the attempt's directory (its home, config and tmp, --on-go) and the
+ * checkout it enters (--chdir) exist now that create is in, and its rules
+ * need not wait for the proof: 'r' before the go byte has confine open
+ * and enter them and enforce its boundary while the proof runs, so that
+ * the go byte finds only the exec to do (confine(1) --gate). Nothing of
+ * the agent runs on it. A chain already ended takes its EPIPE as
+ * chain_go's does. */
+static void
+chain_ready(struct runstate *s)
+{
+	if (s->gate >= 0)
+		(void)fd_write_nopipe(s->gate, "r", 1);
+}
+
 /* Wait (wait.c): every process of the attempt has ended when this
  * returns. */
 static void
@@ -1186,6 +1201,9 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 		r = 0;
 	else if (early && s.keeper < 0 && r == 0)
 		return interrupted(&s);
+	/* create (and git-stage create) in: the chain's paths exist */
+	if (r == 0 && early)
+		chain_ready(&s);
 	/* trust (runfiles.c): the directory the agent writes, noted before,
 	 * beside the proof (the agent's checkout is there now); after the
 	 * chain's start, which is on the path to the agent (held at its gate

@@ -155,6 +155,19 @@ gate_go() {
 	exec 7>&-
 	wait $cpid
 }
+# entered DIR: the confine held (as above) has entered DIR, its 'r' done
+# (--chdir is its last step); waited for, bounded
+entered() {
+	i=0
+	while [ $i -lt 600 ]; do
+		for p in $(pgrep -f -- "--gate 3 -- sh -c touch $G/"); do
+			[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$1" ] && return 0
+		done
+		sleep 0.05
+		i=$((i + 1))
+	done
+	return 1
+}
 for who in root nobody; do
 	if [ $who = root ]; then AS=""; else AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"; fi
 	rm -rf "$G"/*
@@ -227,6 +240,44 @@ for who in root nobody; do
 	run sh -c "printf g | $AS '$C' $SYS -w '$G' --gate 3 --chdir '$G/absent' -- touch '$G/ran' 3<&0 </dev/null"
 	is "$rc:$(ls "$G" | grep -c '^ran$')" "125:0" "$who: --chdir: a directory still missing after the go byte: 125, nothing ran"
 	like "$err" "^confine: fatal: unable to enter $G/absent: No such file or directory" "$who: ... says why"
+	# 'r' before the go byte: what waits for the paths (the --on-go rules,
+	# Landlock, --chdir) is done on it, the program still held; after
+	# 'g' only the exec is left. An order of events: a directory put in
+	# the place of the one opened on 'r' is neither granted nor entered
+	# (the program's files land in the one moved away); control: on 'g'
+	# alone the directory there at 'g' is both
+	for mode in ready go; do
+		gate_hold $AS "$C" $SYS --filter-ip --on-go -w "$G/late" --chdir "$G/late" --gate 3 -- sh -c "touch $G/late/ran 2>err; pwd > pwd"
+		status_ok "$(held; echo $?)" "$who: --gate ($mode): confine holds the program at its gate before the directory exists"
+		mkdir "$G/late"
+		chmod 0777 "$G/late"
+		if [ $mode = ready ]; then
+			printf r >&7
+			status_ok "$(entered "$G/late"; echo $?)" "$who: --gate: on 'r' confine opens and enters the directory made meanwhile"
+			status_ok "$([ ! -e "$G/late/pwd" ]; echo $?)" "$who: ... and the program has not run"
+		fi
+		mv "$G/late" "$G/was"
+		mkdir "$G/late"
+		chmod 0777 "$G/late"
+		gate_go
+		grc=$?
+		if [ $mode = ready ]; then
+			is "$grc:$(ls "$G/late" | tr '\n' ' '):$(cat "$G/was/pwd" 2>&1):$(grep -c 'Permission denied' "$G/was/err")" "0::$G/was:1" "$who: ... the go byte: it runs where it was on 'r', granted that, not the directory there now"
+		else
+			is "$grc:$(ls "$G/late" | tr '\n' ' '):$(cat "$G/late/pwd" 2>&1):$(cat "$G/late/err"):$(ls "$G/was")" "0:err pwd ran :$G/late::" "$who: control: 'g' alone: the directory there at 'g' is granted and entered"
+		fi
+	done
+	rm -rf "$G"/*
+	run sh -c "printf rg | $AS '$C' $SYS -w '$G' --gate 3 -- touch '$G/ran' 3<&0 </dev/null"
+	is "$rc:$err:$(ls "$G")" "0::ran" "$who: --gate: 'r' with nothing waiting for it, then 'g': the program runs"
+	rm -f "$G"/*
+	run sh -c "printf r | $AS '$C' $SYS --on-go -w '$G' --gate 3 -- touch '$G/ran' 3<&0 </dev/null"
+	is "$rc:$err:$(ls "$G")" "125::" "$who: --gate: 'r', then EOF: 125, not a word, nothing ran"
+	run sh -c "printf rr | $AS '$C' $SYS --on-go -w '$G' --gate 3 -- touch '$G/ran' 3<&0 </dev/null"
+	is "$rc:$err:$(ls "$G")" "125:confine: fatal: --gate 3: not the go byte: the program was not run:" "$who: --gate: 'r' twice: 125, nothing ran"
+	run sh -c "printf rg | $AS '$C' $SYS --on-go -w '$G/absent' --gate 3 -- touch '$G/ran' 3<&0 </dev/null"
+	is "$rc:$(ls "$G" | grep -c '^ran$')" "125:0" "$who: --on-go: a path still missing on 'r': 125, nothing ran"
+	like "$err" "^confine: fatal: unable to open $G/absent: No such file or directory" "$who: ... says why"
 done
 run "$C" $SYS --chdir rel -- true
 is "$rc:$err" "125:confine: usage: --chdir rel: not an absolute path" "--chdir with a relative path: 125"

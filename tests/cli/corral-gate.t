@@ -12,8 +12,9 @@
 # once the chain is held ends it the same way. So does git-stage create in
 # a git workspace (the checkout opened and entered after the go byte, its
 # slot foreseen); a checkout other than the one foreseen (another run took
-# the slot) ends the held chain unrun and starts one for it. As root and as
-# nobody.
+# the slot) ends the held chain unrun and starts one for it. Once create is
+# in, the held chain opens and enters what it names before the proof is
+# ('r' on its gate). As root and as nobody.
 . "$CORRAL_TOP/tests/lib/tap.sh"
 
 for who in root nobody; do
@@ -22,7 +23,7 @@ for who in root nobody; do
 	mkdir -p "$B/home" "$B/ws" "$B/seen"
 	# the steps: corral itself copied (it finds its steps beside its real
 	# path), the others linked, probe a stand-in
-	for mode in pass fail create-pass create-fail git-pass git-fail git-slot; do
+	for mode in pass fail ready create-pass create-fail git-pass git-fail git-slot; do
 		D=$B/bin-$mode
 		mkdir -p "$D"
 		cp "$CORRAL_BIN/corral" "$D/corral"
@@ -31,8 +32,12 @@ for who in root nobody; do
 			n=${f##*/}
 			[ "$n" = corral ] || [ "$n" = $step ] || ln -s "$f" "$D/$n"
 		done
+		# where the held confine must be before the stand-in answers
+		# (its working directory): anywhere, or (ready) in the checkout
+		in=
 		case $mode in
 		pass) answer='echo "platform=linux tier=full"; exit 0' ;;
+		ready) answer='echo "platform=linux tier=full"; exit 0'; in=$B/home/.local/state/corral/git/co/ ;;
 		fail) answer='echo "probe: fatal: stand-in: unproven" >&2; exit 1' ;;
 		create-pass) answer="exec '$CORRAL_BIN/home-stage' \"\$@\"" ;;
 		create-fail) answer='echo "home-stage: fatal: stand-in: no home" >&2; exit 2' ;;
@@ -65,6 +70,7 @@ while [ \$i -lt 1200 ]; do
 		[ -n "\$n" ] && under "\$p" || continue
 		case "\$(cat /proc/\$p/syscall 2>/dev/null)" in
 		"0 \$(printf '0x%x' "\$n") "*)
+			case "\$(readlink "/proc/\$p/cwd" 2>/dev/null)" in "$in"*) ;; *) continue ;; esac
 			echo "\$p" > "$B/seen/$mode"
 			$answer ;;
 		esac
@@ -154,6 +160,16 @@ EOF
 	is "$rc:$(printf '%s\n' "$out" | head -1)" "0:agent-ran-$who" "$who: control: git-stage create passes once the chain is held: the program runs"
 	like "$(printf '%s\n' "$out" | tail -1)" "^$ST/git/co/[0-9a-f]{16}\.0/gws/sub\$" "$who: ... in the checkout's subdirectory where corral was started"
 	like "$(cat "$B/seen/git-pass" 2>/dev/null)" "^[0-9]+\$" "$who: ... after being held at the gate"
+	# once create is in, the chain's paths exist: corral says so on the
+	# gate ('r') while the proof runs, and confine opens its attempt's
+	# directories and enters the checkout then, the program still held
+	# (the go byte then finds only its exec to do). A stand-in probe that
+	# answers only once the held confine is in the checkout: it passes,
+	# the program runs there (with the build before, it never answers)
+	run sh -c "cd '$G/sub' && $AS $E timeout 120 '$B/bin-ready/corral' run -- sh -c '$P'"
+	is "$rc:$(printf '%s\n' "$out" | head -1)" "0:agent-ran-$who" "$who: the held chain enters its checkout before the proof is in ('r'): the program runs"
+	like "$(cat "$B/seen/ready" 2>/dev/null)" "^[0-9]+\$" "$who: ... the stand-in saw confine held at its gate in the checkout"
+	like "$(printf '%s\n' "$out" | tail -1)" "^$ST/git/co/[0-9a-f]{16}\.0/gws/sub\$" "$who: ... and the program runs there"
 
 	# the slot foreseen taken meanwhile (create makes the next): the chain
 	# started with the first is ended unrun, one for this checkout runs

@@ -197,6 +197,28 @@ print("forked=%d" % n)'
 		fi
 		is "$wrc:$(cat "$B/wg.out" | tr '\n' ' ')" "143:held ran " "$who: ... ($mode) the program ran after its gate, SIGTERM ended it"
 	done
+	# 'r' before the go byte (confine's: the paths it opens exist now)
+	# is passed on and starts nothing: once the program has it keeper
+	# still waits with no clock, and the go byte after it, on the same
+	# gate, starts the clock
+	rm -f "$B/gate" "$B/wg.out"
+	mkfifo "$B/gate"
+	(exec $AS "$K" --wall-seconds 600 --gate 3 -- sh -c "echo held; echo \$(head -c1 <&3); head -c1 <&3 >/dev/null; echo ran; exec sleep 4307.$tag$wn" 3<"$B/gate" > "$B/wg.out") &
+	kp=$!
+	exec 7>"$B/gate"
+	wait_line "$B/wg.out" held
+	printf r >&7
+	ready=$(wait_line "$B/wg.out" r; poll_tmo $kp)
+	# in a subshell: a keeper that closed its gate on 'r' would have it
+	# end by SIGPIPE, not this test
+	(printf g >&7) 2>/dev/null
+	ran=$(wait_line "$B/wg.out" ran; poll_tmo $kp)
+	exec 7>&-
+	kill -TERM $kp
+	wait $kp
+	wrc=$?
+	is "$ready:$ran" "none:timed" "$who: --gate: 'r' passed on starts no clock, the go byte after it does"
+	is "$wrc:$(cat "$B/wg.out" | tr '\n' ' ')" "143:held r ran " "$who: ... the program read 'r', then the go byte, on its gate"
 	rm -f "$B/gate"
 	run sh -c "printf g | $AS \"$K\" --gate 3 -- sh -c 'head -c1 <&3; [ \$(readlink /proc/\$\$/fd/3) != \$(readlink /proc/\$\$/fd/0) ] && echo \" another pipe\"' 3<&0"
 	is "$rc:$out" "0:g another pipe" "$who: --gate: the program gets the go byte on its FD, keeper's pipe, not the caller's (its stdin here)"

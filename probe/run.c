@@ -271,10 +271,10 @@ probe_teardown(struct probe_ctx *ctx)
  * a process made and ended (a fork of probe costs some 40-50 us here, and
  * every page it then writes a fault of 1-2 us), so there are as few as the
  * policies allow: two today (checks.c). A child holding a check that needs
- * an address space of its own (PROBE_OWN_MM: the /proc checks) is a fork,
- * made first; a child without one shares this process's memory
- * (clone(CLONE_VM), cheaper still: no copy of this process to make, fault
- * in and tear down) and runs while this process only waits for the
+ * an address space of its own (PROBE_OWN_MM: the /proc checks) is a fork;
+ * a child without one shares this process's memory (clone(CLONE_VM),
+ * cheaper still: no copy of this process to make, fault in and tear down)
+ * and runs while this process only forks the others, waits for the
  * reports and removes the fixtures: its credentials, seccomp filter,
  * Landlock domain, descriptor table, signal handlers and limits are its
  * own, which is all the sandbox touches, but errno and memory are shared,
@@ -482,7 +482,7 @@ probe_run(struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
 	static struct probe_obs report[PROBE_MAX_CHECKS];	/* by child, then table order */
 	struct kid k[MAXCHILDREN];
 	size_t i, slot[MAXCHILDREN], used = 0;
-	int c, n = probe_nchildren, vm;
+	int c, n = probe_nchildren, vm, pass;
 	pid_t self;
 	long deadline = probe_now_ms() + timeout_ms;
 
@@ -500,43 +500,51 @@ probe_run(struct probe_ctx *ctx, struct probe_outcome *out, int timeout_ms,
 	}
 	vm = sharing_child();
 	self = getpid();	/* once: each child checks it is still its parent's */
-	/* The forks first: they copy this process; the sharing child last
-	 * (below). The last child first: where egress's (checks.c) is a
-	 * fork (the sanitizer build), it is started before the others, and
-	 * with ctx->setup_rest before the rest of the fixtures are made too
-	 * (PROBE_EARLY: it needs only the outside listener). */
+	/* A sharing child whose checks are all PROBE_EARLY starts before the
+	 * forks: it is the egress child (checks.c), the long pole of the
+	 * proof (its sandbox forks its broker's child, which makes one
+	 * brokered call after another), and started after them it waited
+	 * for a fork of this process (some 40 us). A fork made while it runs
+	 * copies this memory as that child has it at that moment: the forked
+	 * child sets up afresh every static state it uses (its policy, its
+	 * reports: apply.c, checks.c), and a PROBE_EARLY check needs only
+	 * the outside listener, so no path rule: the sandbox's descriptors
+	 * to close (lib/sandbox.c) are never the sharing child's. Any other
+	 * sharing child starts after the forks. Where egress's child is a
+	 * fork (the sanitizer build), it is started first, and with
+	 * ctx->setup_rest before the rest of the fixtures are made too. */
 	for (c = n - 1; c >= 0; c--) {
 		k[c].fn = child;
 		k[c].child = c;
 		k[c].ctx = ctx;
 		k[c].parent = self;
-		if (c != vm && (!ctx->setup_rest || early(c)))
+		if (c != vm && ctx->setup_rest && early(c))
 			start(&k[c], 0);
 	}
-	if (ctx->setup_rest) {
-		if (probe_setup_rest(ctx, &ctx->what) < 0) {
-			int e = errno;
+	if (ctx->setup_rest && probe_setup_rest(ctx, &ctx->what) < 0) {
+		int e = errno;
 
-			for (c = 0; c < n; c++)
-				if (k[c].pid > 0) {
-					kill(k[c].pid, SIGKILL);
-					close(k[c].fd);
-					while (waitpid(k[c].pid, NULL, 0) < 0 && errno == EINTR)
-						;
-				}
-			errno = e;
-			return -1;
-		}
-		for (c = n - 1; c >= 0; c--)
-			if (c != vm && !early(c))
-				start(&k[c], 0);
+		for (c = 0; c < n; c++)
+			if (k[c].pid > 0) {
+				kill(k[c].pid, SIGKILL);
+				close(k[c].fd);
+				while (waitpid(k[c].pid, NULL, 0) < 0 && errno == EINTR)
+					;
+			}
+		errno = e;
+		return -1;
 	}
-	if (vm >= 0) {
-		/* after the forks, so that no fork of this process copies
-		 * them: the pages the sharing child's stack will use, in one
-		 * call rather than a fault apiece (the outcomes: below) */
-		probe_prefault(stack + STACK - STACK_USED, STACK_USED);
-		start(&k[vm], 1);
+	for (pass = 0; pass < 2; pass++) {
+		if (vm >= 0 && early(vm) == !pass) {
+			/* the pages the sharing child's stack will use, in
+			 * one call rather than a fault apiece (the outcomes:
+			 * below) */
+			probe_prefault(stack + STACK - STACK_USED, STACK_USED);
+			start(&k[vm], 1);
+		}
+		for (c = n - 1; pass == 0 && c >= 0; c--)
+			if (c != vm && !(ctx->setup_rest && early(c)))
+				start(&k[c], 0);
 	}
 	collect(ctx, k, n, deadline);
 	for (c = 0; c < n; c++) {

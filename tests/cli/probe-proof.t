@@ -79,6 +79,29 @@ is "$(grep -c 'CLONE_THREAD' "$TMP/st-confine")" 2 "... its broker starts a seco
 is "$(grep -c 'NETLINK_AUDIT' "$TMP/st-confine")" 1 "... and names its child to audit"
 is "$(grep -c 'F_SETFD' "$TMP/st-confine")" 0 "... confine and its broker make no F_SETFD after an open"
 
+# The egress child, the proof's long pole (its broker's child makes one
+# brokered call after another), is the first child probe makes, the other
+# after it. Control: the first is the egress child, the one that makes a
+# process (its broker's child); the second makes none (its userns attempt
+# is refused).
+for who in root nobody; do
+	if [ $who = root ]; then as=""; else as=as_nobody; fi
+	mkdir "$TMP/order-$who"
+	[ $who = root ] || chown nobody "$TMP/order-$who"
+	run $as strace -ff -qq -e trace=execve,clone,fork -o "$TMP/order-$who/t" env $untraced TMPDIR="$TMP/$who" "$P"
+	is "$rc:$out" "0:platform=linux tier=full" "$who: under strace -ff: still proven"
+	made() {	# the pids a traced process made, in order
+		grep -E '^(clone|fork)\(' "$1" | sed -nE 's/.* = ([0-9]+)$/\1/p'
+	}
+	parent=$(grep -l "^execve(\"$P\"" "$TMP/order-$who"/t.*)
+	kids=$(made "$parent" | tr '\n' ' ')
+	first=${kids%% *} rest=${kids#* }
+	second=${rest%% *}
+	is "$(printf '%s\n' $kids | wc -l)" 2 "$who: probe makes two children"
+	is "$(made "$TMP/order-$who/t.$first" | wc -l)" 1 "$who: the first made is the egress child: it makes its broker's child"
+	is "$(made "$TMP/order-$who/t.$second" | wc -l)" 0 "$who: control: the second makes none"
+done
+
 # the fixtures cannot be made: a system error, 2
 run as_nobody env TMPDIR="$TMP/root" "$P"
 is "$rc" 2 "unwritable TMPDIR: exit 2"

@@ -403,8 +403,10 @@ uses_rest(int c)
 
 /* Read every report until each pipe is at its end, or the deadline. With
  * ctx->drop_rest, the fixtures of probe_setup_rest go as soon as every
- * child using them is at its end (a report pipe ends when its child does),
- * while the others still run. */
+ * child using them has sent all its report, while the others still run: a
+ * child writes its report once, after its last attempt, and then only
+ * exits (checks.c's probe_child), so it is done with them then, not only
+ * once its pipe ends (when its exit has torn its memory down). */
 static void
 collect(struct probe_ctx *ctx, struct kid *k, int n, long deadline)
 {
@@ -418,7 +420,7 @@ collect(struct probe_ctx *ctx, struct kid *k, int n, long deadline)
 			pfd[c].fd = k[c].fd;
 			pfd[c].events = POLLIN;
 			open += k[c].fd >= 0;
-			rest += k[c].fd >= 0 && uses_rest(c);
+			rest += k[c].fd >= 0 && k[c].got < k[c].want && uses_rest(c);
 		}
 		if (rest == 0 && ctx->drop_rest && (ctx->dir[0] != '\0' || ctx->tcp_allow_fd >= 0))
 			drop_rest(ctx);

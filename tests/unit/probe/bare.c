@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "apply.h"
@@ -121,6 +122,35 @@ partial_child(int child, const struct probe_ctx *ctx, int wfd)
 		probe_attempts(child, 0, ctx, wfd, pre, ob);
 	n = probe_pack(child, ob);
 	(void)!write(wfd, ob, n * sizeof ob[0] - 1);
+	_exit(0);
+}
+
+/* The bare child's report, whole or (linger_short) all but its last byte;
+ * then it waits until its child's fixtures (A/) are gone, and exits: a
+ * wait that never ends is the deadline's (killed). */
+static int linger_short;
+
+static _Noreturn void
+linger_child(int child, const struct probe_ctx *ctx, int wfd)
+{
+	struct probe_obs ob[PROBE_MAX_CHECKS];
+	struct probe_policy pol;
+	struct timespec ms = { 0, 1000000 };
+	char dir[sizeof ctx->a_dir];
+	size_t n;
+	int pre;
+
+	memcpy(dir, ctx->a_dir, sizeof dir);
+	probe_prepare(child, 0, ctx, wfd, &pol, ob, &pre);
+	probe_attempts(child, 0, ctx, wfd, pre, ob);
+	if (probe_stacked(child)) {
+		probe_prepare(child, 1, ctx, wfd, &pol, ob, &pre);
+		probe_attempts(child, 1, ctx, wfd, pre, ob);
+	}
+	n = probe_pack(child, ob);
+	(void)!write(wfd, ob, n * sizeof ob[0] - (linger_short ? 1 : 0));
+	while (access(dir, F_OK) == 0)
+		nanosleep(&ms, NULL);
 	_exit(0);
 }
 
@@ -248,6 +278,36 @@ main(void)
 	    "... the files, directories, descriptor, granted port's and abstract listeners are gone");
 	ok(ctx.tcp_deny_fd >= 0, "... the outside listener stays until the teardown");
 	probe_teardown(&ctx);
+
+	/* The fixtures go once every child using them sent its whole report
+	 * (then it only exits), before it ended: each child waits, after its
+	 * report, until they are gone. Control: a child one byte short keeps
+	 * them (it is killed at the deadline, its checks unproven, the
+	 * fixtures still there). */
+	ok(probe_setup(&ctx, &what) == 0, "fixtures set up again");
+	ctx.drop_rest = 1;
+	ok(probe_run(&ctx, oc, 5000, linger_child) == 0, "children waiting after their report ran");
+	for (i = 0; i < probe_nchecks; i++)
+		is_int(oc[i].end, END_REPORTED, "%s: its child reported and exited: the fixtures went before",
+		    probe_checks[i].name);
+	ok(access(ctx.a_dir, F_OK) < 0 && errno == ENOENT && ctx.dir[0] == '\0', "... they are gone");
+	probe_teardown(&ctx);
+	ok(probe_setup(&ctx, &what) == 0, "fixtures set up again");
+	ctx.drop_rest = 1;
+	linger_short = 1;
+	ok(probe_run(&ctx, oc, 300, linger_child) == 0, "control: children one byte short, then waiting, ran");
+	for (i = 0, n = 0; i < probe_nchecks; i++) {
+		judge(i, oc, res);
+		if (probe_checks[i].flags & PROBE_REST) {
+			n++;
+			ok(oc[i].end == END_TIMEOUT && !res[i].proven, "%s: control: its child waited until killed (%s)",
+			    probe_checks[i].name, res[i].evidence);
+		}
+	}
+	ok(n > 0, "control: there is a check using the fixtures (%zu)", n);
+	ok(access(ctx.a_dir, F_OK) == 0 && ctx.dir[0] != '\0', "control: ... the fixtures stayed until the deadline");
+	probe_teardown(&ctx);
+	linger_short = 0;
 
 	/* The rest cannot be made: no child is left, and probe says what. */
 	snprintf(oldtmp, sizeof oldtmp, "%s", tmp ? tmp : "");

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -110,6 +111,33 @@ main(void)
 	}
 	ok(i > 200, "deep tree built (%d levels)", i);
 	ok(rmtree_at(fd, "deep") == 0, "deep tree removed");
+	/* empty directories go by one rmdir each (an attempt's tmp, config),
+	 * unreadable ones too; one with entries is walked; a symbolic link
+	 * to a directory is unlinked, its target kept */
+	ok(mkdirat(fd, "e", 0700) == 0 && mkdirat(fd, "e/tmp", 0700) == 0 && mkdirat(fd, "e/config", 0000) == 0 &&
+	    mkdirat(fd, "e/home", 0700) == 0 && mkdirat(fd, "e/home/.cache", 0700) == 0 &&
+	    mkdirat(fd, "e/home/.cache/a", 0700) == 0 && mkdirat(fd, "e/home/.cache/a/b", 0500) == 0 &&
+	    mkdirat(fd, "e/shut", 0700) == 0 && mkdirat(fd, "e/shut/in", 0700) == 0 &&
+	    close(openat(fd, "e/shut/in/f", O_CREAT | O_WRONLY, 0600)) == 0 && fchmodat(fd, "e/shut/in", 0, 0) == 0 &&
+	    fchmodat(fd, "e/shut", 0, 0) == 0 && symlinkat("../out", fd, "e/home/l") == 0,
+	    "a tree of empty, unreadable and nested directories");
+	ok(rmtree_at(fd, "e") == 0, "... removed");
+	ok(faccessat(fd, "e", F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT, "... gone");
+	ok(faccessat(fd, "out/keep", F_OK, 0) == 0, "... the link's target untouched");
+	if (geteuid() == 0) {
+		/* another file system's empty directory (a mount point) is
+		 * refused as before, never removed (EBUSY) nor walked */
+		char m[600];
+		ok(mkdirat(fd, "x", 0700) == 0 && mkdirat(fd, "x/m", 0700) == 0, "a tree with a mount point");
+		snprintf(m, sizeof m, "%s/x/m", tmpl);
+		if (mount("none", m, "tmpfs", 0, "mode=0700") == 0) {
+			ok(rmtree_at(fd, "x") < 0 && errno == EXDEV, "... refused: EXDEV");
+			ok(umount(m) == 0, "... still mounted (unmounted now)");
+		} else {
+			diag("no tmpfs mount here (%s): mount point case not run", strerror(errno));
+		}
+		ok(rmtree_at(fd, "x") == 0, "... removed once unmounted");
+	}
 	/* a tree's id: read through no symbolic link, exactly 32 hex and a newline */
 	mkdirat(fd, "a0123456789", 0700);
 	mkdirat(fd, "out/a0123456789", 0700);

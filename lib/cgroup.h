@@ -30,6 +30,8 @@ enum cg_kind { CG_V2, CG_MEM1, CG_PIDS1, CG_NKIND };
 struct cg {
 	int dir[CG_NKIND];		/* the attempt's cgroup, or -1 */
 	int procs[CG_NKIND];		/* its cgroup.procs, open for writing (or -1) */
+	int kill;			/* the v2 one's cgroup.kill, open for writing
+					   (-1: none, or a kernel before 5.14) */
 	int v2mem, v2pids;		/* the v2 cgroup has these controllers */
 	unsigned made;			/* bit k: made here, cg_remove removes it */
 	char name[64];
@@ -73,7 +75,7 @@ pid_t cg_spawn(const struct cg *cg, int *in_v2, int (*fn)(void *), void *arg);
  * born in when in_v2 (async-signal-safe). */
 int cg_enter(const struct cg *cg, int in_v2);
 /* SIGKILL everything in the attempt's cgroups (cgroup.kill where the
- * kernel has it, else read-and-kill rounds). */
+ * kernel has it, opened with the cgroup; else read-and-kill rounds). */
 void cg_kill(const struct cg *cg);
 /* Remove the cgroups (after everything in them was reaped); closes fds. */
 void cg_remove(struct cg *cg);

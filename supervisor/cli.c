@@ -234,7 +234,8 @@ plan_load_early(const struct runopts *o, char *const envp[], struct policy *pol,
 	if (early) {
 		/* plan_resolve keeps this step directory */
 		pl->pol = pol;
-		if (resolve_stepdir(pl->stepdir, sizeof pl->stepdir) < 0) {
+		/* unless resolved already (corral run's proof before the policy) */
+		if (!pl->stepdir[0] && resolve_stepdir(pl->stepdir, sizeof pl->stepdir) < 0) {
 			msg_fatal("cannot find the step programs (/proc/self/exe): %s", strerror(errno));
 			return -1;
 		}

@@ -80,12 +80,18 @@ plan_tier(const struct plan *pl)
 }
 
 int
-step_probe(const struct plan *pl, struct argv *a)
+step_probe_tier(const struct plan *pl, const char *tier, struct argv *a)
 {
 	step(pl, a, "probe");
 	av_push(a, "--require");
-	av_push(a, plan_tier(pl));
+	av_push(a, tier);
 	return done(a);
+}
+
+int
+step_probe(const struct plan *pl, struct argv *a)
+{
+	return step_probe_tier(pl, plan_tier(pl), a);
 }
 
 static int

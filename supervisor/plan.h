@@ -87,6 +87,8 @@ int plan_tilde(const struct plan *pl, const char *path, char *out, size_t n);
 
 /* Step argv builders. Each returns 0, or -1 (ENOMEM, ENAMETOOLONG). */
 int step_probe(const struct plan *pl, struct argv *a);
+/* ... requiring tier, not plan_tier's (needs pl->stepdir only) */
+int step_probe_tier(const struct plan *pl, const char *tier, struct argv *a);
 /* home-stage create --begin: records pl->attempt (reaping the leftovers),
  * then stages its home; with pl->create_finish (--finish) then waits on
  * its input to finish it, as step_finish(pl, "-", ...) would */

@@ -29,7 +29,7 @@ const char policy_default_json[] =
 "  \"env\": {\"keep\": [], \"set\": {}, \"files\": []},\n"
 "  \"agent\": null,\n"
 "  \"full_setup\": false,\n"
-"  \"minimum_tier\": \"full\",\n"
+"  \"minimum_tier\": \"" POLICY_DEFAULT_TIER "\",\n"
 "  \"mcp\": {}\n"
 "}\n";
 

@@ -103,6 +103,9 @@ struct policy {
 
 /* The embedded default policy as JSON (what `corral policy default` prints). */
 extern const char policy_default_json[];
+/* ... its "minimum_tier": the highest, so that what a run without a policy
+ * file asks of probe is known before the policy is parsed (run.c) */
+#define POLICY_DEFAULT_TIER "full"
 
 /* Reset p to all-empty (no grants). */
 void policy_init(struct policy *p);

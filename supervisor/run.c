@@ -32,6 +32,7 @@
 #include "projenv.h"
 #include "reslimit.h"
 #include "rnd.h"
+#include "stepdir.h"
 #include "jobwait.h"
 #include "procspawn.h"
 #include "proctree.h"
@@ -149,6 +150,7 @@ struct runstate {
 	int create_go;			/* ... --finish: its input's write end, -1: none
 					   (it becomes hfin once create is in: run_stage) */
 	struct spawned probe;		/* probe, beside create (prove_start) */
+	const char *probe_tier;		/* ... the tier it was started to require */
 	struct spawned gitc;		/* git-stage create, beside them (run_open) */
 	struct spawned fin;		/* git-stage finish, from the agent's start (worktree) */
 	int fin_go;			/* ... its input's write end (gitstep_finish_start) */
@@ -460,33 +462,56 @@ check_steps(const struct plan *pl)
  * before anything else is started: mcp-proxy, egress-proxy, the chain. It
  * proves this start, never cached. 0, or -1 reported. */
 static int
-prove_start(struct runstate *s)
+prove_start(struct runstate *s, const char *tier)
 {
 	struct argv a = { 0 };
 	int r;
 
-	if (step_probe(&s->pl, &a) < 0)
+	if (step_probe_tier(&s->pl, tier, &a) < 0)
 		return msg_fatal_sys("unable to build the probe command"), -1;
 	r = spawn_start(a.v, s->senv, SPAWN_CAPTURE, &s->probe);
 	av_free(&a);
 	if (r < 0)
 		return msg_fatal_sys("unable to run probe"), -1;
+	s->probe_tier = tier;
 	return 0;
 }
 
 /* plan_load_early's hook: the proof needs only the policy (its tier) and
  * the step directory, so probe starts before the paths are resolved, and
  * runs beside the rest of the plan. A plan refused after it waits for it
- * (spawned_drop). */
+ * (spawned_drop). Started already (prove_first): kept when it requires
+ * the tier this policy needs, else ended unread and started again. */
 static int
 prove_early(struct plan *pl, void *arg)
 {
 	struct runstate *s = arg;
 
 	(void)pl;	/* s->pl */
+	if (s->probe.pid > 0 && strcmp(s->probe_tier, plan_tier(&s->pl)) == 0)
+		return 0;
+	spawned_drop(&s->probe);
 	if (check_step(&s->pl, "probe") < 0)
 		return -1;
-	return prove_start(s);
+	return prove_start(s, plan_tier(&s->pl));
+}
+
+/* Without a policy file the policy is the embedded one, whose minimum
+ * tier is the highest: what the plan asks of probe is known before that
+ * policy is parsed (71,000 instructions, some 40 us, on the way to the
+ * proof, the run's long pole), and probe starts first; prove_early checks
+ * it against the plan's. The same command line, environment and checks.
+ * 0, or -1 said. */
+static int
+prove_first(struct runstate *s, const struct runopts *o)
+{
+	if (o->policy_file || resolve_stepdir(s->pl.stepdir, sizeof s->pl.stepdir) < 0) {
+		s->pl.stepdir[0] = '\0';	/* plan_load_early's, as before */
+		return 0;
+	}
+	if (check_step(&s->pl, "probe") < 0)
+		return -1;
+	return prove_start(s, POLICY_DEFAULT_TIER);
 }
 
 static int
@@ -1139,9 +1164,11 @@ run_attempt(const struct runopts *o, char **envp, int (*after)(const struct plan
 		return msg_fatal("out of memory"), EXIT_CHAIN_FAIL;
 	/* orphans of a keeper that was killed come back to us (wait.c) */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	/* the proof starts from the plan's load, once the policy is in
-	 * (prove_early); a plan refused then waits for it. s.pl is zero:
-	 * s is static, and a process runs one attempt */
+	/* the proof starts first (prove_first), or from the plan's load once
+	 * the policy is in (prove_early); a plan refused then waits for it.
+	 * s.pl is zero: s is static, and a process runs one attempt */
+	if (prove_first(&s, o) < 0)
+		return EXIT_CHAIN_FAIL;
 	if (plan_load_early(o, envp, &s.pol, &s.pl, 1, prove_early, &s) < 0 ||
 	    check_steps(&s.pl) < 0) {
 		spawned_drop(&s.probe);

@@ -166,6 +166,7 @@ struct runstate {
 	int gate;			/* the gate's write end, -1: none */
 	int pid_rd;			/* keeper --pid-fd's read end */
 	struct argv chain;		/* its command line, audited at the go byte */
+	struct argv create_argv;	/* home-stage create's (run_open), kept */
 	int chain_held;			/* ... whose records are built (audit_chain) */
 	size_t ei, ci, xi;		/* where env-filter, confine, the program start */
 };
@@ -594,7 +595,6 @@ run_name(struct runstate *s)
 static int
 run_open(struct runstate *s)
 {
-	struct argv a = { 0 };
 	int p[2], r, e;
 
 	if (s->pl.nosignin[0] && write_nosignin(&s->pl) < 0)
@@ -608,9 +608,12 @@ run_open(struct runstate *s)
 	 * tree on its go byte (run_stage), or as before without a pipe */
 	if (pipe2(p, O_CLOEXEC) == 0) {
 		s->pl.create_finish = 1;
-		r = step_create(&s->pl, &a) < 0 ? -1 : spawn_start_in(a.v, s->senv, p[0], SPAWN_CAPTURE, &s->create);
+		/* its command line kept to the process's end (run_free): freed
+		 * here, on the way to the chain's start, mallocng unmapped its
+		 * page (munmap(2), some 15 us) */
+		r = step_create(&s->pl, &s->create_argv) < 0 ? -1 :
+		    spawn_start_in(s->create_argv.v, s->senv, p[0], SPAWN_CAPTURE, &s->create);
 		e = errno;
-		av_free(&a);
 		close(p[0]);
 		if (r < 0) {
 			close(p[1]);
@@ -905,7 +908,9 @@ chain_go(struct runstate *s)
 	(void)fd_write_nopipe(s->gate, "g", 1);
 	close(s->gate);
 	s->gate = -1;
-	av_free(&s->chain);	/* after the byte, off the way to the agent */
+	/* the command line stays to the process's end (run_free): its free
+	 * after the byte unmapped a page (munmap(2), its TLB flush) as the
+	 * agent starts */
 }
 
 /* The chain started before create and the proof: what it names under
@@ -1116,6 +1121,8 @@ run_free(struct runstate *s)
 {
 	audit_close(&s->au);
 	av_free(&s->git_deps);
+	av_free(&s->chain);
+	av_free(&s->create_argv);
 	plan_free(&s->pl);
 	policy_free(&s->pol);
 	av_free(&s->senv_store);

@@ -85,7 +85,7 @@ link_walk(const struct plan *pl, const char *path, char *real, char *link, size_
 		return errno = ENAMETOOLONG, -1;
 	if (path[0] == '/')
 		strcpy(real, "/");
-	else if (getcwd(real, PATH_MAX) == NULL)
+	else if (memo_getcwd(real, PATH_MAX) == NULL)
 		return -1;
 	memcpy(rest, path, len + 1);
 	p = rest;

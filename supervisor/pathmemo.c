@@ -1,5 +1,7 @@
 /* pathmemo: see pathmemo.h. A small table, searched by hash: a plan asks
  * about a few dozen paths; past the table's size, paths are asked anew. */
+#include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,4 +81,21 @@ memo_readlink(const char *path, char *buf, size_t n)
 		m->target[r] = '\0';
 	}
 	return r;
+}
+
+char *
+memo_getcwd(char *buf, size_t n)
+{
+	static char cwd[PATH_MAX];
+	static size_t len;	/* 0: not asked yet (a failure is asked again) */
+
+	if (len == 0) {
+		if (getcwd(cwd, sizeof cwd) == NULL)
+			return NULL;
+		len = strlen(cwd);
+	}
+	if (len >= n)
+		return errno = ERANGE, NULL;
+	memcpy(buf, cwd, len + 1);
+	return buf;
 }

@@ -11,5 +11,8 @@
 /* As lstat(2) and readlink(2); a failure is not remembered. */
 int memo_lstat(const char *path, struct stat *st);
 ssize_t memo_readlink(const char *path, char *buf, size_t n);
+/* As getcwd(3) into buf (n bytes): the process's directory, asked once
+ * (corral never changes it); NULL with errno as getcwd's. */
+char *memo_getcwd(char *buf, size_t n);
 
 #endif

@@ -420,9 +420,14 @@ plan_resolve(struct plan *pl, const struct policy *pol, char *const envp[],
 	{
 		char gitp[PATH_MAX + 8];
 		snprintf(gitp, sizeof gitp, "%s/.git", pl->workspace);
-		pl->git = pl->workspace[0] && lstat(gitp, &st) == 0;
-		if (pl->workspace[0] && pol->git != GIT_OFF && !pl->git)
+		/* gitstep_top looks at the workspace's own .git first, then
+		 * its parents': not that .git twice. A workspace that holds
+		 * the home or the store, which it would pass over, is refused
+		 * above (workspace_resolve) */
+		if (pl->workspace[0] && pol->git != GIT_OFF)
 			pl->git = gitstep_top(pl);
+		else
+			pl->git = pl->workspace[0] && lstat(gitp, &st) == 0;
 		if (pl->git && gitws_plan(pl, pol, why, whyn, hint, hintn) < 0) {
 			if (!pl->ws_lenient)
 				return -1;

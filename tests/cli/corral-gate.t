@@ -140,7 +140,7 @@ EOF
 	# git-stage create, once the chain is held at its gate: failing, then
 	# passing, then making another checkout than the chain was started with
 	rm -rf "$ST"
-	P="echo agent-ran-$who; pwd"
+	P="echo agent-ran-$who; pwd; : $B"
 	run sh -c "cd '$G' && $AS $E timeout 120 '$B/bin-git-fail/corral' run -- sh -c '$P'"
 	is "$rc" 125 "$who: a git-stage create that fails once the chain is held at its gate: 125"
 	like "$err" "corral: fatal: git: stand-in: no checkout" "$who: ... says why"
@@ -148,7 +148,7 @@ EOF
 	like "$held" "^[0-9]+\$" "$who: ... the chain was started before create ended: confine held the program at its gate"
 	unlike "$out" "agent-ran" "$who: ... and the program never ran"
 	status_ok "$(! kill -0 "${held:-0}" 2>/dev/null; echo $?)" "$who: ... the held confine is gone"
-	is "$(pgrep -f -- "agent-ran-$who" | wc -l)" 0 "$who: ... no process of the attempt left"
+	is "$(pgrep -f -- "agent-ran-$who; pwd; : $B" | wc -l)" 0 "$who: ... no process of the attempt left"
 	a=$(ls "$ST/attempts" 2>/dev/null | head -1)
 	like "$($AS $E "$CORRAL_BIN/session-store" --store "$ST" show "$a" 2>&1)" "status 125" "$who: ... the attempt closed as refused"
 	is "$(ls "$ST" | grep -c '^a[0-9a-f]\{10\}$')" 0 "$who: ... its directory gone"

@@ -19,6 +19,24 @@ path_within(const char *b, const char *a)
 }
 
 int
+path_canonical(const char *p)
+{
+	if (p[0] != '/')
+		return 0;
+	if (p[1] == '\0')
+		return 1;
+	for (const char *c = p; *c; ) {
+		size_t n;
+		c++;		/* past the '/' */
+		n = strcspn(c, "/");
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		c += n;
+	}
+	return 1;
+}
+
+int
 path_cat(char *out, size_t n, const char *dir, const char *name)
 {
 	size_t dl = strlen(dir), nl = strlen(name);

@@ -6,6 +6,9 @@
 /* 1 when path b is a, or lies beneath a (by components: /a/bc is not
  * beneath /a/b); every path is beneath "/". Pure: no symlinks resolved. */
 int path_within(const char *b, const char *a);
+/* 1 when p is absolute with no empty, "." or ".." component ("/" is):
+ * the name realpath(1) would print, if no link lies on its way. Pure. */
+int path_canonical(const char *p);
 /* "dir/name" into out (n bytes), as snprintf("%s/%s") would but without a
  * format to parse (planning joins paths in its inner loops). 0, or -1 when
  * it does not fit (out is then unchanged). */

@@ -18,6 +18,7 @@
 #include "compat.h"
 #include "fdio.h"
 #include "landlock.h"
+#include "path.h"
 #include "sandbox.h"
 #include "sandbox_int.h"
 
@@ -350,25 +351,8 @@ add_path(int rfd, const char *path, unsigned rights, uint64_t raw, int optional,
  * anywhere on the way, opened in one step (openat2 RESOLVE_NO_SYMLINKS, the
  * last component O_NOFOLLOW) and checked once open: checking a name and then
  * opening it again lets whoever can write a directory on the way exchange
- * it for a link in between (renameat2 RENAME_EXCHANGE). */
-static int
-canonical(const char *p)
-{
-	if (p[0] != '/')
-		return 0;
-	if (p[1] == '\0')
-		return 1;
-	for (const char *c = p; *c; ) {
-		size_t n;
-		c++;		/* past the '/' */
-		n = strcspn(c, "/");
-		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
-			return 0;
-		c += n;
-	}
-	return 1;
-}
-
+ * it for a link in between (renameat2 RENAME_EXCHANGE). The name must be
+ * canonical (lib/path). */
 static int
 add_nolinks(int rfd, const struct sb_path *g, uint64_t access, int abi, struct sb_error *e)
 {
@@ -377,7 +361,7 @@ add_nolinks(int rfd, const struct sb_path *g, uint64_t access, int abi, struct s
 	struct stat st;
 	int fd, r;
 
-	if (!canonical(g->path))
+	if (!path_canonical(g->path))
 		return sb_fail(e, SB_E_POLICY, EINVAL, "name it as realpath(1) prints it",
 		    "%s: with --no-symlinks a path rule must be absolute, without . or .. or an empty component",
 		    g->path);

@@ -23,6 +23,7 @@
 #include "clock.h"
 #include "compat.h"
 #include "judge.h"
+#include "path.h"
 #include "probe.h"
 #include "rnd.h"
 
@@ -132,17 +133,9 @@ real_dir(const char *dir)
 	static char real[PATH_MAX];
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	const char *c = dir;
-	int fd, plain = dir[0] == '/';
+	int fd;
 
-	while (plain && *c != '\0') {	/* lib/sandbox.c's canonical() */
-		size_t n = strcspn(++c, "/");
-
-		plain = !(n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'));
-		c += n;
-	}
-	if ((plain || strcmp(dir, "/") == 0) &&
-	    (fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof how)) >= 0) {
+	if (path_canonical(dir) && (fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof how)) >= 0) {
 		close(fd);
 		return dir;
 	}

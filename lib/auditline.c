@@ -1,5 +1,4 @@
 /* auditline: see auditline.h. */
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -43,31 +42,39 @@ key(struct auditline *a, const char *k)
 	raw(a, ":", 1);
 }
 
+/* v in decimal, written backwards ending just before end: its first
+ * character (what "%lld" writes, without a format parsed for every
+ * record: a tenth of corral's audit log's cost) */
+static char *
+dec(char *end, long long v)
+{
+	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+
+	do
+		*--end = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--end = '-';
+	return end;
+}
+
 void
 al_start(struct auditline *a)
 {
 	struct timespec ts;
 	char t[48], *p = t + sizeof t;
-	unsigned long long sec;
 	long ms;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	a->len = 0;
 	a->bad = 0;
-	/* {"time":SECONDS.MMM, what "%lld.%03ld" wrote, without a format
-	 * parsed for every record (a tenth of corral's audit log's cost) */
+	/* {"time":SECONDS.MMM, what "%lld.%03ld" wrote */
 	ms = ts.tv_nsec / 1000000;
 	*--p = (char)('0' + ms % 10);
 	*--p = (char)('0' + ms / 10 % 10);
 	*--p = (char)('0' + ms / 100 % 10);
 	*--p = '.';
-	sec = ts.tv_sec < 0 ? 0 - (unsigned long long)ts.tv_sec : (unsigned long long)ts.tv_sec;
-	do
-		*--p = (char)('0' + sec % 10);
-	while ((sec /= 10) != 0);
-	if (ts.tv_sec < 0)
-		*--p = '-';
-	p -= 8;
+	p = dec(p, (long long)ts.tv_sec) - 8;
 	memcpy(p, "{\"time\":", 8);
 	raw(a, p, (size_t)(t + sizeof t - p));
 }
@@ -89,11 +96,10 @@ al_str(struct auditline *a, const char *k, const char *val)
 void
 al_int(struct auditline *a, const char *k, long long v)
 {
-	char b[32];
+	char b[24], *p = dec(b + sizeof b, v);
 
 	key(a, k);
-	snprintf(b, sizeof b, "%lld", v);
-	raw(a, b, strlen(b));
+	raw(a, p, (size_t)(b + sizeof b - p));
 }
 
 void

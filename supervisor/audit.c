@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "audit.h"
@@ -91,36 +90,20 @@ audit_hold(struct audit *a)
 void
 audit_flush(struct audit *a)
 {
-	struct iovec iov[2 * AUDIT_HELD];
-	size_t total = 0, k = 0;
-	ssize_t w;
+	/* the records kept, each after the time audit_start would write
+	 * now (al_start's "{"time":SECONDS.MMM", under 48 bytes): one write */
+	static char out[sizeof a->held + AUDIT_HELD * 48];
+	size_t n = 0, bl;
 
-	if (a->nheld == 0)
-		return;
-	if (a->fd >= 0) {
-		/* the time, as audit_start would write it now, before each */
+	if (a->nheld > 0 && a->fd >= 0) {
 		al_start(&a->l);
 		for (size_t i = 0; i < a->nheld; i++) {
-			iov[k].iov_base = a->l.line;
-			iov[k++].iov_len = a->l.len;
-			iov[k].iov_base = a->held + a->heldat[i];
-			iov[k++].iov_len = a->heldat[i + 1] - a->heldat[i];
-			total += a->l.len + iov[k - 1].iov_len;
+			bl = a->heldat[i + 1] - a->heldat[i];
+			memcpy(out + n, a->l.line, a->l.len);
+			memcpy(out + n + a->l.len, a->held + a->heldat[i], bl);
+			n += a->l.len + bl;
 		}
-		while ((w = writev(a->fd, iov, (int)k)) < 0 && errno == EINTR)
-			;
-		/* a short write (a full disk): the rest, as fd_write_all would */
-		for (size_t i = 0; w >= 0 && (size_t)w < total && i < k; i++) {
-			if ((size_t)w >= iov[i].iov_len) {
-				w -= (ssize_t)iov[i].iov_len;
-				total -= iov[i].iov_len;
-				continue;
-			}
-			if (fd_write_all(a->fd, (char *)iov[i].iov_base + w, iov[i].iov_len - (size_t)w) < 0)
-				break;
-			total -= iov[i].iov_len;
-			w = 0;
-		}
+		(void)fd_write_all(a->fd, out, n);
 	}
 	audit_drop(a);
 }

@@ -11,8 +11,11 @@
 # that ignores TERM, INT and HUP. Control: a stand-in keeper that runs the
 # chain and ends nothing after it: both go bytes come while those run, and
 # the stand-ins say so. The status, the report and the removed tree are the
-# run's either way. As root and as nobody.
+# run's either way. As root and as nobody, and again under
+# tests/helpers/nonamespace (no namespaces, clone3 refused: keeper's
+# chain forked and moved into its cgroup).
 . "$CORRAL_TOP/tests/lib/tap.sh"
+NS=$T/helpers/nonamespace
 
 for who in root nobody; do
 	if [ "$who" = root ]; then AS=""; else AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --"; fi
@@ -82,6 +85,16 @@ EOF
 	is "$(cat "$B/log/home-stage.steps" 2>/dev/null)" "g3 left=0" "$who: ... finish's go byte, with the status, once none of them runs"
 	is "$(cat "$B/log/runfiles.steps" 2>/dev/null)" "g left=0" "$who: ... the report's too"
 	like "$err" "created .envrc: direnv runs it on entering the directory" "$who: ... the report names the .envrc"
+	is "$(trees)" 0 "$who: ... the attempt's tree removed"
+	is "$(left | wc -l)" 0 "$who: ... nothing of the attempt left"
+	rm -f "$B/ws/.envrc"
+
+	# the same where namespaces and clone3 are refused
+	rm -f "$B/log/home-stage.steps" "$B/log/runfiles.steps"
+	run sh -c "cd '$B/ws' && $AS $E timeout 120 '$NS' '$B/bin-steps/corral' run -- sh -c \"\$0\"" "$A"
+	is "$rc" 3 "$who: no namespaces, no clone3: the agent's status"
+	is "$(cat "$B/log/home-stage.steps" 2>/dev/null)" "g3 left=0" "$who: ... finish's go byte once none of the three runs"
+	is "$(cat "$B/log/runfiles.steps" 2>/dev/null)" "g left=0" "$who: ... the report's too"
 	is "$(trees)" 0 "$who: ... the attempt's tree removed"
 	is "$(left | wc -l)" 0 "$who: ... nothing of the attempt left"
 	rm -f "$B/ws/.envrc"
